@@ -1,0 +1,84 @@
+// A lane: one way to move bytes from a local resource to a remote one (a
+// rail, a NIC pair, a socket), described by LogGP parameters, size limits
+// and capabilities. Lanes are plain values: the simulator reads them from a
+// SimGrid platform, the hardware backends measure or know them.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string_view>
+#include <string>
+#include <vector>
+
+#include "protocols/units.hpp"
+
+namespace xover {
+
+/// What a lane can do, after UCT's interface capability flags.
+enum class LaneCap : std::uint32_t {
+  AmShort = 1U << 0,         ///< active message with the payload inline
+  AmBcopy = 1U << 1,         ///< active message copied into a bounce buffer
+  AmZcopy = 1U << 2,         ///< active message sent from a registered buffer
+  PutZcopy = 1U << 3,        ///< RDMA write
+  GetZcopy = 1U << 4,        ///< RDMA read
+  Atomics = 1U << 5,         ///< remote atomics
+  ConnectToIface = 1U << 6,  ///< can connect from a published address alone
+};
+
+/// A set of LaneCap values.
+class LaneCaps {
+ public:
+  constexpr LaneCaps() = default;
+  constexpr LaneCaps(std::initializer_list<LaneCap> caps) {
+    for (LaneCap cap : caps)
+      bits_ |= static_cast<std::uint32_t>(cap);
+  }
+  static constexpr LaneCaps all() {
+    return {LaneCap::AmShort,  LaneCap::AmBcopy, LaneCap::AmZcopy,       LaneCap::PutZcopy,
+            LaneCap::GetZcopy, LaneCap::Atomics, LaneCap::ConnectToIface};
+  }
+  constexpr bool has(LaneCap cap) const { return (bits_ & static_cast<std::uint32_t>(cap)) != 0; }
+  constexpr bool has_any(LaneCaps caps) const { return (bits_ & caps.bits_) != 0; }
+  constexpr void add(LaneCap cap) { bits_ |= static_cast<std::uint32_t>(cap); }
+  constexpr bool operator==(const LaneCaps&) const = default;
+
+  /// Comma-separated names as in a platform file: "am_short,am_bcopy,get_zcopy".
+  std::string to_string() const;
+  /// Parses the same form; an unknown name throws std::invalid_argument.
+  static LaneCaps parse(std::string_view text);
+
+ private:
+  std::uint32_t bits_ = 0;
+};
+
+/// The attributes of one lane between two nodes. Defaults are the values a
+/// platform property takes when it is absent (platforms/README.md lists them).
+struct LaneAttrs {
+  std::string name;                 ///< rail name, used in tables and logs ("r0")
+  Seconds latency = 0;              ///< L: wire latency of one message
+  BytesPerSecond bandwidth = 0;     ///< 1/G: bytes per second of one flow
+  Seconds o_send = 0.2e-6;          ///< o_s: CPU time to post one message
+  Seconds o_recv = 0.2e-6;          ///< o_r: CPU time to take one message in
+  Seconds gap = 0;                  ///< g: least time between two injections on the NIC
+  Seconds reg_cost = 0;             ///< registration cost of one buffer (fixed part)
+  SecondsPerByte reg_growth = 0;    ///< registration cost per byte
+  Bytes max_short = 128;            ///< largest inline active message, header included
+  Bytes max_bcopy = 8192;           ///< largest copied active message, header included
+  Bytes max_zcopy = Bytes{1} << 30; ///< largest zero-copy operation
+  Bytes seg_size = 8192;            ///< receive segment: the largest active message that lands
+  LaneCaps caps = LaneCaps::all();
+
+  bool operator==(const LaneAttrs&) const = default;
+};
+
+/// Everything the protocol core knows about one direction between two nodes:
+/// the lanes, in the platform's order, and each end's copy bandwidth.
+struct Path {
+  std::string from;                          ///< sending node
+  std::string to;                            ///< receiving node
+  std::vector<LaneAttrs> lanes;
+  BytesPerSecond memcpy_bw_local = 10e9;     ///< sender's memcpy bandwidth
+  BytesPerSecond memcpy_bw_remote = 10e9;    ///< receiver's memcpy bandwidth
+};
+
+}  // namespace xover

@@ -1,0 +1,66 @@
+#include "protocols/lanes/lane_select.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace xover {
+
+std::optional<std::size_t> select_latency_lane(const Path& path, LaneCaps caps) {
+  std::optional<std::size_t> best;
+  auto score = [&](std::size_t i) {
+    const LaneAttrs& lane = path.lanes[i];
+    return lane.latency + lane.o_send + lane.o_recv;
+  };
+  for (std::size_t i = 0; i < path.lanes.size(); ++i) {
+    if (!path.lanes[i].caps.has_any(caps))
+      continue;
+    if (!best || score(i) < score(*best) ||
+        (score(i) == score(*best) && path.lanes[i].bandwidth > path.lanes[*best].bandwidth))
+      best = i;
+  }
+  return best;
+}
+
+std::vector<LaneShare> select_bw_lanes(const Path& path, LaneCap cap, std::size_t max_lanes, double min_bw_ratio) {
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < path.lanes.size(); ++i)
+    if (path.lanes[i].caps.has(cap))
+      order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const LaneAttrs& la = path.lanes[a];
+    const LaneAttrs& lb = path.lanes[b];
+    if (la.bandwidth != lb.bandwidth)
+      return la.bandwidth > lb.bandwidth;
+    return la.latency < lb.latency;
+  });
+  std::vector<LaneShare> out;
+  for (std::size_t i : order) {
+    if (out.size() == max_lanes)
+      break;
+    if (!out.empty() && path.lanes[i].bandwidth * min_bw_ratio < path.lanes[out.front().lane].bandwidth)
+      break;
+    out.push_back({i, 0});
+  }
+  const double total = std::accumulate(out.begin(), out.end(), 0.0,
+                                       [&](double sum, const LaneShare& s) { return sum + path.lanes[s.lane].bandwidth; });
+  for (LaneShare& share : out)
+    share.weight = path.lanes[share.lane].bandwidth / total;
+  return out;
+}
+
+bool EndpointLanes::needs_bootstrap(const Path& path) const {
+  return am && !path.lanes[*am].caps.has(LaneCap::ConnectToIface);
+}
+
+EndpointLanes select_lanes(const Path& path, const LaneConfig& config) {
+  EndpointLanes out;
+  out.am = select_latency_lane(path, {LaneCap::AmShort, LaneCap::AmBcopy});
+  out.bootstrap = select_latency_lane(path, {LaneCap::ConnectToIface});
+  out.eager_bcopy = select_bw_lanes(path, LaneCap::AmBcopy, config.max_eager_lanes, config.min_bw_ratio);
+  out.eager_zcopy = select_bw_lanes(path, LaneCap::AmZcopy, config.max_eager_lanes, config.min_bw_ratio);
+  out.rndv_am = select_bw_lanes(path, LaneCap::AmZcopy, config.max_rndv_lanes, config.min_bw_ratio);
+  out.rma = select_bw_lanes(path, LaneCap::GetZcopy, config.max_rndv_lanes, config.min_bw_ratio);
+  return out;
+}
+
+}  // namespace xover

@@ -1,0 +1,56 @@
+// A protocol is one value: a hierarchical name, what it does, the family
+// whose limits apply to it, and a probe. The probe is a pure function of the
+// lanes and the configuration: it says whether the protocol can run and, if
+// so, its cost over one or more size ranges and the lanes it uses. Selection
+// (protocols/select/) never names a protocol; protocols never see each other.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "protocols/lanes/lane_select.hpp"
+#include "protocols/perf/perf_factors.hpp"
+#include "protocols/select/select_config.hpp"
+
+namespace xover {
+
+/// Which user limits apply to a protocol.
+enum class ProtoFamily {
+  Eager,       ///< one message, no handshake: eager_limit
+  MultiEager,  ///< eager fragments, no handshake: multi_eager_limit
+  Rndv,        ///< handshake first: rndv_thresh and rndv_perf_diff
+};
+
+/// The kind of memory the user's buffer lives in.
+enum class MemType { Host };
+
+/// The cost of a protocol on sizes [from, to].
+struct PerfRange {
+  Bytes from = 0;
+  Bytes to = kSizeMax;
+  PerfFactors factors;
+};
+
+/// What a probe offers: its cost ranges and the lanes it moves bytes on.
+struct ProtoCandidate {
+  std::vector<PerfRange> ranges;
+  std::vector<LaneShare> lanes;
+};
+
+/// Everything a probe may read.
+struct ProbeContext {
+  const Path& path;
+  const EndpointLanes& lanes;
+  const SelectConfig& config;
+  MemType mem = MemType::Host;
+};
+
+struct Protocol {
+  std::string_view name;         ///< "rndv/get": used in logs, overrides, tables and tests
+  std::string_view description;  ///< one line for proto-info
+  ProtoFamily family;
+  std::optional<ProtoCandidate> (*probe)(const ProbeContext& ctx);
+};
+
+}  // namespace xover

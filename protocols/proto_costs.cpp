@@ -1,0 +1,70 @@
+#include "protocols/proto_costs.hpp"
+
+#include <algorithm>
+
+namespace xover::cost {
+
+PerfFactors am_message(const LaneAttrs& lane) {
+  PerfFactors p = control_message(lane);
+  p[Factor::Network] = LinearFunc::per_byte(1.0 / lane.bandwidth);
+  return p;
+}
+
+PerfFactors control_message(const LaneAttrs& lane) {
+  PerfFactors p;
+  p[Factor::LocalCpu] = LinearFunc::constant(lane.o_send);
+  p[Factor::Latency] = LinearFunc::constant(lane.latency);
+  p[Factor::RemoteCpu] = LinearFunc::constant(lane.o_recv);
+  p.gap = lane.gap;
+  return p;
+}
+
+LinearFunc registration(const Path& path, const std::vector<LaneShare>& lanes, bool reg_cache) {
+  LinearFunc reg;
+  if (reg_cache)
+    return reg;
+  for (const LaneShare& share : lanes)
+    reg += LinearFunc{path.lanes[share.lane].reg_cost, path.lanes[share.lane].reg_growth};
+  return reg;
+}
+
+LinearFunc copy(BytesPerSecond bandwidth) {
+  return LinearFunc::per_byte(1.0 / bandwidth);
+}
+
+PerfFactors fragment_pipeline(const Path& path, const std::vector<LaneShare>& lanes, Bytes payload,
+                              const LinearFunc& per_fragment_send, const LinearFunc& per_fragment_recv) {
+  const double s = static_cast<double>(payload);
+  const LaneAttrs& first = path.lanes[lanes.front().lane];
+  const Seconds t_send = per_fragment_send.apply(s);
+  const Seconds t_recv = per_fragment_recv.apply(s);
+  const Seconds t_wire = s / first.bandwidth;
+
+  // Per-byte rate of each stage when the pipe is full.
+  const SecondsPerByte m_send = t_send / s;
+  const SecondsPerByte m_recv = t_recv / s;
+  SecondsPerByte m_net = 0;
+  for (const LaneShare& share : lanes) {
+    const LaneAttrs& lane = path.lanes[share.lane];
+    m_net = std::max(m_net, share.weight * std::max(lane.gap, s / lane.bandwidth) / s);
+  }
+  const SecondsPerByte m_star = std::max({m_send, m_recv, m_net});
+
+  // The slowest stage carries the n-dependent part; each stage keeps its own
+  // share of the fill so that the factors still sum to T(n).
+  PerfFactors p;
+  p[Factor::LocalCpu] = LinearFunc::constant(t_send);
+  p[Factor::RemoteCpu] = LinearFunc::constant(t_recv);
+  p[Factor::Network] = LinearFunc::constant(t_wire);
+  p[Factor::Latency] = LinearFunc::constant(first.latency);
+  Factor bottleneck = Factor::Network;
+  if (m_star == m_send)
+    bottleneck = Factor::LocalCpu;
+  else if (m_star == m_recv)
+    bottleneck = Factor::RemoteCpu;
+  p[bottleneck] += LinearFunc{-s * m_star, m_star};
+  p.gap = first.gap;
+  return p;
+}
+
+}  // namespace xover::cost

@@ -1,0 +1,43 @@
+// Cost pieces shared by the protocols' probes. Each returns factors for one
+// step; a protocol adds its steps. Formulas are LogGP (Alexandrov et al.):
+// a message of n bytes costs o_send at the sender, L + n·G on the wire and
+// o_recv at the receiver, with G = 1/bandwidth.
+#pragma once
+
+#include <vector>
+
+#include "protocols/lanes/lane.hpp"
+#include "protocols/lanes/lane_select.hpp"
+#include "protocols/perf/perf_factors.hpp"
+
+namespace xover::cost {
+
+/// One active message of n payload bytes on `lane`:
+/// local o_send, latency L, network n/B, remote o_recv.
+PerfFactors am_message(const LaneAttrs& lane);
+
+/// A control message (RTS, RTR, ACK) on `lane`: as am_message with no payload.
+PerfFactors control_message(const LaneAttrs& lane);
+
+/// Registering an n-byte buffer with the memory domain of each lane in
+/// `lanes` (the seed: cost = Σ md reg cost, growth = Σ md reg growth); zero
+/// when the registration cache is on.
+LinearFunc registration(const Path& path, const std::vector<LaneShare>& lanes, bool reg_cache);
+
+/// Copying n bytes at `bandwidth`: n / bandwidth.
+LinearFunc copy(BytesPerSecond bandwidth);
+
+/// Fragments of `payload` bytes sent back to back over `lanes`, each costing
+/// `per_fragment_send` at the sender and `per_fragment_recv` at the receiver
+/// (lines in the fragment's size). A three-stage pipeline — sender CPU, NIC,
+/// receiver CPU — with k identical fragments completes in
+///   fill + (k − 1)·max(stage time), fill = t_s + S/B + L + t_r,
+/// (a flow shop of identical jobs); with k = n/S this is
+///   T(n) = fill + (n − S)·m*,  m* = max(t_s/S, max_i w_i·max(g_i, S/B_i)/S, t_r/S).
+/// Exact when n is a multiple of S on one lane; otherwise the last, shorter
+/// fragment makes it an upper bound within one fragment's time.
+/// Valid for n ≥ S; below S it is one message.
+PerfFactors fragment_pipeline(const Path& path, const std::vector<LaneShare>& lanes, Bytes payload,
+                              const LinearFunc& per_fragment_send, const LinearFunc& per_fragment_recv);
+
+}  // namespace xover::cost

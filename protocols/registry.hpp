@@ -1,0 +1,21 @@
+// The one list of protocols, in order. The order breaks ties in selection.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "protocols/proto.hpp"
+
+namespace xover {
+
+/// Every protocol, in registry order.
+std::span<const Protocol* const> protocol_registry();
+
+/// True when `name` names a protocol or is a prefix of some ("eager/multi").
+bool protocol_name_known(std::string_view name);
+
+/// True when `protocol` is `pattern` or lies under it ("eager/multi/bcopy"
+/// under "eager/multi"; not "eager/mul").
+bool protocol_matches(const Protocol& protocol, std::string_view pattern);
+
+}  // namespace xover

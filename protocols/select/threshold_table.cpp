@@ -1,0 +1,113 @@
+#include "protocols/select/threshold_table.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "protocols/registry.hpp"
+
+namespace xover {
+namespace {
+
+void check_names(const std::vector<std::string>& names, const char* key) {
+  for (const std::string& name : names) {
+    if (protocol_name_known(name))
+      continue;
+    std::string known;
+    for (const Protocol* protocol : protocol_registry())
+      known += (known.empty() ? "" : ", ") + std::string(protocol->name);
+    throw std::invalid_argument(std::string(key) + ": unknown protocol '" + name + "' (known: " + known + ")");
+  }
+}
+
+bool matches_any(const Protocol& protocol, const std::vector<std::string>& patterns) {
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [&](const std::string& pattern) { return protocol_matches(protocol, pattern); });
+}
+
+// Keeps the parts of `ranges` inside [lo, hi].
+void clip(std::vector<PerfRange>& ranges, Bytes lo, Bytes hi) {
+  std::vector<PerfRange> out;
+  for (PerfRange range : ranges) {
+    range.from = std::max(range.from, lo);
+    range.to = std::min(range.to, hi);
+    if (range.from <= range.to)
+      out.push_back(range);
+  }
+  ranges = std::move(out);
+}
+
+void apply_limits(ProtoChoice& choice, const SelectConfig& config) {
+  std::vector<PerfRange>& ranges = choice.candidate.ranges;
+  switch (choice.protocol->family) {
+    case ProtoFamily::Eager:
+      if (config.eager_limit)
+        clip(ranges, 0, *config.eager_limit);
+      break;
+    case ProtoFamily::MultiEager:
+      if (config.multi_eager_limit)
+        clip(ranges, 0, *config.multi_eager_limit);
+      break;
+    case ProtoFamily::Rndv:
+      if (config.rndv_thresh)
+        clip(ranges, *config.rndv_thresh, kSizeMax);
+      return;
+  }
+  if (config.rndv_thresh) {
+    if (*config.rndv_thresh == 0)
+      ranges.clear();
+    else
+      clip(ranges, 0, *config.rndv_thresh - 1);
+  }
+}
+
+}  // namespace
+
+ThresholdTable ThresholdTable::build(const Path& path, const SelectConfig& config, MemType mem) {
+  check_names(config.forced, "proto");
+  check_names(config.disabled, "disable");
+
+  ThresholdTable table;
+  table.perf_ = config.perf;
+  table.lanes_ = select_lanes(path, config.lanes);
+  const ProbeContext ctx{path, table.lanes_, config, mem};
+  for (const Protocol* protocol : protocol_registry()) {
+    if (!config.forced.empty() && !matches_any(*protocol, config.forced))
+      continue;
+    if (matches_any(*protocol, config.disabled))
+      continue;
+    std::optional<ProtoCandidate> candidate = protocol->probe(ctx);
+    if (!candidate)
+      continue;
+    ProtoChoice choice{protocol, std::move(*candidate), protocol->family == ProtoFamily::Rndv ? config.rndv_bias() : 1};
+    apply_limits(choice, config);
+    if (choice.candidate.ranges.empty())
+      continue;
+    PiecewiseFunc cost;
+    for (const PerfRange& range : choice.candidate.ranges) {
+      const PiecewiseFunc part = range.factors.scaled(choice.bias).cost(config.perf, range.from, range.to);
+      cost.insert(cost.end(), part.begin(), part.end());
+    }
+    table.choices_.push_back(std::move(choice));
+    table.costs_.push_back(std::move(cost));
+  }
+  for (const EnvelopeRange& range : lower_envelope(table.costs_, 0, kSizeMax))
+    table.ranges_.push_back({range.from, range.to, range.index});
+  return table;
+}
+
+const ProtoChoice* ThresholdTable::lookup(Bytes n) const {
+  auto it = std::lower_bound(ranges_.begin(), ranges_.end(), n,
+                             [](const ThresholdRange& range, Bytes size) { return range.to < size; });
+  if (it == ranges_.end() || it->from > n)
+    return nullptr;
+  return &choices_[it->choice];
+}
+
+std::optional<Seconds> ThresholdTable::selection_cost(std::size_t choice, Bytes n) const {
+  Seconds t = 0;
+  if (!evaluate(costs_[choice], n, t))
+    return std::nullopt;
+  return t;
+}
+
+}  // namespace xover

@@ -1,0 +1,60 @@
+// The thresholds table of one operation and buffer type (UCX protocols v2):
+// probe every protocol, apply the user's overrides, take the lower envelope
+// of the candidates' costs and keep <size range, protocol> entries that
+// cover 0..SIZE_MAX. A protocol with no usable lanes does not appear.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "protocols/proto.hpp"
+#include "protocols/select/select_config.hpp"
+
+namespace xover {
+
+/// A protocol that probed successfully, with its cost ranges clipped to the
+/// user's limits. Costs are as the protocol states them; selection multiplies
+/// rendezvous costs by `bias` (the seed's d).
+struct ProtoChoice {
+  const Protocol* protocol = nullptr;
+  ProtoCandidate candidate;
+  double bias = 1;
+};
+
+/// Sizes [from, to] go to choices()[choice].
+struct ThresholdRange {
+  Bytes from = 0;
+  Bytes to = kSizeMax;
+  std::size_t choice = 0;
+};
+
+class ThresholdTable {
+ public:
+  /// Probes every protocol of the registry for `path`. Throws
+  /// std::invalid_argument when `config` names an unknown protocol.
+  static ThresholdTable build(const Path& path, const SelectConfig& config, MemType mem = MemType::Host);
+
+  /// Covered ranges in size order; sizes no protocol covers are absent.
+  const std::vector<ThresholdRange>& ranges() const { return ranges_; }
+  /// The protocols that can run, in registry order.
+  const std::vector<ProtoChoice>& choices() const { return choices_; }
+  const EndpointLanes& lanes() const { return lanes_; }
+  PerfType perf() const { return perf_; }
+
+  /// The protocol for an n-byte message, or nullptr when none covers n.
+  const ProtoChoice* lookup(Bytes n) const;
+  /// The cost selection compared for choices()[choice] at n (bias applied);
+  /// empty when that protocol does not cover n.
+  std::optional<Seconds> selection_cost(std::size_t choice, Bytes n) const;
+  /// The same cost as a piecewise function.
+  const PiecewiseFunc& selection_cost(std::size_t choice) const { return costs_[choice]; }
+
+ private:
+  std::vector<ProtoChoice> choices_;
+  std::vector<PiecewiseFunc> costs_;
+  std::vector<ThresholdRange> ranges_;
+  EndpointLanes lanes_;
+  PerfType perf_ = PerfType::Latency;
+};
+
+}  // namespace xover

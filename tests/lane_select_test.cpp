@@ -1,0 +1,66 @@
+#include <gtest/gtest.h>
+
+#include "protocols/lanes/lane_select.hpp"
+#include "tests/support/paths.hpp"
+
+namespace xover {
+namespace {
+
+TEST(LaneSelect, BandwidthLanesAreGreedyAndDropSlowOnes) {
+  // 25, 5 and 20 GB/s: with a ratio of 4 the 5 GB/s lane (< 25/4) goes;
+  // the other two share bytes 25:20.
+  const Path path = test::path({test::lane("a", 1, 25, 0.1), test::lane("b", 1, 5, 0.1), test::lane("c", 1, 20, 0.1)}, 10);
+  const auto lanes = select_bw_lanes(path, LaneCap::GetZcopy, 3, 4);
+  ASSERT_EQ(lanes.size(), 2u);
+  EXPECT_EQ(lanes[0].lane, 0u);
+  EXPECT_EQ(lanes[1].lane, 2u);
+  EXPECT_DOUBLE_EQ(lanes[0].weight, 25.0 / 45);
+  EXPECT_DOUBLE_EQ(lanes[1].weight, 20.0 / 45);
+  // A ratio of 6 keeps the slow lane too; a limit of one keeps the fastest.
+  EXPECT_EQ(select_bw_lanes(path, LaneCap::GetZcopy, 3, 6).size(), 3u);
+  EXPECT_EQ(select_bw_lanes(path, LaneCap::GetZcopy, 1, 4), (std::vector<LaneShare>{{0, 1.0}}));
+}
+
+TEST(LaneSelect, EqualBandwidthPrefersLowerLatencyThenOrder) {
+  const Path path = test::path({test::lane("a", 2, 10, 0.1), test::lane("b", 1, 10, 0.1), test::lane("c", 1, 10, 0.1)}, 10);
+  const auto lanes = select_bw_lanes(path, LaneCap::AmZcopy, 2, 4);
+  ASSERT_EQ(lanes.size(), 2u);
+  EXPECT_EQ(lanes[0].lane, 1u);
+  EXPECT_EQ(lanes[1].lane, 2u);
+}
+
+TEST(LaneSelect, AmLaneIsTheLowestLatencyWithShortOrBcopy) {
+  LaneAttrs fast = test::lane("fast", 0.5, 10, 0.1);
+  fast.caps = {LaneCap::GetZcopy};
+  LaneAttrs slow = test::lane("slow", 3, 10, 0.1);
+  LaneAttrs mid = test::lane("mid", 1, 1, 0.1);
+  mid.caps = {LaneCap::AmBcopy};
+  const Path path = test::path({fast, slow, mid}, 10);
+  const EndpointLanes lanes = select_lanes(path, LaneConfig{});
+  EXPECT_EQ(lanes.am, 2u);
+  EXPECT_EQ(lanes.bootstrap, 1u);
+  EXPECT_TRUE(lanes.needs_bootstrap(path));
+  EXPECT_EQ(lanes.rma, (std::vector<LaneShare>{{0, 0.5}, {1, 0.5}}));
+}
+
+TEST(LaneSelect, NoCapableLaneGivesNothing) {
+  LaneAttrs l = test::lane("a", 1, 10, 0.1);
+  l.caps = {LaneCap::AmShort};
+  const Path path = test::path({l}, 10);
+  const EndpointLanes lanes = select_lanes(path, LaneConfig{});
+  EXPECT_TRUE(lanes.rma.empty());
+  EXPECT_TRUE(lanes.rndv_am.empty());
+  EXPECT_FALSE(lanes.bootstrap);
+}
+
+TEST(LaneCaps, ParseAndPrintRoundTrip) {
+  const LaneCaps caps = LaneCaps::parse("am_short, get_zcopy,connect_to_iface");
+  EXPECT_TRUE(caps.has(LaneCap::AmShort));
+  EXPECT_FALSE(caps.has(LaneCap::AmBcopy));
+  EXPECT_EQ(caps.to_string(), "am_short,get_zcopy,connect_to_iface");
+  EXPECT_EQ(LaneCaps::parse(LaneCaps::all().to_string()), LaneCaps::all());
+  EXPECT_THROW(LaneCaps::parse("am_short,warp_drive"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace xover

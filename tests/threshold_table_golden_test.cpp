@@ -1,0 +1,132 @@
+// Whole thresholds tables on hand-computed paths. Costs in ns and ns/B;
+// every crossover below is worked out from the formulas in protocols/.
+#include <gtest/gtest.h>
+
+#include "protocols/select/threshold_table.hpp"
+#include "tests/support/paths.hpp"
+
+namespace xover {
+namespace {
+
+struct Row {
+  Bytes from;
+  Bytes to;
+  std::string protocol;
+  bool operator==(const Row&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const Row& r) {
+  return os << "{" << r.from << ".." << r.to << " " << r.protocol << "}";
+}
+
+std::vector<Row> rows(const ThresholdTable& table) {
+  std::vector<Row> out;
+  for (const ThresholdRange& range : table.ranges())
+    out.push_back({range.from, range.to, std::string(table.choices()[range.choice].protocol->name)});
+  return out;
+}
+
+// One lane, registration cache off.
+//   L = 1 us, B = 1 GB/s (1 ns/B), o_send = o_recv = 400 ns, memcpy 4 GB/s
+//   (0.25 ns/B), max_short 72, segment = max_bcopy = 4104, reg 930.1 ns.
+// Costs:
+//   eager/short   1800 + 1.25n                 n ≤ 64   (72 − 8 B header)
+//   eager/bcopy   1800 + 1.5n                  n ≤ 4096
+//   eager/zcopy   2730.1 + 1.25n               n ≤ 4096
+//     bcopy|zcopy cross at 930.1 / 0.25 = 3720.4
+//   eager/multi/zcopy, S = 4104 − 24 = 4080, above S:
+//     t_s = 400, t_w = 4080, t_r = 400 + 1020 = 1420; wire-bound, m* = 1;
+//     fill 6900 → 6900 − 4080 + n + reg 930.1 = 3750.1 + n
+//     equal to eager/zcopy at S = 4080, cheaper from 4081
+//   eager/multi/bcopy  3840 + n above S: never best
+//   rndv/get  930.1 + 1800 + 930.1 + (2000 + n + 800) = 6460.2 + n,
+//     times d = 0.99: 6395.598 + 0.99n; meets multi/zcopy at 264549.8
+//   rndv/am   0.99 × (7352.1 + n): never below rndv/get
+TEST(ThresholdTableGolden, OneLaneNoRegistrationCache) {
+  LaneAttrs l = test::lane("r0", 1, 1, 0.4);
+  l.max_short = 72;
+  l.max_bcopy = 4104;
+  l.seg_size = 4104;
+  l.reg_cost = 930.1e-9;
+  SelectConfig config;
+  config.reg_cache = false;
+  const ThresholdTable table = ThresholdTable::build(test::path({l}, 4), config);
+  EXPECT_EQ(rows(table), (std::vector<Row>{{0, 64, "eager/short"},
+                                          {65, 3720, "eager/bcopy"},
+                                          {3721, 4080, "eager/zcopy"},
+                                          {4081, 264549, "eager/multi/zcopy"},
+                                          {264550, kSizeMax, "rndv/get"}}));
+}
+
+// Two equal rails, registration cache on (the default).
+//   L = 1 us, B = 10 GB/s (0.1 ns/B), o = 250 ns, memcpy 5 GB/s (0.2 ns/B),
+//   max_short 136, segment = max_bcopy = 8216.
+//   eager/short   1500 + 0.3n   n ≤ 128
+//   eager/zcopy   1500 + 0.3n   n ≤ 8208  (equal to short: short wins its range)
+//   eager/bcopy   1500 + 0.5n
+//   eager/multi/zcopy on r0 (max_eager_lanes 1), S = 8192, above S:
+//     t_s = 250, t_w = 819.2, t_r = 250 + 1638.4 = 1888.4: bound by the
+//     receiver's copy, m* = 1888.4/8192 = 0.230517578125;
+//     fill 3957.6 → 2069.2 + 0.230517578125n; equal to eager/zcopy at 8192
+//   rndv/get over r0 and r1, 50 % each: 1500 (RTS) + 2000 + n/20 GB/s
+//     + max(2·250 + 250, 250 + 2·250) = 4250 + 0.05n; times 0.99:
+//     4207.5 + 0.0495n; meets multi/zcopy at 11812.66
+TEST(ThresholdTableGolden, TwoEqualRailsStripeRendezvous) {
+  LaneAttrs r0 = test::lane("r0", 1, 10, 0.25);
+  r0.max_short = 136;
+  r0.max_bcopy = 8216;
+  r0.seg_size = 8216;
+  LaneAttrs r1 = r0;
+  r1.name = "r1";
+  const ThresholdTable table = ThresholdTable::build(test::path({r0, r1}, 5), SelectConfig{});
+  EXPECT_EQ(rows(table), (std::vector<Row>{{0, 128, "eager/short"},
+                                          {129, 8192, "eager/zcopy"},
+                                          {8193, 11812, "eager/multi/zcopy"},
+                                          {11813, kSizeMax, "rndv/get"}}));
+  const ProtoChoice* get = table.lookup(1 << 20);
+  ASSERT_NE(get, nullptr);
+  EXPECT_EQ(get->candidate.lanes, (std::vector<LaneShare>{{0, 0.5}, {1, 0.5}}));
+  EXPECT_EQ(table.lookup(100)->candidate.lanes, (std::vector<LaneShare>{{0, 1.0}}));
+}
+
+// A RoCE-like lane without inline sends or connect-to-interface, and a slow
+// TCP-like lane that has them. Registration cache off.
+//   r0:  L = 2 us, 12.5 GB/s (0.08 ns/B), o = 500 ns, segment 8256,
+//        reg 2000 ns + 0.01 ns/B, caps am_bcopy, am_zcopy, put, get
+//   tcp: L = 10 us, 1.25 GB/s, o = 2 us, caps am_short, am_bcopy, connect
+//   memcpy 8 GB/s (0.125 ns/B).
+// Lanes: AM = r0 (3 us against 14 us; short or bcopy will do); bootstrap =
+// tcp, the only one that connects to an interface; tcp is 10× slower than
+// r0, past the ratio 4, so no bandwidth class takes it.
+//   eager/short   absent: r0 has no am_short
+//   eager/bcopy   3000 + 0.33n        n ≤ 8248
+//   eager/zcopy   5000 + 0.215n: meets bcopy at 17391, past its range
+//   eager/multi/bcopy, S = 8232: t_s = t_r = 500 + 1029 = 1529,
+//     t_w = 658.56: CPU-bound, m* = 1529/8232; fill 5716.56 →
+//     4187.56 + 0.18573858n; equal to eager/bcopy at S, cheaper above
+//   rndv/get  (2000 + 0.01n)·2 + 3000 + 4000 + 0.08n + 1000 = 12000 + 0.1n,
+//     times 0.99: 11880 + 0.099n; meets multi/bcopy at 88685.33
+TEST(ThresholdTableGolden, CapabilitiesAndBandwidthRatioShapeTheLanes) {
+  LaneAttrs r0 = test::lane("r0", 2, 12.5, 0.5);
+  r0.seg_size = r0.max_bcopy = 8256;
+  r0.reg_cost = 2000e-9;
+  r0.reg_growth = 0.01e-9;
+  r0.caps = {LaneCap::AmBcopy, LaneCap::AmZcopy, LaneCap::PutZcopy, LaneCap::GetZcopy};
+  LaneAttrs tcp = test::lane("tcp", 10, 1.25, 2);
+  tcp.caps = {LaneCap::AmShort, LaneCap::AmBcopy, LaneCap::ConnectToIface};
+  const Path path = test::path({tcp, r0}, 8);
+  SelectConfig config;
+  config.reg_cache = false;
+  const ThresholdTable table = ThresholdTable::build(path, config);
+  EXPECT_EQ(rows(table), (std::vector<Row>{{0, 8232, "eager/bcopy"},
+                                          {8233, 88685, "eager/multi/bcopy"},
+                                          {88686, kSizeMax, "rndv/get"}}));
+  EXPECT_EQ(table.lanes().am, 1u);
+  EXPECT_EQ(table.lanes().bootstrap, 0u);
+  EXPECT_TRUE(table.lanes().needs_bootstrap(path));
+  EXPECT_EQ(table.lanes().rma, (std::vector<LaneShare>{{1, 1.0}}));
+  EXPECT_EQ(table.lanes().eager_bcopy, (std::vector<LaneShare>{{1, 1.0}}));
+}
+
+}  // namespace
+}  // namespace xover
