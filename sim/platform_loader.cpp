@@ -1,0 +1,455 @@
+// Loading a SimGrid platform as LogGP lanes. SimGrid builds the platform and
+// answers for routes, latencies and bandwidths; platform_xml.cpp reads the
+// same file once more for what SimGrid does not say (lines, SPLITDUPLEX links,
+// host order); this file turns both into nodes, lanes and errors.
+#include "sim/platform_loader.hpp"
+
+#include <simgrid/Exception.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/NetZone.hpp>
+#include <xbt/log.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "sim/platform_xml.hpp"
+
+namespace xover::sim {
+namespace {
+
+namespace s4u = simgrid::s4u;
+using detail::fail;
+using detail::PlatformXml;
+
+enum class PropKind { Time, TimePerByte, Size, Caps };
+
+/// One `xover:` link property and the LaneAttrs field it sets.
+struct LinkProp {
+  std::string_view name;
+  PropKind kind;
+  double LaneAttrs::*seconds;  ///< for Time and TimePerByte
+  Bytes LaneAttrs::*bytes;     ///< for Size
+};
+
+constexpr std::array kLinkProps{
+    LinkProp{"xover:o_send", PropKind::Time, &LaneAttrs::o_send, nullptr},
+    LinkProp{"xover:o_recv", PropKind::Time, &LaneAttrs::o_recv, nullptr},
+    LinkProp{"xover:gap", PropKind::Time, &LaneAttrs::gap, nullptr},
+    LinkProp{"xover:reg_cost", PropKind::Time, &LaneAttrs::reg_cost, nullptr},
+    LinkProp{"xover:reg_growth", PropKind::TimePerByte, &LaneAttrs::reg_growth, nullptr},
+    LinkProp{"xover:max_short", PropKind::Size, nullptr, &LaneAttrs::max_short},
+    LinkProp{"xover:max_bcopy", PropKind::Size, nullptr, &LaneAttrs::max_bcopy},
+    LinkProp{"xover:max_zcopy", PropKind::Size, nullptr, &LaneAttrs::max_zcopy},
+    LinkProp{"xover:seg_size", PropKind::Size, nullptr, &LaneAttrs::seg_size},
+    LinkProp{"xover:caps", PropKind::Caps, nullptr, nullptr},
+};
+constexpr std::string_view kPrefix = "xover:";
+constexpr std::string_view kMemcpyBw = "xover:memcpy_bw";
+
+/// A size that must not be zero while the link has any of `needed_by`.
+struct SizeNeed {
+  std::string_view name;
+  Bytes LaneAttrs::*size;
+  LaneCaps needed_by;
+};
+
+constexpr std::array kSizeNeeds{
+    SizeNeed{"xover:max_short", &LaneAttrs::max_short, {LaneCap::AmShort}},
+    SizeNeed{"xover:max_bcopy", &LaneAttrs::max_bcopy, {LaneCap::AmBcopy}},
+    SizeNeed{"xover:max_zcopy", &LaneAttrs::max_zcopy, {LaneCap::AmZcopy, LaneCap::PutZcopy, LaneCap::GetZcopy}},
+    SizeNeed{"xover:seg_size", &LaneAttrs::seg_size, {LaneCap::AmShort, LaneCap::AmBcopy, LaneCap::AmZcopy}},
+};
+
+LaneCaps intersect(LaneCaps a, LaneCaps b) {
+  LaneCaps both;
+  for (auto bit = static_cast<std::uint32_t>(LaneCap::AmShort);
+       bit <= static_cast<std::uint32_t>(LaneCap::ConnectToIface); bit <<= 1) {
+    const auto cap = static_cast<LaneCap>(bit);
+    if (a.has(cap) && b.has(cap))
+      both.add(cap);
+  }
+  return both;
+}
+
+std::string known_link_props() {
+  std::string names;
+  for (const LinkProp& prop : kLinkProps)
+    names += (names.empty() ? "" : ", ") + std::string(prop.name);
+  return names;
+}
+
+/// The process's engine, created with SimGrid's logging at errors and above
+/// when none exists yet (its warnings are about values this loader checks and
+/// reports itself); fails when it already holds a platform.
+s4u::Engine& engine_for(const std::string& file) {
+  if (!s4u::Engine::has_instance())
+    xbt_log_control_set("root.thresh:error");
+  s4u::Engine& engine = *s4u::Engine::get_instance();
+  if (engine.get_host_count() > 0)
+    throw PlatformError(file +
+                        ": this process already holds a SimGrid platform and SimGrid allows only one per process; "
+                        "load each platform in its own process");
+  return engine;
+}
+
+std::string format_rate(BytesPerSecond rate) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g B/s", rate);
+  return buf;
+}
+
+std::map<std::string, std::string> sorted(const std::unordered_map<std::string, std::string>* props) {
+  return props == nullptr ? std::map<std::string, std::string>{}
+                          : std::map<std::string, std::string>(props->begin(), props->end());
+}
+
+/// "x" for "x_UP" / "x_DOWN" when `has_base` says "x" qualifies.
+template <typename Pred>
+std::optional<std::string> split_base(const std::string& name, Pred has_base) {
+  for (std::string_view suffix : {"_UP", "_DOWN"}) {
+    if (name.size() > suffix.size() && name.ends_with(suffix)) {
+      std::string base = name.substr(0, name.size() - suffix.size());
+      if (has_base(base))
+        return base;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+struct LogGPPlatform::Impl {
+  /// The `xover:` properties one link sets; `set` has bit i for kLinkProps[i].
+  struct LinkInfo {
+    std::string lane_name;  ///< the link's name without the _UP/_DOWN of a duplex pair
+    LaneAttrs values;       ///< LaneAttrs defaults where `set` has no bit
+    std::uint32_t set = 0;
+  };
+  struct Lane {
+    NicPair nics;
+    LaneAttrs attrs;
+  };
+
+  std::string file_;
+  std::vector<PlatformNode> nodes_;
+  std::map<std::string, std::string> rail_of_nic_;  ///< NIC host -> rail, for NIC hosts only
+  std::map<std::string, LinkInfo> links_;           ///< SimGrid link name -> what it says
+
+  void read_links(const s4u::Engine& engine, const PlatformXml& index);
+  LinkInfo read_link_props(const std::string& xml_id, const std::map<std::string, std::string>& props,
+                           const PlatformXml& index) const;
+  void read_hosts(const s4u::Engine& engine, const PlatformXml& index);
+  const PlatformNode& node(const std::string& name) const;
+  std::vector<Lane> lanes(const std::string& from, const std::string& to) const;
+  LaneAttrs merge(const std::vector<s4u::Link*>& route) const;
+  std::string lane_name(const std::string& src_nic, const std::string& dst_nic, const std::string& first_link) const;
+};
+
+void LogGPPlatform::Impl::read_links(const s4u::Engine& engine, const PlatformXml& index) {
+  std::vector<s4u::Link*> all = engine.get_all_links();
+  std::sort(all.begin(), all.end(),
+            [](const s4u::Link* a, const s4u::Link* b) { return a->get_name() < b->get_name(); });
+  for (const s4u::Link* link : all) {
+    const std::string& name = link->get_name();
+    // SimGrid 3.32 keeps the <prop>s of a SPLITDUPLEX <link> on the pair
+    // object only, not on its _UP and _DOWN links: read them there.
+    const std::optional<std::string> split =
+        split_base(name, [&](const std::string& base) { return index.split_links.contains(base); });
+    const std::string xml_id = split.value_or(name);
+    const int line = index.line("link " + xml_id);
+    // SimGrid accepts both silently, and then moves bytes in negative or infinite time.
+    if (link->get_latency() < 0)
+      fail(file_, line,
+           "link '" + xml_id + "': latency must not be negative (got " + format_time(link->get_latency()) + ")");
+    if (!(link->get_bandwidth() > 0))
+      fail(file_, line,
+           "link '" + xml_id + "': bandwidth must be positive (got " + format_rate(link->get_bandwidth()) + ")");
+    std::map<std::string, std::string> props = sorted(link->get_properties());
+    if (split)
+      props.merge(sorted(s4u::SplitDuplexLink::by_name(*split)->get_properties()));
+    LinkInfo info = read_link_props(xml_id, props, index);
+    info.lane_name = split_base(name, [&](const std::string& base) {
+                       const std::string other = name.ends_with("_UP") ? base + "_DOWN" : base + "_UP";
+                       return engine.link_by_name_or_null(other) != nullptr;
+                     }).value_or(name);
+    links_.emplace(name, std::move(info));
+  }
+}
+
+LogGPPlatform::Impl::LinkInfo LogGPPlatform::Impl::read_link_props(const std::string& xml_id,
+                                                                   const std::map<std::string, std::string>& props,
+                                                                   const PlatformXml& index) const {
+  LinkInfo info;
+  const std::string owner = "link " + xml_id;
+  for (const auto& prop_entry : props) {
+    const std::string& key = prop_entry.first;
+    const std::string& value = prop_entry.second;
+    if (!key.starts_with(kPrefix))
+      continue;
+    const auto* prop =
+        std::find_if(kLinkProps.begin(), kLinkProps.end(), [&](const LinkProp& known) { return known.name == key; });
+    int line = index.line(owner + " " + key);
+    if (line == 0)
+      line = index.line(owner);
+    const std::string what = "link '" + xml_id + "': " + key;
+    if (prop == kLinkProps.end())
+      fail(file_, line, "link '" + xml_id + "': unknown property '" + key + "' (known: " + known_link_props() + ")");
+    try {
+      switch (prop->kind) {
+        case PropKind::Time:
+          info.values.*prop->seconds = parse_time(value);
+          break;
+        case PropKind::TimePerByte: {
+          // Seconds per byte, written as a time ("0.06ns"), optionally "/B".
+          const std::string_view text(value);
+          info.values.*prop->seconds = parse_time(text.ends_with("/B") ? text.substr(0, text.size() - 2) : text);
+          break;
+        }
+        case PropKind::Size:
+          info.values.*prop->bytes = parse_size(value);
+          break;
+        case PropKind::Caps:
+          info.values.caps = LaneCaps::parse(value);
+          break;
+      }
+    } catch (const std::invalid_argument& error) {
+      fail(file_, line, what + ": " + error.what());
+    }
+    if (prop->seconds != nullptr && info.values.*prop->seconds < 0)
+      fail(file_, line, what + " must not be negative (got '" + value + "')");
+    info.set |= 1U << (prop - kLinkProps.begin());
+  }
+  for (const SizeNeed& need : kSizeNeeds) {
+    const LaneCaps users = intersect(need.needed_by, info.values.caps);
+    if (info.values.*need.size == 0 && !(users == LaneCaps{})) {
+      const int prop_line = index.line(owner + " " + std::string(need.name));
+      fail(file_, prop_line > 0 ? prop_line : index.line(owner),
+           "link '" + xml_id + "': " + std::string(need.name) + " is 0 but the link's caps include " +
+               users.to_string() + " (give a size or leave those out of xover:caps)");
+    }
+  }
+  return info;
+}
+
+void LogGPPlatform::Impl::read_hosts(const s4u::Engine& engine, const PlatformXml& index) {
+  std::vector<s4u::Host*> hosts = engine.get_all_hosts();
+  std::sort(hosts.begin(), hosts.end(),
+            [](const s4u::Host* a, const s4u::Host* b) { return a->get_name() < b->get_name(); });
+  std::set<std::string> names;
+  for (const s4u::Host* host : hosts)
+    names.insert(host->get_name());
+  const auto node_of = [&](const std::string& name) -> std::optional<std::string> {
+    const auto dot = name.rfind('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 == name.size() || !names.contains(name.substr(0, dot)))
+      return std::nullopt;
+    return name.substr(0, dot);
+  };
+  std::map<std::string, std::vector<std::string>> nics_of;
+  for (const s4u::Host* host : hosts) {
+    const std::string& name = host->get_name();
+    const std::string owner = "host " + name;
+    const std::string zone = "zone " + host->get_englobing_zone()->get_name();
+    const std::optional<std::string> node = node_of(name);
+    if (node && node_of(*node))
+      fail(file_, index.line(owner),
+           "host '" + name + "' reads as a NIC of '" + *node + "', which is itself a NIC of '" + *node_of(*node) +
+               "'; rail names cannot contain '.'");
+    BytesPerSecond memcpy_bw = PlatformNode{}.memcpy_bw;
+    for (const auto& [key, value] : sorted(host->get_properties())) {
+      if (!key.starts_with(kPrefix))
+        continue;
+      // A <prop> inside <cluster> is copied to every host of the cluster.
+      int line = index.line(owner + " " + key);
+      if (line == 0)
+        line = index.line(zone + " " + key);
+      if (line == 0)
+        line = index.line(owner);
+      if (key != kMemcpyBw)
+        fail(file_, line,
+             "host '" + name + "': unknown property '" + key + "' (known: " + std::string(kMemcpyBw) +
+                 "; the other xover: properties go on links)");
+      if (node)
+        fail(file_, line, "host '" + name + "': " + key + " belongs on the node host '" + *node + "', not on its NIC");
+      try {
+        memcpy_bw = parse_bandwidth(value);
+      } catch (const std::invalid_argument& error) {
+        fail(file_, line, "host '" + name + "': " + key + ": " + error.what());
+      }
+    }
+    if (node) {
+      nics_of[*node].push_back(name);
+      rail_of_nic_.emplace(name, name.substr(node->size() + 1));
+    } else {
+      nodes_.push_back(PlatformNode{name, {}, memcpy_bw});
+    }
+  }
+  // NICs in the order of their <host> elements; generated ones after, by name.
+  const auto position = [&](const std::string& host) {
+    const auto it = index.host_order.find(host);
+    return it == index.host_order.end() ? std::numeric_limits<std::size_t>::max() : it->second;
+  };
+  for (PlatformNode& node : nodes_) {
+    std::vector<std::string>& nics = nics_of[node.name];
+    std::stable_sort(nics.begin(), nics.end(),
+                     [&](const std::string& a, const std::string& b) { return position(a) < position(b); });
+    node.nics = nics.empty() ? std::vector<std::string>{node.name} : std::move(nics);
+  }
+}
+
+const PlatformNode& LogGPPlatform::Impl::node(const std::string& name) const {
+  const auto it = std::lower_bound(nodes_.begin(), nodes_.end(), name,
+                                   [](const PlatformNode& node, const std::string& key) { return node.name < key; });
+  if (it != nodes_.end() && it->name == name)
+    return *it;
+  std::string list;
+  for (const PlatformNode& node : nodes_)
+    list += (list.empty() ? "" : ", ") + node.name;
+  throw PlatformError(file_ + ": unknown node '" + name + "' (nodes: " + list + ")");
+}
+
+std::vector<LogGPPlatform::Impl::Lane> LogGPPlatform::Impl::lanes(const std::string& from,
+                                                                  const std::string& to) const {
+  const PlatformNode& src = node(from);
+  const PlatformNode& dst = node(to);
+  std::vector<Lane> result;
+  for (const std::string& a : src.nics) {
+    for (const std::string& b : dst.nics) {
+      if (a == b)
+        continue;
+      std::vector<s4u::Link*> route;
+      double latency = 0;
+      try {
+        s4u::Host::by_name(a)->route_to(s4u::Host::by_name(b), route, &latency);
+      } catch (const std::exception&) {
+        // Floyd zones throw for a missing route, and so does a missing
+        // zoneRoute between zones; Full zones give an empty route.
+        continue;
+      }
+      if (route.empty())
+        continue;
+      LaneAttrs attrs = merge(route);
+      attrs.name = lane_name(a, b, links_.at(route.front()->get_name()).lane_name);
+      attrs.latency = latency;
+      result.push_back(Lane{NicPair{a, b}, std::move(attrs)});
+    }
+  }
+  if (result.empty())
+    throw PlatformError(file_ + ": no route from " + from + " to " + to);
+  return result;
+}
+
+LaneAttrs LogGPPlatform::Impl::merge(const std::vector<s4u::Link*>& route) const {
+  LaneAttrs attrs;
+  attrs.bandwidth = std::numeric_limits<BytesPerSecond>::infinity();
+  std::uint32_t merged = 0;
+  for (const s4u::Link* link : route) {
+    attrs.bandwidth = std::min(attrs.bandwidth, link->get_bandwidth());
+    const LinkInfo& info = links_.at(link->get_name());
+    for (std::size_t i = 0; i < kLinkProps.size(); ++i) {
+      const std::uint32_t bit = 1U << i;
+      if ((info.set & bit) == 0)
+        continue;
+      const LinkProp& prop = kLinkProps[i];
+      const bool first = (merged & bit) == 0;
+      if (prop.seconds != nullptr)
+        attrs.*prop.seconds =
+            first ? info.values.*prop.seconds : std::max(attrs.*prop.seconds, info.values.*prop.seconds);
+      else if (prop.bytes != nullptr)
+        attrs.*prop.bytes = first ? info.values.*prop.bytes : std::max(attrs.*prop.bytes, info.values.*prop.bytes);
+      else
+        attrs.caps = first ? info.values.caps : intersect(attrs.caps, info.values.caps);
+      merged |= bit;
+    }
+  }
+  return attrs;
+}
+
+std::string LogGPPlatform::Impl::lane_name(const std::string& src_nic, const std::string& dst_nic,
+                                           const std::string& first_link) const {
+  const auto src = rail_of_nic_.find(src_nic);
+  const auto dst = rail_of_nic_.find(dst_nic);
+  const bool src_rail = src != rail_of_nic_.end();
+  const bool dst_rail = dst != rail_of_nic_.end();
+  if (src_rail && dst_rail)
+    return src->second == dst->second ? src->second : src->second + "-" + dst->second;
+  if (src_rail)
+    return src->second;
+  if (dst_rail)
+    return dst->second;
+  return first_link;
+}
+
+LogGPPlatform::LogGPPlatform(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+
+LogGPPlatform LogGPPlatform::load(const std::string& file) {
+  std::error_code error;
+  if (!std::filesystem::exists(file, error))
+    throw PlatformError(file + ": no such file");
+  std::ifstream in(file, std::ios::binary);
+  if (!std::filesystem::is_regular_file(file, error) || !in)
+    throw PlatformError(file + ": cannot read it (not a readable regular file)");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const PlatformXml index = detail::read_platform_xml(file, text);
+
+  s4u::Engine& engine = engine_for(file);
+  try {
+    engine.load_platform(file);
+    engine.seal_platform();
+  } catch (const simgrid::ParseError& parse_error) {
+    // what() reads "Parse error at FILE:LINE: message".
+    constexpr std::string_view kLead = "Parse error at ";
+    const std::string_view what = parse_error.what();
+    throw PlatformError(what.starts_with(kLead) ? std::string(what.substr(kLead.size()))
+                                                : file + ": " + std::string(what));
+  } catch (const std::exception& other) {
+    throw PlatformError(file + ": " + other.what());
+  }
+
+  auto impl = std::make_shared<Impl>();
+  impl->file_ = file;
+  impl->read_links(engine, index);
+  impl->read_hosts(engine, index);
+  return LogGPPlatform(std::move(impl));
+}
+
+const std::string& LogGPPlatform::file() const {
+  return impl_->file_;
+}
+
+const std::vector<PlatformNode>& LogGPPlatform::nodes() const {
+  return impl_->nodes_;
+}
+
+const PlatformNode& LogGPPlatform::node(const std::string& name) const {
+  return impl_->node(name);
+}
+
+Path LogGPPlatform::path(const std::string& from, const std::string& to) const {
+  Path path{from, to, {}, impl_->node(from).memcpy_bw, impl_->node(to).memcpy_bw};
+  for (Impl::Lane& lane : impl_->lanes(from, to))
+    path.lanes.push_back(std::move(lane.attrs));
+  return path;
+}
+
+std::vector<NicPair> LogGPPlatform::nics(const std::string& from, const std::string& to) const {
+  std::vector<NicPair> pairs;
+  for (Impl::Lane& lane : impl_->lanes(from, to))
+    pairs.push_back(std::move(lane.nics));
+  return pairs;
+}
+
+}  // namespace xover::sim

@@ -1,0 +1,280 @@
+// The SimGrid LogGP platform loader: the shipped platforms give the lanes
+// their comments promise, plain SimGrid platforms load with the defaults, and
+// every bad input fails with the file and, where there is one, the line.
+// SimGrid allows one platform per process: each load runs in_child().
+#include "sim/platform_loader.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <functional>
+#include <string>
+
+#include "tests/support/in_child.hpp"
+
+namespace xover::sim {
+namespace {
+
+using test::in_child;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::string shipped(const std::string& name) {
+  return std::string(XOVER_SOURCE_DIR) + "/platforms/" + name;
+}
+
+std::string fixture(const std::string& name) {
+  return std::string(XOVER_SOURCE_DIR) + "/tests/data/platforms/" + name;
+}
+
+std::string num(double value) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", value);
+  return buf;
+}
+
+/// One line per lane, every attribute, six significant digits.
+std::string describe(const Path& path) {
+  std::string out = path.from + "->" + path.to + " memcpy " + num(path.memcpy_bw_local) + " " +
+                    num(path.memcpy_bw_remote) + "\n";
+  for (const LaneAttrs& l : path.lanes)
+    out += l.name + " L=" + num(l.latency) + " B=" + num(l.bandwidth) + " o=" + num(l.o_send) + "/" +
+           num(l.o_recv) + " g=" + num(l.gap) + " reg=" + num(l.reg_cost) + "+" + num(l.reg_growth) +
+           "/B short=" + std::to_string(l.max_short) + " bcopy=" + std::to_string(l.max_bcopy) +
+           " zcopy=" + std::to_string(l.max_zcopy) + " seg=" + std::to_string(l.seg_size) +
+           " caps=" + l.caps.to_string() + "\n";
+  return out;
+}
+
+std::string describe(const std::vector<NicPair>& pairs) {
+  std::string out;
+  for (const NicPair& pair : pairs)
+    out += (out.empty() ? "" : " ") + pair.src_host + ">" + pair.dst_host;
+  return out;
+}
+
+std::string describe_nodes(const LogGPPlatform& platform) {
+  std::string out;
+  for (const PlatformNode& node : platform.nodes()) {
+    out += node.name + " [";
+    for (const std::string& nic : node.nics)
+      out += (out.back() == '[' ? "" : " ") + nic;
+    out += "] " + num(node.memcpy_bw) + "\n";
+  }
+  return out;
+}
+
+/// Loads `file` in a child process and returns what `query` says of it.
+std::string with_platform(const std::string& file, const std::function<std::string(const LogGPPlatform&)>& query) {
+  return in_child([&] { return query(LogGPPlatform::load(file)); });
+}
+
+/// The error load() throws for `file`, or "loaded".
+std::string load_error(const std::string& file) {
+  return with_platform(file, [](const LogGPPlatform&) { return std::string("loaded"); });
+}
+
+constexpr const char* kAllCaps = "am_short,am_bcopy,am_zcopy,put_zcopy,get_zcopy,atomics,connect_to_iface";
+
+TEST(PlatformLoader, Hdr2RailHasTwoRailsBothWays) {
+  const std::string out = with_platform(shipped("hdr-2rail.xml"), [](const LogGPPlatform& p) {
+    return describe_nodes(p) + describe(p.path("node0", "node1")) + describe(p.path("node1", "node0")) +
+           describe(p.nics("node0", "node1")) + "\n" + describe(p.nics("node1", "node0"));
+  });
+  const std::string lane = " L=8e-07 B=2.4e+10 o=1e-07/1e-07 g=2e-08 reg=1.6e-05+6e-11/B short=220 bcopy=8192 "
+                           "zcopy=1073741824 seg=8192 caps=" + std::string(kAllCaps) + "\n";
+  EXPECT_EQ(out, "node0 [node0.r0 node0.r1] 1.2e+10\n"
+                 "node1 [node1.r0 node1.r1] 1.2e+10\n"
+                 "node0->node1 memcpy 1.2e+10 1.2e+10\n"
+                 "r0" + lane + "r1" + lane +
+                 "node1->node0 memcpy 1.2e+10 1.2e+10\n"
+                 "r0" + lane + "r1" + lane +
+                 "node0.r0>node1.r0 node0.r1>node1.r1\n"
+                 "node1.r0>node0.r0 node1.r1>node0.r1");
+}
+
+TEST(PlatformLoader, Roce1RailHasOneRail) {
+  const std::string out = with_platform(shipped("roce-1rail.xml"), [](const LogGPPlatform& p) {
+    return describe_nodes(p) + describe(p.path("node0", "node1")) + describe(p.nics("node0", "node1"));
+  });
+  EXPECT_EQ(out, "node0 [node0.r0] 1.2e+10\n"
+                 "node1 [node1.r0] 1.2e+10\n"
+                 "node0->node1 memcpy 1.2e+10 1.2e+10\n"
+                 "r0 L=1.5e-06 B=1.15e+10 o=1e-07/1e-07 g=2e-08 reg=1.6e-05+6e-11/B short=220 bcopy=8192 "
+                 "zcopy=1073741824 seg=8192 caps=" + std::string(kAllCaps) + "\n"
+                 "node0.r0>node1.r0");
+}
+
+TEST(PlatformLoader, ShmIntraHasOneShmLaneWithoutAtomics) {
+  const std::string out = with_platform(shipped("shm-intra.xml"), [](const LogGPPlatform& p) {
+    return describe_nodes(p) + describe(p.path("node1", "node0")) + describe(p.nics("node1", "node0"));
+  });
+  EXPECT_EQ(out, "node0 [node0] 1.2e+10\n"
+                 "node1 [node1] 1.2e+10\n"
+                 "node1->node0 memcpy 1.2e+10 1.2e+10\n"
+                 "shm L=1e-07 B=1.1e+10 o=4e-08/4e-08 g=0 reg=5e-07+0/B short=100 bcopy=8192 zcopy=1073741824 "
+                 "seg=8192 caps=am_short,am_bcopy,put_zcopy,get_zcopy,connect_to_iface\n"
+                 "node1>node0");
+}
+
+TEST(PlatformLoader, SplitDuplexPropertiesApplyToBothDirections) {
+  const std::string out = with_platform(fixture("splitduplex.xml"), [](const LogGPPlatform& p) {
+    return describe(p.path("a", "b")) + describe(p.path("b", "a"));
+  });
+  const std::string lane = "wire L=2e-06 B=4e+09 o=3e-07/2e-07 g=0 reg=0+0/B short=64 bcopy=8192 zcopy=1073741824 "
+                           "seg=8192 caps=am_short,am_bcopy\n";
+  EXPECT_EQ(out, "a->b memcpy 1e+10 1e+10\n" + lane + "b->a memcpy 1e+10 1e+10\n" + lane);
+}
+
+TEST(PlatformLoader, PlainPlatformTakesDefaultsAndLinkNames) {
+  const std::string out = with_platform(fixture("plain.xml"), [](const LogGPPlatform& p) {
+    return describe_nodes(p) + describe(p.path("a", "b")) + describe(p.path("c", "b"));
+  });
+  const std::string defaults = " o=2e-07/2e-07 g=0 reg=0+0/B short=128 bcopy=8192 zcopy=1073741824 seg=8192 caps=" +
+                               std::string(kAllCaps) + "\n";
+  EXPECT_EQ(out, "a [a] 1e+10\nb [b] 1e+10\nc [c] 1e+10\n"
+                 "a->b memcpy 1e+10 1e+10\n"
+                 "eth0 L=5e-05 B=1.25e+09" + defaults +
+                 "c->b memcpy 1e+10 1e+10\n"
+                 "wire L=1e-05 B=2e+09" + defaults);
+}
+
+TEST(PlatformLoader, ClusterLoadsWithGeneratedLinks) {
+  const std::string out = with_platform(fixture("cluster.xml"), [](const LogGPPlatform& p) {
+    const LaneAttrs lane = p.path("n0", "n2").lanes.at(0);
+    return describe_nodes(p) + lane.name + " L=" + num(lane.latency) + " B=" + num(lane.bandwidth) + " " +
+           describe(p.nics("n0", "n2"));
+  });
+  EXPECT_EQ(out, "n0 [n0] 1.5e+10\nn1 [n1] 1.5e+10\nn2 [n2] 1.5e+10\n"
+                 "c_link_0 L=2.5e-06 B=1e+10 n0>n2");
+}
+
+TEST(PlatformLoader, MultiLinkRouteMergesItsLinks) {
+  const std::string out = with_platform(fixture("multilink.xml"),
+                                        [](const LogGPPlatform& p) { return describe(p.path("node0", "node1")); });
+  EXPECT_EQ(out, "node0->node1 memcpy 1e+10 1e+10\n"
+                 "r0 L=7e-07 B=1e+10 o=5e-07/2e-07 g=1e-08 reg=0+1e-10/B short=200 bcopy=8192 zcopy=1073741824 "
+                 "seg=8192 caps=am_short,am_bcopy,put_zcopy\n");
+}
+
+TEST(PlatformLoader, ConnectedDijkstraZoneLoads) {
+  const std::string out = with_platform(fixture("dijkstra.xml"), [](const LogGPPlatform& p) {
+    const LaneAttrs lane = p.path("b", "a").lanes.at(0);
+    return lane.name + " L=" + num(lane.latency) + " B=" + num(lane.bandwidth);
+  });
+  EXPECT_EQ(out, "lb L=3e-06 B=4e+09");
+}
+
+TEST(PlatformLoader, LaneBetweenTwoRailsIsNamedAfterBoth) {
+  const std::string out = with_platform(fixture("cross_rail.xml"), [](const LogGPPlatform& p) {
+    return describe_nodes(p) + p.path("node0", "node1").lanes.at(0).name + " " + describe(p.nics("node0", "node1"));
+  });
+  EXPECT_EQ(out, "node0 [node0.r0] 1e+10\nnode1 [node1.r1 node1.r0] 1e+10\nr0-r1 node0.r0>node1.r1");
+}
+
+TEST(PlatformLoader, MissingFile) {
+  const std::string file = fixture("does-not-exist.xml");
+  EXPECT_EQ(load_error(file), "ERROR: " + file + ": no such file");
+}
+
+TEST(PlatformLoader, MalformedXmlNamesTheLine) {
+  const std::string file = fixture("malformed.xml");
+  EXPECT_THAT(load_error(file), StartsWith("ERROR: " + file + ":10: malformed XML: "));
+}
+
+TEST(PlatformLoader, MissingDoctypeNamesTheLine) {
+  const std::string file = fixture("no_doctype.xml");
+  EXPECT_THAT(load_error(file), StartsWith("ERROR: " + file + ":2: no <!DOCTYPE platform"));
+}
+
+TEST(PlatformLoader, SimGridParseErrorKeepsFileAndLine) {
+  const std::string file = fixture("simgrid_error.xml");
+  EXPECT_THAT(load_error(file), StartsWith("ERROR: " + file + ":13: "));
+  EXPECT_THAT(load_error(file), HasSubstr("GBx"));
+}
+
+TEST(PlatformLoader, UnknownUnitInXoverPropertyNamesFileAndLine) {
+  const std::string file = fixture("bad_unit.xml");
+  EXPECT_EQ(load_error(file),
+            "ERROR: " + file + ":12: link 'l': xover:o_send: '0.3xs': unknown time unit 'xs' (use ps, ns, us, ms, s)");
+}
+
+TEST(PlatformLoader, UnknownXoverPropertyListsTheKnownOnes) {
+  const std::string file = fixture("unknown_prop.xml");
+  EXPECT_EQ(load_error(file), "ERROR: " + file +
+                                  ":12: link 'l': unknown property 'xover:o_snd' (known: xover:o_send, xover:o_recv, "
+                                  "xover:gap, xover:reg_cost, xover:reg_growth, xover:max_short, xover:max_bcopy, "
+                                  "xover:max_zcopy, xover:seg_size, xover:caps)");
+}
+
+TEST(PlatformLoader, UnknownHostProperty) {
+  const std::string file = fixture("bad_host_prop.xml");
+  EXPECT_THAT(load_error(file),
+              StartsWith("ERROR: " + file + ":10: host 'a': unknown property 'xover:memcpy' (known: xover:memcpy_bw"));
+}
+
+TEST(PlatformLoader, MemcpyBandwidthOnANic) {
+  const std::string file = fixture("nic_memcpy.xml");
+  EXPECT_EQ(load_error(file),
+            "ERROR: " + file + ":11: host 'node0.r0': xover:memcpy_bw belongs on the node host 'node0', not on its NIC");
+}
+
+TEST(PlatformLoader, NegativeLatency) {
+  const std::string file = fixture("negative_latency.xml");
+  EXPECT_EQ(load_error(file), "ERROR: " + file + ":11: link 'l': latency must not be negative (got -1.000us)");
+}
+
+TEST(PlatformLoader, ZeroBandwidth) {
+  const std::string file = fixture("zero_bandwidth.xml");
+  EXPECT_EQ(load_error(file), "ERROR: " + file + ":11: link 'l': bandwidth must be positive (got 0 B/s)");
+}
+
+TEST(PlatformLoader, NegativeXoverTime) {
+  const std::string file = fixture("negative_time.xml");
+  EXPECT_EQ(load_error(file), "ERROR: " + file + ":12: link 'l': xover:reg_cost must not be negative (got '-2us')");
+}
+
+TEST(PlatformLoader, ZeroSizeThatACapabilityNeeds) {
+  const std::string file = fixture("zero_max_short.xml");
+  EXPECT_EQ(load_error(file), "ERROR: " + file +
+                                  ":12: link 'l': xover:max_short is 0 but the link's caps include am_short (give a "
+                                  "size or leave those out of xover:caps)");
+}
+
+TEST(PlatformLoader, DisconnectedDijkstraZoneIsRefused) {
+  const std::string file = fixture("dijkstra_disconnected.xml");
+  EXPECT_THAT(load_error(file),
+              StartsWith("ERROR: " + file + ":8: zone 'world' has routing=\"Dijkstra\" and no route from 'a' to 'c'"));
+}
+
+TEST(PlatformLoader, NodeWithoutRoute) {
+  const std::string file = fixture("no_route.xml");
+  const std::string out = with_platform(file, [](const LogGPPlatform& p) { return describe(p.path("a", "lonely")); });
+  EXPECT_EQ(out, "ERROR: " + file + ": no route from a to lonely");
+}
+
+TEST(PlatformLoader, UnknownNode) {
+  const std::string file = fixture("plain.xml");
+  const std::string out = with_platform(file, [](const LogGPPlatform& p) { return describe(p.path("a", "x")); });
+  EXPECT_EQ(out, "ERROR: " + file + ": unknown node 'x' (nodes: a, b, c)");
+}
+
+TEST(PlatformLoader, SecondPlatformInOneProcessIsRefused) {
+  const std::string out = in_child([] {
+    LogGPPlatform::load(fixture("plain.xml"));
+    LogGPPlatform::load(fixture("splitduplex.xml"));
+    return std::string("loaded twice");
+  });
+  EXPECT_THAT(out, StartsWith("ERROR: " + fixture("splitduplex.xml") + ": this process already holds"));
+}
+
+TEST(InChild, ReportsAChildThatDies) {
+  EXPECT_EQ(in_child([] { return std::string("fine"); }), "fine");
+  EXPECT_THROW(in_child([]() -> std::string { std::abort(); }), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace xover::sim

@@ -1,0 +1,76 @@
+#include "tests/support/in_child.hpp"
+
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <stdexcept>
+
+namespace xover::test {
+namespace {
+
+void write_all(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+std::string read_all(int fd) {
+  std::string text;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return text;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+}  // namespace
+
+std::string in_child(const std::function<std::string()>& fn) {
+  int fds[2];
+  if (::pipe(fds) != 0)
+    throw std::runtime_error(std::string("in_child: pipe: ") + std::strerror(errno));
+  const pid_t pid = ::fork();
+  if (pid < 0)
+    throw std::runtime_error(std::string("in_child: fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::string result;
+    try {
+      result = fn();
+    } catch (const std::exception& error) {
+      result = std::string("ERROR: ") + error.what();
+    }
+    write_all(fds[1], result);
+    ::close(fds[1]);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  const std::string result = read_all(fds[0]);
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status))
+    throw std::runtime_error("in_child: the child died of signal " + std::to_string(WTERMSIG(status)) +
+                             " (output so far: '" + result + "')");
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error("in_child: the child exited with status " + std::to_string(WEXITSTATUS(status)) +
+                             " (output so far: '" + result + "')");
+  return result;
+}
+
+}  // namespace xover::test

@@ -1,0 +1,17 @@
+// Running a test body in a forked child process. SimGrid allows one engine
+// and one platform per process, so every test that loads a platform loads it
+// in a child of its own and reports back as a string.
+#pragma once
+
+#include <functional>
+#include <string>
+
+namespace xover::test {
+
+/// Forks, runs `fn` in the child and returns what it returned, or
+/// "ERROR: " + what() when it threw. Throws std::runtime_error, with the
+/// child's report so far, when the child dies another way (a signal, an
+/// abort inside SimGrid, an exit of its own).
+std::string in_child(const std::function<std::string()>& fn);
+
+}  // namespace xover::test
