@@ -1,0 +1,133 @@
+// xover proto-info driven as a user drives it: output, JSON, exit statuses.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/support/run.hpp"
+
+namespace xover {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+const std::string kXover = XOVER_BINARY;
+const std::string kSource = XOVER_SOURCE_DIR;
+
+test::CommandResult proto_info(const std::string& args) {
+  return test::run_command(kXover + " proto-info " + args);
+}
+
+std::string data(const std::string& name) {
+  return kSource + "/tests/data/platforms/" + name;
+}
+
+// The shipped two-rail HDR platform, worked out from platforms/hdr-2rail.xml
+// (L 0.8 us, 24 GB/s, o 0.1 us, gap 20 ns, memcpy 12 GB/s, registration
+// cache on, max_short 220, segment 8 KiB):
+//   eager/short        1.0 us + 0.125 n          n ≤ 212
+//   eager/zcopy        the same line             n ≤ 8184
+//   eager/multi/zcopy  S = 8168, bound by the receiver's copy:
+//                      t_r = 0.1 us + 8168/12 GB/s, m* = t_r/S = 0.09558 ns/B
+//   rndv/get           0.99 (2.9 us + n/48 GB/s), crossing multi at 21756.x
+TEST(ProtoInfoCli, DefaultPlatformTable) {
+  const auto r = proto_info("--platform " + kSource + "/platforms/hdr-2rail.xml");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("| 0..212                     | eager/short"));
+  EXPECT_THAT(r.out, HasSubstr("| 213..8168                  | eager/zcopy"));
+  EXPECT_THAT(r.out, HasSubstr("| 8169..21756                | eager/multi/zcopy"));
+  EXPECT_THAT(r.out, HasSubstr("| 21757..inf                 | rndv/get           | r0 50%, r1 50%"));
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(ProtoInfoCli, JsonCarriesRangesCostsAndClosedForm) {
+  const auto r = test::run_command(
+      kXover + " proto-info --json --platform " + kSource +
+      "/platforms/hdr-2rail.xml | python3 -c '"
+      "import json, sys\n"
+      "d = json.load(sys.stdin)\n"
+      "r = d[\"ranges\"]\n"
+      "assert r[0][\"from\"] == 0 and r[0][\"protocol\"] == \"eager/short\", r[0]\n"
+      "assert r[-1][\"to\"] is None and r[-1][\"protocol\"] == \"rndv/get\", r[-1]\n"
+      "assert [l[\"share\"] for l in r[-1][\"lanes\"]] == [0.5, 0.5]\n"
+      "assert all(a[\"to\"] + 1 == b[\"from\"] for a, b in zip(r, r[1:]))\n"
+      "c = {x[\"protocol\"]: x for x in d[\"costs\"]}\n"
+      "assert abs(c[\"eager/short\"][\"ranges\"][0][\"c\"] - 1.0e-6) < 1e-15\n"
+      "assert abs(c[\"rndv/get\"][\"ranges\"][0][\"m\"] - 1 / 48e9) < 1e-22\n"
+      "assert set(d[\"closed_form\"]) == {\"rndv_am\", \"rndv_get\"}\n"
+      "assert d[\"closed_form\"][\"rndv_get\"] == 169284, d[\"closed_form\"]\n"
+      "print(\"json ok\")'");
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("json ok"));
+}
+
+TEST(ProtoInfoCli, SaysWhyClosedFormAndEnvelopeDiffer) {
+  const auto r = proto_info("--platform " + kSource + "/platforms/hdr-2rail.xml");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_THAT(r.out, HasSubstr("differ"));
+  EXPECT_THAT(r.out, HasSubstr("why: eager/zcopy"));
+  EXPECT_THAT(r.out, HasSubstr("no latency term"));
+  EXPECT_THAT(r.out, HasSubstr("sender's ACK"));
+}
+
+TEST(ProtoInfoCli, SettingsChangeTheTable) {
+  const auto r = proto_info("--platform " + kSource + "/platforms/hdr-2rail.xml --set rndv_thresh=4KiB");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("| 4096..inf                  | rndv/get"));
+  const auto forced = proto_info("--platform " + kSource + "/platforms/hdr-2rail.xml --set proto=eager/short");
+  ASSERT_EQ(forced.status, 0) << forced.err;
+  EXPECT_THAT(forced.out, HasSubstr("| 213..inf                   | (no protocol)"));
+}
+
+struct BadInput {
+  std::string args;
+  std::string message;
+};
+
+void PrintTo(const BadInput& input, std::ostream* os) {
+  *os << "proto-info " << input.args;
+}
+
+class ProtoInfoBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(ProtoInfoBadInput, ExitsWithStatusTwoAndSaysWhere) {
+  const auto r = proto_info(GetParam().args);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_THAT(r.err, StartsWith("xover proto-info: "));
+  EXPECT_THAT(r.err, HasSubstr(GetParam().message));
+  EXPECT_EQ(r.out, "");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Platforms, ProtoInfoBadInput,
+    ::testing::Values(
+        BadInput{"--platform " + data("missing.xml"), data("missing.xml") + ": no such file"},
+        BadInput{"--platform " + data("malformed.xml"), data("malformed.xml") + ":10: malformed XML"},
+        BadInput{"--platform " + data("bad_unit.xml"), data("bad_unit.xml") + ":12: link 'l': xover:o_send: '0.3xs'"},
+        BadInput{"--platform " + data("negative_latency.xml"),
+                 data("negative_latency.xml") + ":11: link 'l': latency must not be negative"},
+        BadInput{"--platform " + data("zero_bandwidth.xml"),
+                 data("zero_bandwidth.xml") + ":11: link 'l': bandwidth must be positive"},
+        BadInput{"--platform " + data("no_route.xml") + " --from a --to lonely",
+                 data("no_route.xml") + ": no route from a to lonely"},
+        BadInput{"--platform " + data("unknown_prop.xml"), "unknown property 'xover:o_snd'"},
+        BadInput{"--from node0 --to nodeX", "unknown node 'nodeX' (nodes: node0, node1)"}));
+
+INSTANTIATE_TEST_SUITE_P(Options, ProtoInfoBadInput,
+                         ::testing::Values(BadInput{"--set eagr_limit=4", "unknown setting 'eagr_limit'"},
+                                           BadInput{"--set rndv_thresh=4parsecs", "unknown size unit"},
+                                           BadInput{"--set proto=eager/mul", "unknown protocol 'eager/mul'"},
+                                           BadInput{"--bogus", "unrecognised option '--bogus'"}));
+
+TEST(ProtoInfoCli, HelpListsOptionsAndSettings) {
+  const auto r = proto_info("--help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_THAT(r.out, HasSubstr("--platform"));
+  EXPECT_THAT(r.out, HasSubstr("rndv_perf_diff"));
+  const auto top = test::run_command(kXover + " --help");
+  EXPECT_EQ(top.status, 0);
+  EXPECT_THAT(top.out, HasSubstr("proto-info"));
+  EXPECT_EQ(test::run_command(kXover + " frobnicate").status, 2);
+}
+
+}  // namespace
+}  // namespace xover

@@ -1,0 +1,44 @@
+#include "tests/support/run.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace xover::test {
+namespace {
+
+std::string slurp(const std::string& file) {
+  std::ifstream in(file);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+}  // namespace
+
+CommandResult run_command(const std::string& command) {
+  char out_name[] = "/tmp/xover-test-out-XXXXXX";
+  char err_name[] = "/tmp/xover-test-err-XXXXXX";
+  const int out_fd = mkstemp(out_name);
+  const int err_fd = mkstemp(err_name);
+  if (out_fd < 0 || err_fd < 0)
+    throw std::runtime_error("run_command: cannot create temporary files");
+  close(out_fd);
+  close(err_fd);
+  const int raw = std::system(("(" + command + ") >" + out_name + " 2>" + err_name + " </dev/null").c_str());
+  CommandResult result;
+  if (raw != -1 && WIFEXITED(raw))
+    result.status = WEXITSTATUS(raw);
+  result.out = slurp(out_name);
+  result.err = slurp(err_name);
+  unlink(out_name);
+  unlink(err_name);
+  return result;
+}
+
+}  // namespace xover::test

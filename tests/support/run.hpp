@@ -1,0 +1,18 @@
+// Runs a command line and captures what it printed and how it exited, for
+// tests that drive the xover binary as a user would.
+#pragma once
+
+#include <string>
+
+namespace xover::test {
+
+struct CommandResult {
+  int status = -1;     ///< exit status, or -1 when killed by a signal
+  std::string out;     ///< standard output
+  std::string err;     ///< standard error
+};
+
+/// Runs `command` through /bin/sh.
+CommandResult run_command(const std::string& command);
+
+}  // namespace xover::test

@@ -1,0 +1,234 @@
+#include "tools/proto_info_format.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+#include "tools/json.hpp"
+
+namespace xover::tools {
+namespace {
+
+std::string range_text(Bytes from, Bytes to) {
+  return std::to_string(from) + ".." + (to == kSizeMax ? std::string("inf") : std::to_string(to));
+}
+
+std::string lanes_text(const Path& path, const std::vector<LaneShare>& lanes) {
+  std::string out;
+  for (const LaneShare& share : lanes) {
+    if (!out.empty())
+      out += ", ";
+    out += path.lanes[share.lane].name;
+    if (lanes.size() > 1) {
+      char buf[16];
+      std::snprintf(buf, sizeof buf, " %.0f%%", share.weight * 100);
+      out += buf;
+    }
+  }
+  return out.empty() ? "-" : out;
+}
+
+std::string pad(std::string s, std::size_t width) {
+  if (s.size() < width)
+    s.append(width - s.size(), ' ');
+  return s;
+}
+
+std::string optional_size(const std::optional<Bytes>& n) {
+  return n ? std::to_string(*n) + " B" : std::string("none");
+}
+
+const char* perf_name(PerfType perf) {
+  return perf == PerfType::Latency ? "latency" : "streaming";
+}
+
+void settings_line(std::ostringstream& os, const SelectConfig& c) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g%% (d = %g)", c.rndv_perf_diff, c.rndv_bias());
+  os << "# settings    reg_cache=" << (c.reg_cache ? "on" : "off") << "  rndv_perf_diff=" << buf
+     << "  max_eager_lanes=" << c.lanes.max_eager_lanes << "  max_rndv_lanes=" << c.lanes.max_rndv_lanes
+     << "  min_bw_ratio=" << c.lanes.min_bw_ratio;
+  if (c.eager_limit)
+    os << "  eager_limit=" << *c.eager_limit;
+  if (c.multi_eager_limit)
+    os << "  multi_eager_limit=" << *c.multi_eager_limit;
+  if (c.rndv_thresh)
+    os << "  rndv_thresh=" << *c.rndv_thresh;
+  for (const std::string& p : c.forced)
+    os << "  proto=" << p;
+  for (const std::string& p : c.disabled)
+    os << "  disable=" << p;
+  os << "\n";
+}
+
+}  // namespace
+
+std::string format_proto_info_text(const ProtoInfoReport& r) {
+  const Path& path = r.path;
+  const EndpointLanes& el = r.table.lanes();
+  std::ostringstream os;
+  os << "# xover proto-info\n";
+  os << "# platform    " << r.platform_file << "\n";
+  os << "# path        " << path.from << " -> " << path.to << "\n";
+  for (const LaneAttrs& lane : path.lanes) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "#   lane %-6s L %s  %.3f GB/s  o_send %s  o_recv %s  g %s  caps %s\n",
+                  lane.name.c_str(), format_time(lane.latency).c_str(), lane.bandwidth / 1e9,
+                  format_time(lane.o_send).c_str(), format_time(lane.o_recv).c_str(), format_time(lane.gap).c_str(),
+                  lane.caps.to_string().c_str());
+    os << buf;
+  }
+  os << "# operation   tag_send, host memory, optimised for " << perf_name(r.table.perf()) << "\n";
+  settings_line(os, r.config);
+  auto one = [&](const std::optional<std::size_t>& lane) { return lane ? path.lanes[*lane].name : std::string("-"); };
+  os << "# lanes       am " << one(el.am) << " | bootstrap " << one(el.bootstrap)
+     << (el.needs_bootstrap(path) ? " (wire-up goes through it)" : "") << " | eager " << lanes_text(path, el.eager_bcopy)
+     << " | rndv/am " << lanes_text(path, el.rndv_am) << " | rma " << lanes_text(path, el.rma) << "\n";
+
+  const std::string rule = "+----------------------------+--------------------+--------------------------------+\n";
+  os << rule << "| " << pad("size range", 27) << "| " << pad("protocol", 19) << "| " << pad("lanes (share of bytes)", 31)
+     << "|\n"
+     << rule;
+  Bytes expected = 0;
+  auto row = [&](const std::string& range, const std::string& proto, const std::string& lanes) {
+    os << "| " << pad(range, 27) << "| " << pad(proto, 19) << "| " << pad(lanes, 31) << "|\n";
+  };
+  for (const ThresholdRange& range : r.table.ranges()) {
+    if (range.from > expected)
+      row(range_text(expected, range.from - 1), "(no protocol)", "-");
+    const ProtoChoice& choice = r.table.choices()[range.choice];
+    row(range_text(range.from, range.to), std::string(choice.protocol->name), lanes_text(path, choice.candidate.lanes));
+    expected = range.to == kSizeMax ? kSizeMax : range.to + 1;
+  }
+  if (r.table.ranges().empty() || r.table.ranges().back().to != kSizeMax)
+    row(range_text(expected, kSizeMax), "(no protocol)", "-");
+  os << rule;
+
+  os << "\ncost lines, T(n) = c + m*n to the receiver's completion (selection multiplies rndv/* by d)\n";
+  for (const ProtoChoice& choice : r.table.choices()) {
+    for (const PerfRange& range : choice.candidate.ranges) {
+      const LinearFunc line = range.factors.single();
+      char buf[256];
+      std::snprintf(buf, sizeof buf, "  %-18s %-22s c %-11s m %8.5f ns/B  (%s)\n",
+                    std::string(choice.protocol->name).c_str(), range_text(range.from, range.to).c_str(),
+                    format_time(line.c).c_str(), line.m * 1e9, std::string(choice.protocol->description).c_str());
+      os << buf;
+    }
+  }
+
+  os << "\nclosed form (seed) against the envelope: first size where rendezvous wins over eager/zcopy\n";
+  for (const ClosedFormComparison& cmp : r.closed_form) {
+    os << "  " << pad(cmp.rndv, 9) << " (rrc=" << cmp.rrc << ")  closed form " << pad(optional_size(cmp.closed_form), 12)
+       << " envelope " << pad(optional_size(cmp.envelope), 12) << " table " << optional_size(cmp.table) << "  "
+       << (cmp.agree ? "agree" : "differ") << "\n";
+    for (const std::string& reason : cmp.reasons)
+      os << "      why: " << reason << "\n";
+  }
+  return os.str();
+}
+
+std::string format_proto_info_json(const ProtoInfoReport& r) {
+  const Path& path = r.path;
+  JsonWriter j;
+  j.begin_object();
+  j.key("platform").value(r.platform_file);
+  j.key("from").value(path.from);
+  j.key("to").value(path.to);
+  j.key("operation").value("tag_send");
+  j.key("memory").value("host");
+  j.key("perf").value(perf_name(r.table.perf()));
+  j.key("lanes").begin_array();
+  for (const LaneAttrs& lane : path.lanes) {
+    j.begin_object();
+    j.key("name").value(lane.name);
+    j.key("latency").value(lane.latency);
+    j.key("bandwidth").value(lane.bandwidth);
+    j.key("o_send").value(lane.o_send);
+    j.key("o_recv").value(lane.o_recv);
+    j.key("gap").value(lane.gap);
+    j.key("caps").value(lane.caps.to_string());
+    j.end_object();
+  }
+  j.end_array();
+  auto shares = [&](const std::vector<LaneShare>& lanes) {
+    j.begin_array();
+    for (const LaneShare& share : lanes) {
+      j.begin_object();
+      j.key("name").value(path.lanes[share.lane].name);
+      j.key("share").value(share.weight);
+      j.end_object();
+    }
+    j.end_array();
+  };
+  j.key("ranges").begin_array();
+  for (const ThresholdRange& range : r.table.ranges()) {
+    const ProtoChoice& choice = r.table.choices()[range.choice];
+    j.begin_object();
+    j.key("from").value(std::uint64_t{range.from});
+    j.key("to");
+    if (range.to == kSizeMax)
+      j.null();
+    else
+      j.value(std::uint64_t{range.to});
+    j.key("protocol").value(choice.protocol->name);
+    j.key("lanes");
+    shares(choice.candidate.lanes);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("costs").begin_array();
+  for (const ProtoChoice& choice : r.table.choices()) {
+    j.begin_object();
+    j.key("protocol").value(choice.protocol->name);
+    j.key("bias").value(choice.bias);
+    j.key("ranges").begin_array();
+    for (const PerfRange& range : choice.candidate.ranges) {
+      const LinearFunc line = range.factors.single();
+      j.begin_object();
+      j.key("from").value(std::uint64_t{range.from});
+      j.key("to");
+      if (range.to == kSizeMax)
+        j.null();
+      else
+        j.value(std::uint64_t{range.to});
+      j.key("c").value(line.c);
+      j.key("m").value(line.m);
+      j.key("factors").begin_object();
+      for (std::size_t k = 0; k < kFactorCount; ++k) {
+        j.key(factor_name(static_cast<Factor>(k))).begin_object();
+        j.key("c").value(range.factors.f[k].c);
+        j.key("m").value(range.factors.f[k].m);
+        j.end_object();
+      }
+      j.key("gap").value(range.factors.gap);
+      j.end_object();
+      j.end_object();
+    }
+    j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+  j.key("closed_form").begin_object();
+  for (const ClosedFormComparison& cmp : r.closed_form)
+    j.key(cmp.rrc == 0 ? "rndv_am" : "rndv_get").value(cmp.closed_form);
+  j.end_object();
+  j.key("comparison").begin_array();
+  for (const ClosedFormComparison& cmp : r.closed_form) {
+    j.begin_object();
+    j.key("rndv").value(cmp.rndv);
+    j.key("rrc").value(std::uint64_t(cmp.rrc));
+    j.key("closed_form").value(cmp.closed_form);
+    j.key("envelope").value(cmp.envelope);
+    j.key("table").value(cmp.table);
+    j.key("agree").value(cmp.agree);
+    j.key("reasons").begin_array();
+    for (const std::string& reason : cmp.reasons)
+      j.value(reason);
+    j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  return j.str();
+}
+
+}  // namespace xover::tools

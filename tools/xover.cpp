@@ -1,0 +1,36 @@
+// xover: which protocol should carry a message of each size, over which
+// lanes, and does the answer hold on hardware. This file only dispatches.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "tools/commands.hpp"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: xover COMMAND [options]\n"
+    "\n"
+    "commands:\n"
+    "  proto-info   the protocol thresholds table of a platform path (xover proto-info --help)\n"
+    "\n"
+    "xover --help prints this; every command takes --help.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << kUsage;
+    return xover::tools::kExitBadInput;
+  }
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (command == "proto-info")
+    return xover::tools::proto_info_command(args);
+  std::cerr << "xover: unknown command '" << command << "'\n" << kUsage;
+  return xover::tools::kExitBadInput;
+}
