@@ -1,19 +1,81 @@
-// Protocol header sizes, shared by the cost models and the wire format.
+// The wire format of the protocol headers. Every header is a fixed run of
+// little-endian 64-bit fields (the RTS adds one key and address per lane),
+// packed and unpacked here and length-checked before use, so that a corrupt
+// peer cannot make a handler read past what arrived.
 //
 // A header takes room in a receive segment, so it shrinks what a fragment can
 // carry; the cost models do not charge its bytes on the wire (at 25 GB/s the
-// largest adds under 2 ns), and the simulator carries headers beside the data.
+// largest adds under 3 ns), and the simulator carries headers beside the data.
 #pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <vector>
 
 #include "protocols/units.hpp"
 
 namespace xover::wire {
 
-inline constexpr Bytes kEagerHdr = 8;      ///< tag
-inline constexpr Bytes kMultiHdr = 24;     ///< tag, message id, offset
-inline constexpr Bytes kRndvDataHdr = 16;  ///< request id, offset
-inline constexpr Bytes kRtsHdr = 40;       ///< tag, request id, size, address, remote key
-inline constexpr Bytes kRtrHdr = 24;       ///< request ids, size
-inline constexpr Bytes kAckHdr = 8;        ///< request id
+/// Active message ids, one per kind of message.
+enum AmKind : std::uint8_t {
+  kAmEager = 1,      ///< eager/short, bcopy, zcopy: the whole message
+  kAmMulti = 2,      ///< one multi-eager fragment
+  kAmRts = 3,        ///< rendezvous request to send
+  kAmRtr = 4,        ///< rndv/am: ready to receive
+  kAmRndvData = 5,   ///< rndv/am: one data fragment
+  kAmAck = 6,        ///< rndv/get: the receiver is done
+};
+
+inline constexpr Bytes kEagerHdr = 16;     ///< tag, sequence
+inline constexpr Bytes kMultiHdr = 32;     ///< tag, sequence, total size, offset
+inline constexpr Bytes kRtsHdr = 48;       ///< tag, sequence, size, sender request, protocol, lanes; + 16 per lane
+inline constexpr Bytes kRtrHdr = 16;       ///< sender request, receiver request
+inline constexpr Bytes kRndvDataHdr = 16;  ///< receiver request, offset
+inline constexpr Bytes kAckHdr = 8;        ///< sender request
+
+/// Packs 64-bit fields into a header.
+class HeaderWriter {
+ public:
+  HeaderWriter& put(std::uint64_t v) {
+    std::array<std::byte, 8> raw;
+    for (int i = 0; i < 8; ++i)
+      raw[i] = static_cast<std::byte>(v >> (8 * i));
+    bytes_.insert(bytes_.end(), raw.begin(), raw.end());
+    return *this;
+  }
+  std::span<const std::byte> bytes() const { return bytes_; }
+
+ private:
+  std::vector<std::byte> bytes_;
+};
+
+/// Unpacks 64-bit fields; `ok()` turns false, and every later get() returns
+/// 0, once a read would pass the end of what arrived.
+class HeaderReader {
+ public:
+  explicit HeaderReader(std::span<const std::byte> bytes) : bytes_(bytes) {}
+  std::uint64_t get() {
+    if (pos_ + 8 > bytes_.size()) {
+      ok_ = false;
+      return 0;
+    }
+    std::uint64_t v = 0;
+    for (int i = 0; i < 8; ++i)
+      v |= static_cast<std::uint64_t>(bytes_[pos_ + i]) << (8 * i);
+    pos_ += 8;
+    return v;
+  }
+  bool ok() const { return ok_; }
+  /// True when every byte was read and none was missing.
+  bool exact() const { return ok_ && pos_ == bytes_.size(); }
+
+ private:
+  std::span<const std::byte> bytes_;
+  std::size_t pos_ = 0;
+  bool ok_ = true;
+};
 
 }  // namespace xover::wire

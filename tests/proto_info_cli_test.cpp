@@ -24,18 +24,19 @@ std::string data(const std::string& name) {
 // The shipped two-rail HDR platform, worked out from platforms/hdr-2rail.xml
 // (L 0.8 us, 24 GB/s, o 0.1 us, gap 20 ns, memcpy 12 GB/s, registration
 // cache on, max_short 220, segment 8 KiB):
-//   eager/short        1.0 us + 0.125 n          n ≤ 212
-//   eager/zcopy        the same line             n ≤ 8184
-//   eager/multi/zcopy  S = 8168, bound by the receiver's copy:
-//                      t_r = 0.1 us + 8168/12 GB/s, m* = t_r/S = 0.09558 ns/B
-//   rndv/get           0.99 (2.9 us + n/48 GB/s), crossing multi at 21756.x
+//   eager/short        1.0 us + 0.125 n          n ≤ 204 (220 − 16 B header)
+//   eager/zcopy        the same line             n ≤ 8176
+//   eager/multi/zcopy  S = 8160, bound by the receiver's copy:
+//                      t_r = 0.1 us + 8160/12 GB/s = 780 ns, m* = t_r/S;
+//                      fill 2020 ns → 1240 ns + 0.0955882 n
+//   rndv/get           0.99 (2.9 us + n/48 GB/s), crossing multi at 21757.4
 TEST(ProtoInfoCli, DefaultPlatformTable) {
   const auto r = proto_info("--platform " + kSource + "/platforms/hdr-2rail.xml");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("| 0..212                     | eager/short"));
-  EXPECT_THAT(r.out, HasSubstr("| 213..8168                  | eager/zcopy"));
-  EXPECT_THAT(r.out, HasSubstr("| 8169..21756                | eager/multi/zcopy"));
-  EXPECT_THAT(r.out, HasSubstr("| 21757..inf                 | rndv/get           | r0 50%, r1 50%"));
+  EXPECT_THAT(r.out, HasSubstr("| 0..204                     | eager/short"));
+  EXPECT_THAT(r.out, HasSubstr("| 205..8160                  | eager/zcopy"));
+  EXPECT_THAT(r.out, HasSubstr("| 8161..21757                | eager/multi/zcopy"));
+  EXPECT_THAT(r.out, HasSubstr("| 21758..inf                 | rndv/get           | r0 50%, r1 50%"));
   EXPECT_EQ(r.err, "");
 }
 
@@ -75,7 +76,7 @@ TEST(ProtoInfoCli, SettingsChangeTheTable) {
   EXPECT_THAT(r.out, HasSubstr("| 4096..inf                  | rndv/get"));
   const auto forced = proto_info("--platform " + kSource + "/platforms/hdr-2rail.xml --set proto=eager/short");
   ASSERT_EQ(forced.status, 0) << forced.err;
-  EXPECT_THAT(forced.out, HasSubstr("| 213..inf                   | (no protocol)"));
+  EXPECT_THAT(forced.out, HasSubstr("| 205..inf                   | (no protocol)"));
 }
 
 struct BadInput {

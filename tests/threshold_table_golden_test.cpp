@@ -30,17 +30,17 @@ std::vector<Row> rows(const ThresholdTable& table) {
 //   L = 1 us, B = 1 GB/s (1 ns/B), o_send = o_recv = 400 ns, memcpy 4 GB/s
 //   (0.25 ns/B), max_short 72, segment = max_bcopy = 4104, reg 930.1 ns.
 // Costs:
-//   eager/short   1800 + 1.25n                 n ≤ 64   (72 − 8 B header)
-//   eager/bcopy   1800 + 1.5n                  n ≤ 4096
-//   eager/zcopy   2730.1 + 1.25n               n ≤ 4096
+//   eager/short   1800 + 1.25n                 n ≤ 56   (72 − 16 B header)
+//   eager/bcopy   1800 + 1.5n                  n ≤ 4088
+//   eager/zcopy   2730.1 + 1.25n               n ≤ 4088
 //     bcopy|zcopy cross at 930.1 / 0.25 = 3720.4
-//   eager/multi/zcopy, S = 4104 − 24 = 4080, above S:
-//     t_s = 400, t_w = 4080, t_r = 400 + 1020 = 1420; wire-bound, m* = 1;
-//     fill 6900 → 6900 − 4080 + n + reg 930.1 = 3750.1 + n
-//     equal to eager/zcopy at S = 4080, cheaper from 4081
-//   eager/multi/bcopy  3840 + n above S: never best
+//   eager/multi/zcopy, S = 4104 − 32 = 4072, above S:
+//     t_s = 400, t_w = 4072, t_r = 400 + 1018 = 1418; wire-bound, m* = 1;
+//     fill 6890 → 6890 − 4072 + n + reg 930.1 = 3748.1 + n
+//     equal to eager/zcopy at S = 4072, cheaper from 4073
+//   eager/multi/bcopy  3836 + n above S: never best
 //   rndv/get  930.1 + 1800 + 930.1 + (2000 + n + 800) = 6460.2 + n,
-//     times d = 0.99: 6395.598 + 0.99n; meets multi/zcopy at 264549.8
+//     times d = 0.99: 6395.598 + 0.99n; meets multi/zcopy at 264749.8
 //   rndv/am   0.99 × (7352.1 + n): never below rndv/get
 TEST(ThresholdTableGolden, OneLaneNoRegistrationCache) {
   LaneAttrs l = test::lane("r0", 1, 1, 0.4);
@@ -51,26 +51,26 @@ TEST(ThresholdTableGolden, OneLaneNoRegistrationCache) {
   SelectConfig config;
   config.reg_cache = false;
   const ThresholdTable table = ThresholdTable::build(test::path({l}, 4), config);
-  EXPECT_EQ(rows(table), (std::vector<Row>{{0, 64, "eager/short"},
-                                          {65, 3720, "eager/bcopy"},
-                                          {3721, 4080, "eager/zcopy"},
-                                          {4081, 264549, "eager/multi/zcopy"},
-                                          {264550, kSizeMax, "rndv/get"}}));
+  EXPECT_EQ(rows(table), (std::vector<Row>{{0, 56, "eager/short"},
+                                          {57, 3720, "eager/bcopy"},
+                                          {3721, 4072, "eager/zcopy"},
+                                          {4073, 264749, "eager/multi/zcopy"},
+                                          {264750, kSizeMax, "rndv/get"}}));
 }
 
 // Two equal rails, registration cache on (the default).
 //   L = 1 us, B = 10 GB/s (0.1 ns/B), o = 250 ns, memcpy 5 GB/s (0.2 ns/B),
 //   max_short 136, segment = max_bcopy = 8216.
-//   eager/short   1500 + 0.3n   n ≤ 128
-//   eager/zcopy   1500 + 0.3n   n ≤ 8208  (equal to short: short wins its range)
+//   eager/short   1500 + 0.3n   n ≤ 120
+//   eager/zcopy   1500 + 0.3n   n ≤ 8200  (equal to short: short wins its range)
 //   eager/bcopy   1500 + 0.5n
-//   eager/multi/zcopy on r0 (max_eager_lanes 1), S = 8192, above S:
-//     t_s = 250, t_w = 819.2, t_r = 250 + 1638.4 = 1888.4: bound by the
-//     receiver's copy, m* = 1888.4/8192 = 0.230517578125;
-//     fill 3957.6 → 2069.2 + 0.230517578125n; equal to eager/zcopy at 8192
+//   eager/multi/zcopy on r0 (max_eager_lanes 1), S = 8184, above S:
+//     t_s = 250, t_w = 818.4, t_r = 250 + 1636.8 = 1886.8: bound by the
+//     receiver's copy, m* = 1886.8/8184 = 0.2305474;
+//     fill 3955.2 → 2068.4 + 0.2305474n; equal to eager/zcopy at 8184
 //   rndv/get over r0 and r1, 50 % each: 1500 (RTS) + 2000 + n/20 GB/s
 //     + max(2·250 + 250, 250 + 2·250) = 4250 + 0.05n; times 0.99:
-//     4207.5 + 0.0495n; meets multi/zcopy at 11812.66
+//     4207.5 + 0.0495n; meets multi/zcopy at 11815.2
 TEST(ThresholdTableGolden, TwoEqualRailsStripeRendezvous) {
   LaneAttrs r0 = test::lane("r0", 1, 10, 0.25);
   r0.max_short = 136;
@@ -79,10 +79,10 @@ TEST(ThresholdTableGolden, TwoEqualRailsStripeRendezvous) {
   LaneAttrs r1 = r0;
   r1.name = "r1";
   const ThresholdTable table = ThresholdTable::build(test::path({r0, r1}, 5), SelectConfig{});
-  EXPECT_EQ(rows(table), (std::vector<Row>{{0, 128, "eager/short"},
-                                          {129, 8192, "eager/zcopy"},
-                                          {8193, 11812, "eager/multi/zcopy"},
-                                          {11813, kSizeMax, "rndv/get"}}));
+  EXPECT_EQ(rows(table), (std::vector<Row>{{0, 120, "eager/short"},
+                                          {121, 8184, "eager/zcopy"},
+                                          {8185, 11815, "eager/multi/zcopy"},
+                                          {11816, kSizeMax, "rndv/get"}}));
   const ProtoChoice* get = table.lookup(1 << 20);
   ASSERT_NE(get, nullptr);
   EXPECT_EQ(get->candidate.lanes, (std::vector<LaneShare>{{0, 0.5}, {1, 0.5}}));
@@ -99,13 +99,13 @@ TEST(ThresholdTableGolden, TwoEqualRailsStripeRendezvous) {
 // tcp, the only one that connects to an interface; tcp is 10× slower than
 // r0, past the ratio 4, so no bandwidth class takes it.
 //   eager/short   absent: r0 has no am_short
-//   eager/bcopy   3000 + 0.33n        n ≤ 8248
+//   eager/bcopy   3000 + 0.33n        n ≤ 8240
 //   eager/zcopy   5000 + 0.215n: meets bcopy at 17391, past its range
-//   eager/multi/bcopy, S = 8232: t_s = t_r = 500 + 1029 = 1529,
-//     t_w = 658.56: CPU-bound, m* = 1529/8232; fill 5716.56 →
-//     4187.56 + 0.18573858n; equal to eager/bcopy at S, cheaper above
+//   eager/multi/bcopy, S = 8224: t_s = t_r = 500 + 1028 = 1528,
+//     t_w = 657.92: CPU-bound, m* = 1528/8224; fill 5713.92 →
+//     4185.92 + 0.18579767n; equal to eager/bcopy at S, cheaper above
 //   rndv/get  (2000 + 0.01n)·2 + 3000 + 4000 + 0.08n + 1000 = 12000 + 0.1n,
-//     times 0.99: 11880 + 0.099n; meets multi/bcopy at 88685.33
+//     times 0.99: 11880 + 0.099n; meets multi/bcopy at 88643.86
 TEST(ThresholdTableGolden, CapabilitiesAndBandwidthRatioShapeTheLanes) {
   LaneAttrs r0 = test::lane("r0", 2, 12.5, 0.5);
   r0.seg_size = r0.max_bcopy = 8256;
@@ -118,9 +118,9 @@ TEST(ThresholdTableGolden, CapabilitiesAndBandwidthRatioShapeTheLanes) {
   SelectConfig config;
   config.reg_cache = false;
   const ThresholdTable table = ThresholdTable::build(path, config);
-  EXPECT_EQ(rows(table), (std::vector<Row>{{0, 8232, "eager/bcopy"},
-                                          {8233, 88685, "eager/multi/bcopy"},
-                                          {88686, kSizeMax, "rndv/get"}}));
+  EXPECT_EQ(rows(table), (std::vector<Row>{{0, 8224, "eager/bcopy"},
+                                          {8225, 88643, "eager/multi/bcopy"},
+                                          {88644, kSizeMax, "rndv/get"}}));
   EXPECT_EQ(table.lanes().am, 1u);
   EXPECT_EQ(table.lanes().bootstrap, 0u);
   EXPECT_TRUE(table.lanes().needs_bootstrap(path));

@@ -7,7 +7,7 @@ packages=(
   build-essential cmake pkg-config
   libsimgrid-dev libboost-program-options-dev libpugixml-dev
   libgtest-dev googletest
-  python3 python3-matplotlib
+  python3 python3-matplotlib libxml2-utils
 )
 # Optional backends, built when present.
 optional=(libibverbs-dev)
