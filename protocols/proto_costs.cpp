@@ -4,16 +4,17 @@
 
 namespace xover::cost {
 
-PerfFactors am_message(const LaneAttrs& lane) {
-  PerfFactors p = control_message(lane);
-  p[Factor::Network] = LinearFunc::per_byte(1.0 / lane.bandwidth);
+PerfFactors am_message(const LaneAttrs& lane, Bytes header) {
+  PerfFactors p = control_message(lane, header);
+  p[Factor::Network].m = 1.0 / lane.bandwidth;
   return p;
 }
 
-PerfFactors control_message(const LaneAttrs& lane) {
+PerfFactors control_message(const LaneAttrs& lane, Bytes header) {
   PerfFactors p;
   p[Factor::LocalCpu] = LinearFunc::constant(lane.o_send);
   p[Factor::Latency] = LinearFunc::constant(lane.latency);
+  p[Factor::Network] = LinearFunc::constant(static_cast<double>(header) / lane.bandwidth);
   p[Factor::RemoteCpu] = LinearFunc::constant(lane.o_recv);
   p.gap = lane.gap;
   return p;
@@ -32,13 +33,14 @@ LinearFunc copy(BytesPerSecond bandwidth) {
   return LinearFunc::per_byte(1.0 / bandwidth);
 }
 
-PerfFactors fragment_pipeline(const Path& path, const std::vector<LaneShare>& lanes, Bytes payload,
+PerfFactors fragment_pipeline(const Path& path, const std::vector<LaneShare>& lanes, Bytes payload, Bytes header,
                               const LinearFunc& per_fragment_send, const LinearFunc& per_fragment_recv) {
   const double s = static_cast<double>(payload);
+  const double wire = s + static_cast<double>(header);
   const LaneAttrs& first = path.lanes[lanes.front().lane];
   const Seconds t_send = per_fragment_send.apply(s);
   const Seconds t_recv = per_fragment_recv.apply(s);
-  const Seconds t_wire = s / first.bandwidth;
+  const Seconds t_wire = wire / first.bandwidth;
 
   // Per-byte rate of each stage when the pipe is full.
   const SecondsPerByte m_send = t_send / s;
@@ -46,7 +48,7 @@ PerfFactors fragment_pipeline(const Path& path, const std::vector<LaneShare>& la
   SecondsPerByte m_net = 0;
   for (const LaneShare& share : lanes) {
     const LaneAttrs& lane = path.lanes[share.lane];
-    m_net = std::max(m_net, share.weight * std::max(lane.gap, s / lane.bandwidth) / s);
+    m_net = std::max(m_net, share.weight * std::max(lane.gap, wire / lane.bandwidth) / s);
   }
   const SecondsPerByte m_star = std::max({m_send, m_recv, m_net});
 

@@ -12,12 +12,12 @@
 
 namespace xover::cost {
 
-/// One active message of n payload bytes on `lane`:
-/// local o_send, latency L, network n/B, remote o_recv.
-PerfFactors am_message(const LaneAttrs& lane);
+/// One active message of n payload bytes and a `header` on `lane`:
+/// local o_send, latency L, network (header + n)/B, remote o_recv.
+PerfFactors am_message(const LaneAttrs& lane, Bytes header);
 
-/// A control message (RTS, RTR, ACK) on `lane`: as am_message with no payload.
-PerfFactors control_message(const LaneAttrs& lane);
+/// A control message (RTS, RTR, ACK) of `header` bytes on `lane`.
+PerfFactors control_message(const LaneAttrs& lane, Bytes header);
 
 /// Registering an n-byte buffer with the memory domain of each lane in
 /// `lanes` (the seed: cost = Σ md reg cost, growth = Σ md reg growth); zero
@@ -27,17 +27,19 @@ LinearFunc registration(const Path& path, const std::vector<LaneShare>& lanes, b
 /// Copying n bytes at `bandwidth`: n / bandwidth.
 LinearFunc copy(BytesPerSecond bandwidth);
 
-/// Fragments of `payload` bytes sent back to back over `lanes`, each costing
-/// `per_fragment_send` at the sender and `per_fragment_recv` at the receiver
-/// (lines in the fragment's size). A three-stage pipeline — sender CPU, NIC,
-/// receiver CPU — with k identical fragments completes in
-///   fill + (k − 1)·max(stage time), fill = t_s + S/B + L + t_r,
+/// Fragments of `payload` bytes (plus a `header` each) sent back to back
+/// over `lanes`, each costing `per_fragment_send` at the sender and
+/// `per_fragment_recv` at the receiver (lines in the fragment's size). A
+/// three-stage pipeline — sender CPU, NIC, receiver CPU — with k identical
+/// fragments completes in
+///   fill + (k − 1)·max(stage time), fill = t_s + (S+h)/B + L + t_r,
 /// (a flow shop of identical jobs); with k = n/S this is
-///   T(n) = fill + (n − S)·m*,  m* = max(t_s/S, max_i w_i·max(g_i, S/B_i)/S, t_r/S).
+///   T(n) = fill + (n − S)·m*,
+///   m* = max(t_s/S, max_i w_i·max(g_i, (S+h)/B_i)/S, t_r/S).
 /// Exact when n is a multiple of S on one lane; otherwise the last, shorter
 /// fragment makes it an upper bound within one fragment's time.
 /// Valid for n ≥ S; below S it is one message.
-PerfFactors fragment_pipeline(const Path& path, const std::vector<LaneShare>& lanes, Bytes payload,
+PerfFactors fragment_pipeline(const Path& path, const std::vector<LaneShare>& lanes, Bytes payload, Bytes header,
                               const LinearFunc& per_fragment_send, const LinearFunc& per_fragment_recv);
 
 }  // namespace xover::cost

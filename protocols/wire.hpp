@@ -4,11 +4,10 @@
 // peer cannot make a handler read past what arrived.
 //
 // A header takes room in a receive segment, so it shrinks what a fragment can
-// carry; the cost models do not charge its bytes on the wire (at 25 GB/s the
-// largest adds under 3 ns), and the simulator carries headers beside the data.
+// carry, and its bytes cross the wire with the payload: the cost models
+// charge (header + payload)/B and the simulator's transfers carry both.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -31,19 +30,23 @@ enum AmKind : std::uint8_t {
 
 inline constexpr Bytes kEagerHdr = 16;     ///< tag, sequence
 inline constexpr Bytes kMultiHdr = 32;     ///< tag, sequence, total size, offset
-inline constexpr Bytes kRtsHdr = 48;       ///< tag, sequence, size, sender request, protocol, lanes; + 16 per lane
+inline constexpr Bytes kRtsHdr = 48;       ///< tag, sequence, size, sender request, protocol, lanes
+inline constexpr Bytes kRtsLaneHdr = 24;   ///< per lane of an RTS: lane, key, address
 inline constexpr Bytes kRtrHdr = 16;       ///< sender request, receiver request
 inline constexpr Bytes kRndvDataHdr = 16;  ///< receiver request, offset
 inline constexpr Bytes kAckHdr = 8;        ///< sender request
+/// An RDMA read request or write header: address, key, length (the
+/// transport's, not the protocols'; used by the models of rndv/get).
+inline constexpr Bytes kRmaHdr = 16;
 
 /// Packs 64-bit fields into a header.
 class HeaderWriter {
  public:
   HeaderWriter& put(std::uint64_t v) {
-    std::array<std::byte, 8> raw;
-    for (int i = 0; i < 8; ++i)
-      raw[i] = static_cast<std::byte>(v >> (8 * i));
-    bytes_.insert(bytes_.end(), raw.begin(), raw.end());
+    const std::size_t at = bytes_.size();
+    bytes_.resize(at + 8);
+    for (std::size_t i = 0; i < 8; ++i)
+      bytes_[at + i] = static_cast<std::byte>(v >> (8 * i));
     return *this;
   }
   std::span<const std::byte> bytes() const { return bytes_; }

@@ -24,19 +24,20 @@ std::string data(const std::string& name) {
 // The shipped two-rail HDR platform, worked out from platforms/hdr-2rail.xml
 // (L 0.8 us, 24 GB/s, o 0.1 us, gap 20 ns, memcpy 12 GB/s, registration
 // cache on, max_short 220, segment 8 KiB):
-//   eager/short        1.0 us + 0.125 n          n ≤ 204 (220 − 16 B header)
+//   eager/short        1000.67 ns + 0.125 n      n ≤ 204 (220 − 16 B header, 16/24 ns)
 //   eager/zcopy        the same line             n ≤ 8176
 //   eager/multi/zcopy  S = 8160, bound by the receiver's copy:
 //                      t_r = 0.1 us + 8160/12 GB/s = 780 ns, m* = t_r/S;
-//                      fill 2020 ns → 1240 ns + 0.0955882 n
-//   rndv/get           0.99 (2.9 us + n/48 GB/s), crossing multi at 21757.4
+//                      fill 2021.33 ns → 1241.33 ns + 0.0955882 n, below
+//                      eager/zcopy from 8182.7, past its last size 8176
+//   rndv/get           0.99 (2904.67 ns + n/48 GB/s), crossing multi at 21801.2
 TEST(ProtoInfoCli, DefaultPlatformTable) {
   const auto r = proto_info("--platform " + kSource + "/platforms/hdr-2rail.xml");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("| 0..204                     | eager/short"));
-  EXPECT_THAT(r.out, HasSubstr("| 205..8160                  | eager/zcopy"));
-  EXPECT_THAT(r.out, HasSubstr("| 8161..21757                | eager/multi/zcopy"));
-  EXPECT_THAT(r.out, HasSubstr("| 21758..inf                 | rndv/get           | r0 50%, r1 50%"));
+  EXPECT_THAT(r.out, HasSubstr("| 205..8176                  | eager/zcopy"));
+  EXPECT_THAT(r.out, HasSubstr("| 8177..21801                | eager/multi/zcopy"));
+  EXPECT_THAT(r.out, HasSubstr("| 21802..inf                 | rndv/get           | r0 50%, r1 50%"));
   EXPECT_EQ(r.err, "");
 }
 
@@ -52,7 +53,7 @@ TEST(ProtoInfoCli, JsonCarriesRangesCostsAndClosedForm) {
       "assert [l[\"share\"] for l in r[-1][\"lanes\"]] == [0.5, 0.5]\n"
       "assert all(a[\"to\"] + 1 == b[\"from\"] for a, b in zip(r, r[1:]))\n"
       "c = {x[\"protocol\"]: x for x in d[\"costs\"]}\n"
-      "assert abs(c[\"eager/short\"][\"ranges\"][0][\"c\"] - 1.0e-6) < 1e-15\n"
+      "assert abs(c[\"eager/short\"][\"ranges\"][0][\"c\"] - (1.0e-6 + 16 / 24e9)) < 1e-15\n"
       "assert abs(c[\"rndv/get\"][\"ranges\"][0][\"m\"] - 1 / 48e9) < 1e-22\n"
       "assert set(d[\"closed_form\"]) == {\"rndv_am\", \"rndv_get\"}\n"
       "assert d[\"closed_form\"][\"rndv_get\"] == 169284, d[\"closed_form\"]\n"
@@ -66,7 +67,7 @@ TEST(ProtoInfoCli, SaysWhyClosedFormAndEnvelopeDiffer) {
   ASSERT_EQ(r.status, 0);
   EXPECT_THAT(r.out, HasSubstr("differ"));
   EXPECT_THAT(r.out, HasSubstr("why: eager/zcopy"));
-  EXPECT_THAT(r.out, HasSubstr("no latency term"));
+  EXPECT_THAT(r.out, HasSubstr("no latency or header term"));
   EXPECT_THAT(r.out, HasSubstr("sender's ACK"));
 }
 

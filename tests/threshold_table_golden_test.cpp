@@ -26,22 +26,23 @@ std::vector<Row> rows(const ThresholdTable& table) {
   return out;
 }
 
-// One lane, registration cache off.
+// One lane, registration cache off. Headers cross the wire: 16 B eager,
+// 32 B multi-eager, 72 B RTS (one lane), 16 B read request.
 //   L = 1 us, B = 1 GB/s (1 ns/B), o_send = o_recv = 400 ns, memcpy 4 GB/s
 //   (0.25 ns/B), max_short 72, segment = max_bcopy = 4104, reg 930.1 ns.
 // Costs:
-//   eager/short   1800 + 1.25n                 n ≤ 56   (72 − 16 B header)
-//   eager/bcopy   1800 + 1.5n                  n ≤ 4088
-//   eager/zcopy   2730.1 + 1.25n               n ≤ 4088
+//   eager/short   1816 + 1.25n                 n ≤ 56   (72 − 16 B header)
+//   eager/bcopy   1816 + 1.5n                  n ≤ 4088
+//   eager/zcopy   2746.1 + 1.25n               n ≤ 4088
 //     bcopy|zcopy cross at 930.1 / 0.25 = 3720.4
 //   eager/multi/zcopy, S = 4104 − 32 = 4072, above S:
-//     t_s = 400, t_w = 4072, t_r = 400 + 1018 = 1418; wire-bound, m* = 1;
-//     fill 6890 → 6890 − 4072 + n + reg 930.1 = 3748.1 + n
-//     equal to eager/zcopy at S = 4072, cheaper from 4073
-//   eager/multi/bcopy  3836 + n above S: never best
-//   rndv/get  930.1 + 1800 + 930.1 + (2000 + n + 800) = 6460.2 + n,
-//     times d = 0.99: 6395.598 + 0.99n; meets multi/zcopy at 264749.8
-//   rndv/am   0.99 × (7352.1 + n): never below rndv/get
+//     t_s = 400, t_w = 4104, t_r = 400 + 1018 = 1418; wire-bound,
+//     m* = 4104/4072 = 1.0078585; fill 6922 → 2818 + m*·n + reg 930.1;
+//     above eager/zcopy's last size, 4088, it is the cheapest eager
+//   rndv/get  930.1 + (1800 + 72) + 930.1 + (2000 + 16 + n + 800)
+//     = 6548.2 + n, times d = 0.99: 6482.718 + 0.99n;
+//     meets multi/zcopy at 2734.618 / 0.0178585 = 153126.6
+//   rndv/am   0.99 × (7416.1 + 1.0039n): never below rndv/get
 TEST(ThresholdTableGolden, OneLaneNoRegistrationCache) {
   LaneAttrs l = test::lane("r0", 1, 1, 0.4);
   l.max_short = 72;
@@ -53,24 +54,25 @@ TEST(ThresholdTableGolden, OneLaneNoRegistrationCache) {
   const ThresholdTable table = ThresholdTable::build(test::path({l}, 4), config);
   EXPECT_EQ(rows(table), (std::vector<Row>{{0, 56, "eager/short"},
                                           {57, 3720, "eager/bcopy"},
-                                          {3721, 4072, "eager/zcopy"},
-                                          {4073, 264749, "eager/multi/zcopy"},
-                                          {264750, kSizeMax, "rndv/get"}}));
+                                          {3721, 4088, "eager/zcopy"},
+                                          {4089, 153126, "eager/multi/zcopy"},
+                                          {153127, kSizeMax, "rndv/get"}}));
 }
 
 // Two equal rails, registration cache on (the default).
 //   L = 1 us, B = 10 GB/s (0.1 ns/B), o = 250 ns, memcpy 5 GB/s (0.2 ns/B),
 //   max_short 136, segment = max_bcopy = 8216.
-//   eager/short   1500 + 0.3n   n ≤ 120
-//   eager/zcopy   1500 + 0.3n   n ≤ 8200  (equal to short: short wins its range)
-//   eager/bcopy   1500 + 0.5n
+//   eager/short   1501.6 + 0.3n   n ≤ 120
+//   eager/zcopy   1501.6 + 0.3n   n ≤ 8200  (equal to short: short wins its range)
+//   eager/bcopy   1501.6 + 0.5n
 //   eager/multi/zcopy on r0 (max_eager_lanes 1), S = 8184, above S:
-//     t_s = 250, t_w = 818.4, t_r = 250 + 1636.8 = 1886.8: bound by the
+//     t_s = 250, t_w = 821.6, t_r = 250 + 1636.8 = 1886.8: bound by the
 //     receiver's copy, m* = 1886.8/8184 = 0.2305474;
-//     fill 3955.2 → 2068.4 + 0.2305474n; equal to eager/zcopy at 8184
-//   rndv/get over r0 and r1, 50 % each: 1500 (RTS) + 2000 + n/20 GB/s
-//     + max(2·250 + 250, 250 + 2·250) = 4250 + 0.05n; times 0.99:
-//     4207.5 + 0.0495n; meets multi/zcopy at 11815.2
+//     fill 3958.4 → 2071.6 + 0.2305474n: below eager/zcopy only past
+//     8201.4, where eager/zcopy has already stopped (8200)
+//   rndv/get over r0 and r1, 50 % each: 1509.6 (RTS, 96 B) + 2001.6 +
+//     n/20 GB/s + max(2·250 + 250, 250 + 2·250) = 4261.2 + 0.05n; times
+//     0.99: 4218.588 + 0.0495n; meets multi/zcopy at 11858.7
 TEST(ThresholdTableGolden, TwoEqualRailsStripeRendezvous) {
   LaneAttrs r0 = test::lane("r0", 1, 10, 0.25);
   r0.max_short = 136;
@@ -80,9 +82,9 @@ TEST(ThresholdTableGolden, TwoEqualRailsStripeRendezvous) {
   r1.name = "r1";
   const ThresholdTable table = ThresholdTable::build(test::path({r0, r1}, 5), SelectConfig{});
   EXPECT_EQ(rows(table), (std::vector<Row>{{0, 120, "eager/short"},
-                                          {121, 8184, "eager/zcopy"},
-                                          {8185, 11815, "eager/multi/zcopy"},
-                                          {11816, kSizeMax, "rndv/get"}}));
+                                          {121, 8200, "eager/zcopy"},
+                                          {8201, 11858, "eager/multi/zcopy"},
+                                          {11859, kSizeMax, "rndv/get"}}));
   const ProtoChoice* get = table.lookup(1 << 20);
   ASSERT_NE(get, nullptr);
   EXPECT_EQ(get->candidate.lanes, (std::vector<LaneShare>{{0, 0.5}, {1, 0.5}}));
@@ -99,13 +101,14 @@ TEST(ThresholdTableGolden, TwoEqualRailsStripeRendezvous) {
 // tcp, the only one that connects to an interface; tcp is 10× slower than
 // r0, past the ratio 4, so no bandwidth class takes it.
 //   eager/short   absent: r0 has no am_short
-//   eager/bcopy   3000 + 0.33n        n ≤ 8240
-//   eager/zcopy   5000 + 0.215n: meets bcopy at 17391, past its range
+//   eager/bcopy   3001.28 + 0.33n     n ≤ 8240
+//   eager/zcopy   5001.28 + 0.215n: meets bcopy at 17391, past its range
 //   eager/multi/bcopy, S = 8224: t_s = t_r = 500 + 1028 = 1528,
-//     t_w = 657.92: CPU-bound, m* = 1528/8224; fill 5713.92 →
-//     4185.92 + 0.18579767n; equal to eager/bcopy at S, cheaper above
-//   rndv/get  (2000 + 0.01n)·2 + 3000 + 4000 + 0.08n + 1000 = 12000 + 0.1n,
-//     times 0.99: 11880 + 0.099n; meets multi/bcopy at 88643.86
+//     t_w = 8256 × 0.08 = 660.48: CPU-bound, m* = 1528/8224; fill
+//     5716.48 → 4188.48 + 0.18579767n; cheaper than eager/bcopy from 8233
+//   rndv/get  (2000 + 0.01n)·2 + 3005.76 (RTS, 72 B) + 4001.28 + 0.08n
+//     + 1000 = 12007.04 + 0.1n, times 0.99: 11886.97 + 0.099n;
+//     meets multi/bcopy at 88694.66
 TEST(ThresholdTableGolden, CapabilitiesAndBandwidthRatioShapeTheLanes) {
   LaneAttrs r0 = test::lane("r0", 2, 12.5, 0.5);
   r0.seg_size = r0.max_bcopy = 8256;
@@ -118,9 +121,9 @@ TEST(ThresholdTableGolden, CapabilitiesAndBandwidthRatioShapeTheLanes) {
   SelectConfig config;
   config.reg_cache = false;
   const ThresholdTable table = ThresholdTable::build(path, config);
-  EXPECT_EQ(rows(table), (std::vector<Row>{{0, 8224, "eager/bcopy"},
-                                          {8225, 88643, "eager/multi/bcopy"},
-                                          {88644, kSizeMax, "rndv/get"}}));
+  EXPECT_EQ(rows(table), (std::vector<Row>{{0, 8232, "eager/bcopy"},
+                                          {8233, 88694, "eager/multi/bcopy"},
+                                          {88695, kSizeMax, "rndv/get"}}));
   EXPECT_EQ(table.lanes().am, 1u);
   EXPECT_EQ(table.lanes().bootstrap, 0u);
   EXPECT_TRUE(table.lanes().needs_bootstrap(path));

@@ -4,12 +4,20 @@
 // handshake. The receiver matches the first fragment and copies each one into
 // the user buffer (or buffers them until complete when no receive is posted).
 //
-//   n ≤ S:  one fragment: o_s [+ n/M_s] + L + n/B + o_r + n/M_r
+//   n ≤ S:  one fragment: o_s [+ n/M_s] + L + (h+n)/B + o_r + n/M_r
 //   n > S:  cost::fragment_pipeline with per fragment
 //           t_s = o_s + S/M_s (bcopy) or o_s (zcopy), t_r = o_r + S/M_r;
 //   zcopy adds reg(n) on every eager lane's memory domain before the first.
+//
+// Stages: (1) the sender cuts the message and sends every fragment
+// {tag, seq, total, offset} back to back, lane by lane by weight; it
+// completes when the last is handed over (bcopy) or released (zcopy).
+// (2) Each fragment at the receiver goes to matching, which binds the
+// message on its first fragment and copies every fragment into the user
+// buffer, or holds them all while no receive is posted.
 #include <algorithm>
 
+#include "protocols/core/stages.hpp"
 #include "protocols/eager/eager.hpp"
 #include "protocols/proto_costs.hpp"
 #include "protocols/wire.hpp"
@@ -17,26 +25,32 @@
 namespace xover {
 namespace {
 
+// Payload bytes per fragment over `lanes`; 0 when a header does not fit.
+Bytes fragment_payload(const Path& path, const std::vector<LaneShare>& lanes, bool zcopy) {
+  Bytes segment = kSizeMax;
+  for (const LaneShare& share : lanes) {
+    const LaneAttrs& lane = path.lanes[share.lane];
+    segment = std::min({segment, lane.seg_size, zcopy ? lane.max_zcopy : lane.max_bcopy});
+  }
+  return segment <= wire::kMultiHdr ? 0 : segment - wire::kMultiHdr;
+}
+
 std::optional<ProtoCandidate> probe_multi(const ProbeContext& ctx, bool zcopy) {
   const std::vector<LaneShare>& lanes = zcopy ? ctx.lanes.eager_zcopy : ctx.lanes.eager_bcopy;
   if (lanes.empty())
     return std::nullopt;
-  Bytes segment = kSizeMax;
-  for (const LaneShare& share : lanes) {
-    const LaneAttrs& lane = ctx.path.lanes[share.lane];
-    segment = std::min({segment, lane.seg_size, zcopy ? lane.max_zcopy : lane.max_bcopy});
-  }
-  if (segment <= wire::kMultiHdr)
+  const Bytes payload = fragment_payload(ctx.path, lanes, zcopy);
+  if (payload == 0)
     return std::nullopt;
-  const Bytes payload = segment - wire::kMultiHdr;
   const LaneAttrs& first = ctx.path.lanes[lanes.front().lane];
   const LinearFunc send_copy = zcopy ? LinearFunc{} : cost::copy(ctx.path.memcpy_bw_local);
   const LinearFunc recv_copy = cost::copy(ctx.path.memcpy_bw_remote);
 
-  PerfFactors one = cost::am_message(first);
+  PerfFactors one = cost::am_message(first, wire::kMultiHdr);
   one[Factor::LocalCpu] += send_copy;
   one[Factor::RemoteCpu] += recv_copy;
-  PerfFactors many = cost::fragment_pipeline(ctx.path, lanes, payload, LinearFunc::constant(first.o_send) + send_copy,
+  PerfFactors many = cost::fragment_pipeline(ctx.path, lanes, payload, wire::kMultiHdr,
+                                             LinearFunc::constant(first.o_send) + send_copy,
                                              LinearFunc::constant(first.o_recv) + recv_copy);
   if (zcopy) {
     const LinearFunc reg = cost::registration(ctx.path, lanes, ctx.config.reg_cache);
@@ -54,11 +68,63 @@ std::optional<ProtoCandidate> probe_multi_zcopy(const ProbeContext& ctx) {
   return probe_multi(ctx, true);
 }
 
+// Stage 1 at the sender: every fragment, back to back.
+void send_multi(Worker& worker, Request& req, bool zcopy) {
+  const Bytes payload = fragment_payload(worker.transport().path(req.peer), req.lanes, zcopy);
+  const AmMode mode = zcopy ? AmMode::Zcopy : AmMode::Bcopy;
+  if (zcopy)
+    req.regions = worker.reg(req.peer, req.lanes, req.send_buf.data, req.length);
+  // One (possibly empty) fragment at least, so that every message is seen.
+  Bytes offset = 0;
+  do {
+    const Bytes n = std::min(payload, req.length - offset);
+    const std::size_t lane = req.lanes[worker.next_lane(req)].lane;
+    wire::HeaderWriter header;
+    header.put(req.tag).put(req.seq).put(req.length).put(offset);
+    stages::part_started(req);
+    worker.submit([&worker, &req, lane, mode, header, offset, n]() {
+      auto done = [&worker, &req](Status s) { stages::part_done(worker, req, s, req.offset == req.length); };
+      const Status st = worker.transport().am_send(lane, req.peer, wire::kAmMulti, header.bytes(),
+                                                   req.send_buf.slice(offset, n), mode, done);
+      if (st != Status::NoResource)
+        req.offset = offset + n;
+      if (st == Status::Ok || st == Status::Error)
+        done(st);
+      return st;
+    });
+    offset += n;
+  } while (offset < req.length);
+}
+
+void send_multi_bcopy(Worker& worker, Request& req) {
+  send_multi(worker, req, false);
+}
+
+void send_multi_zcopy(Worker& worker, Request& req) {
+  send_multi(worker, req, true);
+}
+
 }  // namespace
 
+// Stage 2 at the receiver: one fragment {tag, seq, total, offset}.
+void multi_handle(Worker& worker, const AmMessage& msg) {
+  wire::HeaderReader header(msg.header);
+  Incoming in;
+  in.tag = header.get();
+  in.seq = header.get();
+  in.size = header.get();
+  const Bytes offset = header.get();
+  if (!header.exact()) {
+    worker.count_bad_header();
+    return;
+  }
+  in.source = msg.source;
+  worker.arrive(in, offset, msg.payload);
+}
+
 const Protocol eager_multi_bcopy_proto{"eager/multi/bcopy", "copied eager fragments, no handshake",
-                                       ProtoFamily::MultiEager, probe_multi_bcopy};
+                                       ProtoFamily::MultiEager, probe_multi_bcopy, send_multi_bcopy};
 const Protocol eager_multi_zcopy_proto{"eager/multi/zcopy", "zero-copy eager fragments, no handshake",
-                                       ProtoFamily::MultiEager, probe_multi_zcopy};
+                                       ProtoFamily::MultiEager, probe_multi_zcopy, send_multi_zcopy};
 
 }  // namespace xover

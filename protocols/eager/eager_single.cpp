@@ -1,14 +1,21 @@
 // eager/short, eager/bcopy, eager/zcopy: the whole message in one active
 // message on the AM lane, matched at the receiver by its tag, no handshake.
 //
-//   short: o_s + L + n/B + o_r + n/M_r          (inline; n + hdr ≤ max_short)
-//   bcopy: o_s + n/M_s + L + n/B + o_r + n/M_r  (bounce buffer; ≤ segment)
-//   zcopy: reg(n) + o_s + L + n/B + o_r + n/M_r (registered; ≤ segment)
+//   short: o_s + L + (h+n)/B + o_r + n/M_r          (inline; h + n ≤ max_short)
+//   bcopy: o_s + n/M_s + L + (h+n)/B + o_r + n/M_r  (bounce buffer; ≤ segment)
+//   zcopy: reg(n) + o_s + L + (h+n)/B + o_r + n/M_r (registered; ≤ segment)
+// with h the 16-byte eager header.
 //
 // M_s, M_r: memcpy bandwidth at each end; the receiver always copies out of
 // its receive segment into the user buffer. reg(n) as cost::registration.
+//
+// Stages: (1) the sender sends {tag, seq} + payload and, for short and
+// bcopy, completes; zcopy completes when the transport is done with the
+// buffer. (2) The receiver's handler hands the message to matching, which
+// copies it into the posted receive or holds it as unexpected.
 #include <algorithm>
 
+#include "protocols/core/stages.hpp"
 #include "protocols/eager/eager.hpp"
 #include "protocols/proto_costs.hpp"
 #include "protocols/wire.hpp"
@@ -20,7 +27,7 @@ std::optional<ProtoCandidate> probe_single(const ProbeContext& ctx, LaneCap cap,
   if (!ctx.lanes.am || !ctx.path.lanes[*ctx.lanes.am].caps.has(cap) || max_message <= wire::kEagerHdr)
     return std::nullopt;
   const LaneAttrs& lane = ctx.path.lanes[*ctx.lanes.am];
-  PerfFactors p = cost::am_message(lane);
+  PerfFactors p = cost::am_message(lane, wire::kEagerHdr);
   p[Factor::RemoteCpu] += cost::copy(ctx.path.memcpy_bw_remote);
   if (cap == LaneCap::AmBcopy)
     p[Factor::LocalCpu] += cost::copy(ctx.path.memcpy_bw_local);
@@ -48,10 +55,55 @@ std::optional<ProtoCandidate> probe_zcopy(const ProbeContext& ctx) {
   return lane ? probe_single(ctx, LaneCap::AmZcopy, std::min(lane->max_zcopy, lane->seg_size)) : std::nullopt;
 }
 
+// Stage 1 at the sender.
+void send_eager(Worker& worker, Request& req, AmMode mode) {
+  const std::size_t lane = req.lanes.front().lane;
+  if (mode == AmMode::Zcopy)
+    req.regions = worker.reg(req.peer, req.lanes, req.send_buf.data, req.length);
+  wire::HeaderWriter header;
+  header.put(req.tag).put(req.seq);
+  stages::part_started(req);
+  worker.submit([&worker, &req, lane, mode, header]() {
+    const Status st = worker.transport().am_send(lane, req.peer, wire::kAmEager, header.bytes(), req.send_buf, mode,
+                                                 [&worker, &req](Status s) { stages::part_done(worker, req, s, true); });
+    if (st == Status::Ok || st == Status::Error)
+      stages::part_done(worker, req, st, true);
+    return st;
+  });
+}
+
+void send_short(Worker& worker, Request& req) {
+  send_eager(worker, req, AmMode::Short);
+}
+
+void send_bcopy(Worker& worker, Request& req) {
+  send_eager(worker, req, AmMode::Bcopy);
+}
+
+void send_zcopy(Worker& worker, Request& req) {
+  send_eager(worker, req, AmMode::Zcopy);
+}
+
 }  // namespace
 
-const Protocol eager_short_proto{"eager/short", "inline active message", ProtoFamily::Eager, probe_short};
-const Protocol eager_bcopy_proto{"eager/bcopy", "copied active message", ProtoFamily::Eager, probe_bcopy};
-const Protocol eager_zcopy_proto{"eager/zcopy", "zero-copy active message", ProtoFamily::Eager, probe_zcopy};
+// Stage 2 at the receiver: {tag, seq} + the whole payload.
+void eager_handle(Worker& worker, const AmMessage& msg) {
+  wire::HeaderReader header(msg.header);
+  Incoming in;
+  in.tag = header.get();
+  in.seq = header.get();
+  if (!header.exact()) {
+    worker.count_bad_header();
+    return;
+  }
+  in.source = msg.source;
+  in.size = msg.payload.size;
+  worker.arrive(in, 0, msg.payload);
+}
+
+const Protocol eager_short_proto{"eager/short", "inline active message", ProtoFamily::Eager, probe_short, send_short};
+const Protocol eager_bcopy_proto{"eager/bcopy", "copied active message", ProtoFamily::Eager, probe_bcopy, send_bcopy};
+const Protocol eager_zcopy_proto{"eager/zcopy", "zero-copy active message", ProtoFamily::Eager, probe_zcopy,
+                                 send_zcopy};
 
 }  // namespace xover

@@ -3,12 +3,18 @@
 // zero-copy active-message fragments striped over the rendezvous lanes by
 // bandwidth, and the receiver copies each into the user buffer.
 //
-//   T(n) = reg(n) + RTS(o_s + L + o_r) + RTR(o_s + L + o_r) + data(n)
-//   data(n) = o_s + L + n/B + o_r + n/M_r              for n ≤ S
+//   T(n) = reg(n) + RTS(o_s + L + 48/B + o_r) + RTR(o_s + L + 16/B + o_r) + data(n)
+//   data(n) = o_s + L + (16+n)/B + o_r + n/M_r         for n ≤ S
 //           = cost::fragment_pipeline(t_s = o_s, t_r = o_r + S/M_r)  above
 // with S = segment − header. Counted to the receiver's completion.
+//
+// Stages: (1) sender: register, RTS. (2) receiver, once matched: RTR.
+// (3) sender, on the RTR: every fragment {receiver request, offset}, striped
+// by weight; it completes when the transport releases the last. (4)
+// receiver: each fragment into the user buffer; complete when all are in.
 #include <algorithm>
 
+#include "protocols/core/stages.hpp"
 #include "protocols/proto_costs.hpp"
 #include "protocols/rndv/rndv.hpp"
 #include "protocols/wire.hpp"
@@ -16,41 +22,111 @@
 namespace xover {
 
 PerfFactors reply_message(const LaneAttrs& lane) {
-  PerfFactors p = cost::control_message(lane);
+  PerfFactors p = cost::control_message(lane, wire::kRtrHdr);
   std::swap(p[Factor::LocalCpu], p[Factor::RemoteCpu]);
   return p;
 }
 
 namespace {
 
+// Payload bytes per data fragment over `lanes`; 0 when a header does not fit.
+Bytes fragment_payload(const Path& path, const std::vector<LaneShare>& lanes) {
+  Bytes segment = kSizeMax;
+  for (const LaneShare& share : lanes)
+    segment = std::min({segment, path.lanes[share.lane].seg_size, path.lanes[share.lane].max_zcopy});
+  return segment <= wire::kRndvDataHdr ? 0 : segment - wire::kRndvDataHdr;
+}
+
 std::optional<ProtoCandidate> probe_rndv_am(const ProbeContext& ctx) {
   const std::vector<LaneShare>& lanes = ctx.lanes.rndv_am;
   if (!ctx.lanes.am || lanes.empty())
     return std::nullopt;
-  Bytes segment = kSizeMax;
-  for (const LaneShare& share : lanes)
-    segment = std::min({segment, ctx.path.lanes[share.lane].seg_size, ctx.path.lanes[share.lane].max_zcopy});
-  if (segment <= wire::kRndvDataHdr)
+  const Bytes payload = fragment_payload(ctx.path, lanes);
+  if (payload == 0)
     return std::nullopt;
-  const Bytes payload = segment - wire::kRndvDataHdr;
   const LaneAttrs& am = ctx.path.lanes[*ctx.lanes.am];
   const LaneAttrs& first = ctx.path.lanes[lanes.front().lane];
   const LinearFunc recv_copy = cost::copy(ctx.path.memcpy_bw_remote);
 
-  PerfFactors handshake = cost::control_message(am) + reply_message(am);
+  PerfFactors handshake = cost::control_message(am, wire::kRtsHdr) + reply_message(am);
   handshake[Factor::LocalCpu] += cost::registration(ctx.path, lanes, ctx.config.reg_cache);
 
-  PerfFactors one = cost::am_message(first);
+  PerfFactors one = cost::am_message(first, wire::kRndvDataHdr);
   one[Factor::RemoteCpu] += recv_copy;
-  const PerfFactors many = cost::fragment_pipeline(ctx.path, lanes, payload, LinearFunc::constant(first.o_send),
+  const PerfFactors many = cost::fragment_pipeline(ctx.path, lanes, payload, wire::kRndvDataHdr,
+                                                   LinearFunc::constant(first.o_send),
                                                    LinearFunc::constant(first.o_recv) + recv_copy);
   return ProtoCandidate{{PerfRange{0, payload, handshake + one}, PerfRange{payload + 1, kSizeMax, handshake + many}},
                         lanes};
 }
 
+// Stage 1 at the sender.
+void send_rndv_am(Worker& worker, Request& req) {
+  req.regions = worker.reg(req.peer, req.lanes, req.send_buf.data, req.length);
+  send_rts(worker, req, {});
+}
+
+// Stage 2 at the receiver, once a receive matched the RTS.
+void recv_start_rndv_am(Worker& worker, Request& req) {
+  wire::HeaderWriter header;
+  header.put(req.remote_id).put(req.id);
+  stages::send_control(worker, req.peer, wire::kAmRtr, header, [&worker, &req] { worker.complete(req, Status::Error); });
+}
+
 }  // namespace
 
-const Protocol rndv_am_proto{"rndv/am", "RTS, RTR, zero-copy AM fragments over the bandwidth lanes", ProtoFamily::Rndv,
-                             probe_rndv_am};
+const Protocol rndv_am_proto{"rndv/am",           "RTS, RTR, zero-copy AM fragments over the bandwidth lanes",
+                             ProtoFamily::Rndv,   probe_rndv_am,
+                             send_rndv_am,        recv_start_rndv_am};
+
+// Stage 3 at the sender: the RTR {sender request, receiver request}.
+void rtr_handle(Worker& worker, const AmMessage& msg) {
+  wire::HeaderReader header(msg.header);
+  Request* req = worker.find(static_cast<Request::Id>(header.get()), RequestKind::Send);
+  const auto receiver = static_cast<Request::Id>(header.get());
+  if (!header.exact() || !req || req->protocol != &rndv_am_proto || req->peer != msg.source) {
+    worker.count_bad_header();
+    return;
+  }
+  const Bytes payload = fragment_payload(worker.transport().path(req->peer), req->lanes);
+  Bytes offset = 0;
+  do {
+    const Bytes n = std::min(payload, req->length - offset);
+    const std::size_t lane = req->lanes[worker.next_lane(*req)].lane;
+    wire::HeaderWriter data;
+    data.put(receiver).put(offset);
+    stages::part_started(*req);
+    worker.submit([&worker, req, lane, data, offset, n]() {
+      auto done = [&worker, req](Status s) { stages::part_done(worker, *req, s, req->offset == req->length); };
+      const Status st = worker.transport().am_send(lane, req->peer, wire::kAmRndvData, data.bytes(),
+                                                   req->send_buf.slice(offset, n), AmMode::Zcopy, done);
+      if (st != Status::NoResource)
+        req->offset = offset + n;
+      if (st == Status::Ok || st == Status::Error)
+        done(st);
+      return st;
+    });
+    offset += n;
+  } while (offset < req->length);
+}
+
+// Stage 4 at the receiver: one fragment {receiver request, offset}. The
+// receive's `offset` counts the bytes that arrived, `received` those that fit.
+void rndv_data_handle(Worker& worker, const AmMessage& msg) {
+  wire::HeaderReader header(msg.header);
+  Request* req = worker.find(static_cast<Request::Id>(header.get()), RequestKind::Recv);
+  const Bytes offset = header.get();
+  if (!header.exact() || !req || req->peer != msg.source || offset > req->length ||
+      msg.payload.size > req->length - offset) {
+    worker.count_bad_header();
+    return;
+  }
+  const Bytes fit = offset < req->recv_buf.size ? std::min(msg.payload.size, req->recv_buf.size - offset) : 0;
+  worker.transport().copy(req->recv_buf.slice(offset, fit).data, msg.payload.data, fit);
+  req->received += fit;
+  req->offset += msg.payload.size;
+  if (req->offset == req->length)
+    worker.complete(*req, req->length > req->recv_buf.size ? Status::Error : Status::Ok);
+}
 
 }  // namespace xover

@@ -3,8 +3,8 @@
 // RDMA get per RMA lane, striped by bandwidth (w_i = B_i / ΣB); it completes
 // when the last get completes, then sends an ACK so the sender can release.
 //
-//   T(n) = reg_s(n) + RTS(o_s + L + o_r) + reg_r(n) + get(n)
-//   get(n) = 2·L + n/ΣB + max(k·o_s + o_r, o_s + k·o_r)
+//   T(n) = reg_s(n) + RTS(o_s + L + (48 + 24k)/B + o_r) + reg_r(n) + get(n)
+//   get(n) = 2·L + 16/B + n/ΣB + max(k·o_s + o_r, o_s + k·o_r)
 // for k lanes: the receiver posts k gets (o_s each), every share takes
 // n/ΣB, and the k completions are taken in (o_r each) as they arrive. The
 // ACK is off the receiver's critical path and not counted. Exact when the
@@ -12,10 +12,18 @@
 // above a lane's max_zcopy goes as several gets posted back to back; each
 // moves max_zcopy bytes (a gibibyte by default), so the wire hides their
 // posting and the formula holds.
+//
+// Stages: (1) sender: register on the RMA lanes, RTS with (lane, key,
+// address) per lane. (2) receiver, once matched: register, post the gets,
+// share by share. (3) receiver, when the last get completes: complete, ACK.
+// (4) sender, on the ACK: release and complete.
 #include <algorithm>
+#include <cmath>
 
+#include "protocols/core/stages.hpp"
 #include "protocols/proto_costs.hpp"
 #include "protocols/rndv/rndv.hpp"
+#include "protocols/wire.hpp"
 
 namespace xover {
 namespace {
@@ -35,19 +43,101 @@ std::optional<ProtoCandidate> probe_rndv_get(const ProbeContext& ctx) {
   }
   const LinearFunc reg = cost::registration(ctx.path, lanes, ctx.config.reg_cache);
 
-  PerfFactors p = cost::control_message(am);
+  PerfFactors p = cost::control_message(am, wire::kRtsHdr + wire::kRtsLaneHdr * lanes.size());
   p[Factor::LocalCpu] += reg;
   p[Factor::RemoteCpu] += reg;
   p[Factor::RemoteCpu] += LinearFunc::constant(std::max(k * first.o_send + first.o_recv, first.o_send + k * first.o_recv));
   p[Factor::Latency] += LinearFunc::constant(2 * latency);
-  p[Factor::Network] += LinearFunc::per_byte(1.0 / total_bw);
+  p[Factor::Network] += LinearFunc{static_cast<double>(wire::kRmaHdr) / first.bandwidth, 1.0 / total_bw};
   p.gap = std::max(p.gap, first.gap);
   return ProtoCandidate{{PerfRange{0, kSizeMax, p}}, lanes};
 }
 
+// Stage 1 at the sender.
+void send_rndv_get(Worker& worker, Request& req) {
+  req.regions = worker.reg(req.peer, req.lanes, req.send_buf.data, req.length);
+  std::vector<std::pair<std::size_t, RemoteAddr>> remote;
+  for (std::size_t i = 0; i < req.lanes.size(); ++i)
+    remote.emplace_back(req.lanes[i].lane, worker.transport().remote_addr(req.regions[i], req.send_buf.data));
+  send_rts(worker, req, remote);
+}
+
+// Stage 3 at the receiver: the last get is in.
+void finish_gets(Worker& worker, Request& req) {
+  worker.release_regions(req);
+  worker.complete(req, req.status == Status::Error || req.length > req.recv_buf.size ? Status::Error : Status::Ok);
+  wire::HeaderWriter header;
+  header.put(req.remote_id);
+  stages::send_control(worker, req.peer, wire::kAmAck, header, [] {});
+}
+
+// Stage 2 at the receiver, once a receive matched the RTS: the lanes the
+// sender registered on, weighted by bandwidth as this side sees them.
+void recv_start_rndv_get(Worker& worker, Request& req) {
+  const Path& path = worker.transport().path(req.peer);
+  double total_bw = 0;
+  for (const LaneShare& share : req.lanes) {
+    if (share.lane >= path.lanes.size() || !path.lanes[share.lane].caps.has(LaneCap::GetZcopy)) {
+      req.status = Status::Error;
+      finish_gets(worker, req);
+      return;
+    }
+    total_bw += path.lanes[share.lane].bandwidth;
+  }
+  const Bytes fit = std::min(req.length, req.recv_buf.size);
+  if (fit == 0 || req.lanes.empty()) {
+    finish_gets(worker, req);
+    return;
+  }
+  req.regions = worker.reg(req.peer, req.lanes, req.recv_buf.data, fit);
+  req.stage = 2;
+  double before = 0;
+  Bytes start = 0;
+  for (std::size_t i = 0; i < req.lanes.size(); ++i) {
+    before += path.lanes[req.lanes[i].lane].bandwidth;
+    const Bytes end = i + 1 == req.lanes.size() ? fit : static_cast<Bytes>(std::llround(fit * (before / total_bw)));
+    const Bytes max_get = std::max<Bytes>(path.lanes[req.lanes[i].lane].max_zcopy, 1);
+    for (Bytes offset = start; offset < end;) {
+      const Bytes n = std::min(max_get, end - offset);
+      const RemoteAddr remote{req.remote[i].key, req.remote[i].addr + offset};
+      stages::part_started(req);
+      worker.submit([&worker, &req, lane = req.lanes[i].lane, offset, n, remote]() {
+        auto done = [&worker, &req](Status s) {
+          if (s == Status::Error)
+            req.status = Status::Error;
+          if (--req.outstanding == 0 && req.stage == 3)
+            finish_gets(worker, req);
+        };
+        const Status st = worker.transport().get(lane, req.peer, req.recv_buf.slice(offset, n), remote, done);
+        if (st == Status::Ok || st == Status::Error)
+          done(st);
+        return st;
+      });
+      offset += n;
+    }
+    start = end;
+  }
+  req.stage = 3;
+  if (req.outstanding == 0)
+    finish_gets(worker, req);
+}
+
 }  // namespace
 
-const Protocol rndv_get_proto{"rndv/get", "RTS with key, striped RDMA get by the receiver, ACK", ProtoFamily::Rndv,
-                              probe_rndv_get};
+const Protocol rndv_get_proto{"rndv/get",        "RTS with key, striped RDMA get by the receiver, ACK",
+                              ProtoFamily::Rndv, probe_rndv_get,
+                              send_rndv_get,     recv_start_rndv_get};
+
+// Stage 4 at the sender: the ACK {sender request}.
+void ack_handle(Worker& worker, const AmMessage& msg) {
+  wire::HeaderReader header(msg.header);
+  Request* req = worker.find(static_cast<Request::Id>(header.get()), RequestKind::Send);
+  if (!header.exact() || !req || req->protocol != &rndv_get_proto || req->peer != msg.source) {
+    worker.count_bad_header();
+    return;
+  }
+  worker.release_regions(*req);
+  worker.complete(*req);
+}
 
 }  // namespace xover

@@ -53,7 +53,10 @@ struct ClosedFormComparison {
   std::optional<Bytes> envelope;
   /// First size the thresholds table gives to this rendezvous protocol.
   std::optional<Bytes> table;
-  bool agree = false;                ///< closed_form and envelope within one byte
+  /// closed_form and envelope within one byte, or within 0.1 %: the seed
+  /// has no header term, and the model's header bytes shift the crossover
+  /// by about (header bytes)/(B·Δm).
+  bool agree = false;
   std::vector<std::string> reasons;  ///< why they differ, term by term
 };
 
