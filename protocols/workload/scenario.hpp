@@ -1,0 +1,73 @@
+// A scenario: what to run (a workload over a sweep of message sizes, with the
+// protocols to compare as curves) on which platform. It is read from a
+// scenario file (scenario_xml.hpp, format in scenarios/README.md) or built in
+// code; either way the values below are already checked and expanded.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protocols/select/select_config.hpp"
+#include "protocols/units.hpp"
+
+namespace xover {
+
+/// What the ranks do with each message size.
+enum class WorkloadKind {
+  PingPong,    ///< one message there, one back
+  Stream,      ///< messages back to back, `window` of them in flight
+  Unexpected,  ///< the receiver posts its receive `delay` after the send
+  Pairs,       ///< `pairs` sender/receiver pairs at once
+};
+
+/// "pingpong", "stream", "unexpected" or "pairs": the name scenario files use.
+std::string_view workload_name(WorkloadKind kind);
+
+/// The kind a scenario file names, or nothing when the name is unknown.
+std::optional<WorkloadKind> workload_from_name(std::string_view name);
+
+/// The most sizes geometric_sizes() gives before it refuses.
+inline constexpr std::size_t kMaxSweepSizes = 10000;
+
+/// The sizes from, from·factor, from·factor², ... up to and including `to`,
+/// each rounded to a whole number of bytes, duplicates removed (a fractional
+/// factor repeats small sizes). `to` is included only when the sequence
+/// reaches it.
+/// @throws std::invalid_argument when from is 0, from > to, factor is not a
+/// finite number greater than 1, or the sweep has more than kMaxSweepSizes sizes.
+std::vector<Bytes> geometric_sizes(Bytes from, Bytes to, double factor);
+
+/// A scenario file, read (protocols/workload/scenario_xml.cpp) or built in code.
+struct Scenario {
+  std::string name;         ///< <scenario name="...">, required, [A-Za-z0-9._-]+
+  std::string description;  ///< text of <description>, whitespace collapsed; may be empty
+  std::string file;         ///< the scenario file as given (empty when built in code)
+  /// <platform file="...">, resolved against the scenario file's directory.
+  std::string platform;
+  int platform_line = 0;  ///< line of <platform>, for later errors about the platform
+  /// <platform from= to=>: the two nodes; both empty means the platform's first two nodes.
+  std::string from, to;
+  WorkloadKind workload = WorkloadKind::PingPong;
+  std::size_t iterations = 100;  ///< timed iterations per size, at least 1
+  std::size_t warmup = 10;       ///< untimed iterations per size before them
+  /// Messages in flight for a stream (at least 1; a file's stream defaults to 16).
+  std::size_t window = 1;
+  /// Pairs of ranks for a pairs workload (at least 2 there; a file's defaults to 2).
+  std::size_t pairs = 1;
+  /// For an unexpected receive: how long after the send the receiver posts
+  /// (a file's unexpected workload defaults to 10us).
+  Seconds delay = 0;
+  std::vector<Bytes> sizes;         ///< message sizes, strictly increasing
+  std::vector<std::string> curves;  ///< one curve each: "auto" or a protocol name or prefix
+  SelectConfig select;              ///< selection settings from <select key="value"/>
+  std::uint64_t seed = 1;           ///< <scenario seed=>: the run's random seed
+  /// <payload mode="phantom">: move no real bytes. False (mode="verify", the
+  /// default): real buffers whose content the receiver checks.
+  bool phantom = false;
+};
+
+}  // namespace xover

@@ -1,0 +1,482 @@
+// Reading a scenario file with pugixml (scenario_xml.hpp). The format is
+// scenarios/README.md; scenarios/scenario.xsd says the same as a schema, and
+// this reader checks what a schema cannot (attributes that depend on the
+// workload kind, protocol names, units, the platform file's existence).
+#include "protocols/workload/scenario_xml.hpp"
+
+#include <pugixml.hpp>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <utility>
+#include <string_view>
+#include <vector>
+
+#include "protocols/registry.hpp"
+
+namespace xover {
+namespace {
+
+using Names = std::initializer_list<std::string_view>;
+
+/// The elements of a <scenario>, each at most once, in any order.
+struct Children {
+  pugi::xml_node description, platform, workload, sizes, curves, select, payload;
+};
+
+struct ChildRule {
+  std::string_view name;
+  pugi::xml_node Children::*slot;
+  bool required;
+  bool text;  ///< holds text (and nothing else); the others hold nothing
+};
+
+constexpr std::array<ChildRule, 7> kChildRules{{
+    {"description", &Children::description, false, true},
+    {"platform", &Children::platform, true, false},
+    {"workload", &Children::workload, true, false},
+    {"sizes", &Children::sizes, true, false},
+    {"curves", &Children::curves, false, true},
+    {"select", &Children::select, false, false},
+    {"payload", &Children::payload, false, false},
+}};
+
+/// Attributes <workload> takes with one kind only.
+struct KindAttribute {
+  const char* name;
+  WorkloadKind kind;
+};
+
+constexpr std::array<KindAttribute, 3> kKindAttributes{{
+    {"window", WorkloadKind::Stream},
+    {"delay", WorkloadKind::Unexpected},
+    {"pairs", WorkloadKind::Pairs},
+}};
+
+constexpr std::size_t kStreamWindow = 16;
+constexpr std::size_t kPairs = 2;
+constexpr Seconds kUnexpectedDelay = 10e-6;
+
+std::string join(Names names) {
+  std::string out;
+  for (std::string_view name : names)
+    out += (out.empty() ? "" : ", ") + std::string(name);
+  return out;
+}
+
+std::vector<std::string_view> split(std::string_view text, std::string_view separators) {
+  std::vector<std::string_view> items;
+  while (!text.empty()) {
+    const auto start = text.find_first_not_of(separators);
+    if (start == std::string_view::npos)
+      break;
+    text.remove_prefix(start);
+    const auto end = text.find_first_of(separators);
+    items.push_back(text.substr(0, end));
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end);
+  }
+  return items;
+}
+
+constexpr std::string_view kSpaces = " \t\r\n";
+
+/// The registry's protocol names, comma separated, in registry order.
+std::string known_protocols() {
+  std::string out;
+  for (const Protocol* protocol : protocol_registry())
+    out += (out.empty() ? "" : ", ") + std::string(protocol->name);
+  return out;
+}
+
+/// `text` with whitespace runs collapsed to one space, none at either end.
+std::string collapse(std::string_view text) {
+  std::string out;
+  for (std::string_view word : split(text, kSpaces))
+    out += (out.empty() ? "" : " ") + std::string(word);
+  return out;
+}
+
+/// Reads one scenario text; every method that finds a problem throws
+/// ScenarioError with the line of the node at fault.
+class ScenarioReader {
+ public:
+  ScenarioReader(const std::string& text, const std::string& file, const std::string& base_dir)
+      : text_(text), file_(file), base_dir_(base_dir) {}
+
+  Scenario read() {
+    pugi::xml_document doc;
+    const pugi::xml_parse_result parsed =
+        doc.load_buffer(text_.data(), text_.size(), pugi::parse_default, pugi::encoding_utf8);
+    if (!parsed)
+      fail_at(parsed.offset, std::string("malformed XML: ") + parsed.description());
+    const pugi::xml_node root = doc.document_element();
+    if (std::string_view(root.name()) != "scenario")
+      fail(root, "the root element is <" + std::string(root.name()) + ">; a scenario file holds one <scenario>");
+
+    scenario_.file = file_;
+    read_scenario(root);
+    const Children children = collect(root);
+    read_description(children.description);
+    read_platform(children.platform);
+    read_workload(children.workload);
+    read_sizes(children.sizes);
+    read_curves(children.curves);
+    read_select(children.select);
+    read_payload(children.payload);
+    return std::move(scenario_);
+  }
+
+ private:
+  int line_at(std::ptrdiff_t offset) const {
+    const auto end = text_.begin() + std::clamp<std::ptrdiff_t>(offset, 0, static_cast<std::ptrdiff_t>(text_.size()));
+    return static_cast<int>(std::count(text_.begin(), end, '\n')) + 1;
+  }
+  int line(const pugi::xml_node& node) const { return line_at(node.offset_debug()); }
+
+  [[noreturn]] void fail_at(std::ptrdiff_t offset, const std::string& what) const {
+    throw ScenarioError(file_ + ":" + std::to_string(line_at(offset)) + ": " + what);
+  }
+  [[noreturn]] void fail(const pugi::xml_node& node, const std::string& what) const {
+    fail_at(node.offset_debug(), what);
+  }
+
+  static std::string tag(const pugi::xml_node& node) { return "<" + std::string(node.name()) + ">"; }
+
+  /// `name="value" on <element>`, for messages about a value.
+  static std::string where(const pugi::xml_node& node, std::string_view name, std::string_view value) {
+    return std::string(name) + "=\"" + std::string(value) + "\" on " + tag(node);
+  }
+
+  /// Refuses repeated attributes (pugixml keeps both) and empty values.
+  void check_repeats_and_empties(const pugi::xml_node& node) const {
+    std::vector<std::string_view> seen;
+    for (const pugi::xml_attribute& attribute : node.attributes()) {
+      const std::string_view name = attribute.name();
+      if (std::find(seen.begin(), seen.end(), name) != seen.end())
+        fail(node, "duplicate attribute '" + std::string(name) + "' on " + tag(node));
+      seen.push_back(name);
+      if (*attribute.value() == '\0')
+        fail(node, "empty attribute '" + std::string(name) + "' on " + tag(node));
+    }
+  }
+
+  /// Refuses attributes outside `allowed` (none when `allowed` is empty),
+  /// then repeated attributes and empty values.
+  void check_attributes(const pugi::xml_node& node, Names allowed) const {
+    for (const pugi::xml_attribute& attribute : node.attributes())
+      if (std::find(allowed.begin(), allowed.end(), std::string_view(attribute.name())) == allowed.end())
+        fail(node, "unknown attribute '" + std::string(attribute.name()) + "' on " + tag(node) +
+                       (allowed.size() == 0 ? " (it takes none)" : " (allowed: " + join(allowed) + ")"));
+    check_repeats_and_empties(node);
+  }
+
+  static std::optional<std::string_view> attribute(const pugi::xml_node& node, const char* name) {
+    const pugi::xml_attribute a = node.attribute(name);
+    return a ? std::optional<std::string_view>(a.value()) : std::nullopt;
+  }
+
+  std::string_view required(const pugi::xml_node& node, const char* name) const {
+    const auto value = attribute(node, name);
+    if (!value)
+      fail(node, tag(node) + " needs a '" + name + "' attribute");
+    return *value;
+  }
+
+  /// A whole number in decimal digits, at least `least`.
+  std::uint64_t count(const pugi::xml_node& node, std::string_view name, std::string_view value,
+                      std::uint64_t least) const {
+    std::uint64_t n = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (error != std::errc() || end != value.data() + value.size())
+      fail(node, "bad " + where(node, name, value) + ": expected a whole number (decimal digits, at most " +
+                     std::to_string(std::numeric_limits<std::uint64_t>::max()) + ")");
+    if (n < least)
+      fail(node, "bad " + where(node, name, value) + ": must be at least " + std::to_string(least));
+    return n;
+  }
+
+  /// A message size; "inf" is a limit, not a size.
+  Bytes size(const pugi::xml_node& node, std::string_view name, std::string_view value) const {
+    try {
+      const Bytes n = parse_size(value);
+      if (n == kSizeMax)
+        throw std::invalid_argument("'" + std::string(value) + "' is not a message size");
+      return n;
+    } catch (const std::invalid_argument& e) {
+      fail(node, "bad " + where(node, name, value) + ": " + e.what());
+    }
+  }
+
+  static bool is_text(const pugi::xml_node& node) {
+    return node.type() == pugi::node_pcdata || node.type() == pugi::node_cdata;
+  }
+
+  /// The text of a text-only element, whitespace runs collapsed to one space.
+  static std::string text_of(const pugi::xml_node& node) {
+    std::string raw;
+    for (const pugi::xml_node& child : node.children())
+      if (is_text(child))
+        raw += child.value();
+    return collapse(raw);
+  }
+
+  [[noreturn]] void fail_text(const pugi::xml_node& text, const pugi::xml_node& parent) const {
+    std::string shown = collapse(text.value());
+    if (shown.size() > 30)
+      shown = shown.substr(0, 27) + "...";
+    // The text node starts with the whitespace before its first word: count that word's line.
+    const std::string_view value = text.value();
+    const auto lead = value.substr(0, value.find_first_not_of(kSpaces));
+    const auto newlines = static_cast<std::ptrdiff_t>(std::count(lead.begin(), lead.end(), '\n'));
+    throw ScenarioError(file_ + ":" + std::to_string(line(text) + newlines) + ": text '" + shown + "' in " +
+                        tag(parent) + ", which holds none");
+  }
+
+  /// Refuses child elements, and text unless `text` allows it.
+  void check_content(const pugi::xml_node& node, bool text) const {
+    for (const pugi::xml_node& child : node.children()) {
+      if (child.type() == pugi::node_element)
+        fail(child, "unknown element <" + std::string(child.name()) + "> in " + tag(node) + " (it holds " +
+                        (text ? "only text" : "nothing") + ")");
+      if (!text && is_text(child))
+        fail_text(child, node);
+    }
+  }
+
+  void read_scenario(const pugi::xml_node& root) {
+    check_attributes(root, {"name", "seed", "xmlns:xsi", "xsi:noNamespaceSchemaLocation"});
+    const std::string_view name = required(root, "name");
+    const bool good = std::all_of(name.begin(), name.end(), [](char c) {
+      return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+             c == '-';
+    });
+    if (!good)
+      fail(root, "bad " + where(root, "name", name) + ": use letters, digits, '.', '_' and '-'");
+    scenario_.name = name;
+    if (const auto seed = attribute(root, "seed"))
+      scenario_.seed = count(root, "seed", *seed, 0);
+  }
+
+  Children collect(const pugi::xml_node& root) const {
+    Children children;
+    for (const pugi::xml_node& child : root.children()) {
+      if (is_text(child))
+        fail_text(child, root);
+      if (child.type() != pugi::node_element)
+        continue;
+      const auto rule = std::find_if(kChildRules.begin(), kChildRules.end(),
+                                     [&](const ChildRule& r) { return r.name == child.name(); });
+      if (rule == kChildRules.end())
+        fail(child, "unknown element <" + std::string(child.name()) +
+                        "> in <scenario> (allowed: description, platform, workload, sizes, curves, select, payload)");
+      pugi::xml_node& slot = children.*(rule->slot);
+      if (slot)
+        fail(child, "duplicate " + tag(child) + " (the first is at line " + std::to_string(line(slot)) + ")");
+      slot = child;
+      check_content(child, rule->text);
+    }
+    for (const ChildRule& rule : kChildRules)
+      if (rule.required && !(children.*(rule.slot)))
+        fail(root, "<scenario> has no <" + std::string(rule.name) + "> (required: platform, workload, sizes)");
+    return children;
+  }
+
+  void read_description(const pugi::xml_node& node) {
+    if (!node)
+      return;
+    check_attributes(node, {});
+    scenario_.description = text_of(node);
+  }
+
+  void read_platform(const pugi::xml_node& node) {
+    namespace fs = std::filesystem;
+    check_attributes(node, {"file", "from", "to"});
+    const std::string_view file = required(node, "file");
+    fs::path path(file);
+    if (path.is_relative() && !base_dir_.empty())
+      path = fs::path(base_dir_) / path;
+    path = path.lexically_normal();
+    std::error_code error;
+    if (!fs::is_regular_file(path, error))
+      fail(node, "platform file '" + std::string(file) + "' not found (looked for '" + path.string() + "')");
+    scenario_.platform = path.string();
+    scenario_.platform_line = line(node);
+
+    const auto from = attribute(node, "from");
+    const auto to = attribute(node, "to");
+    if (from.has_value() != to.has_value())
+      fail(node, "<platform> needs both 'from' and 'to', or neither (the platform's first two nodes)");
+    if (from && *from == *to)
+      fail(node, "<platform> from and to are both '" + std::string(*from) + "'; a scenario runs between two nodes");
+    scenario_.from = from.value_or("");
+    scenario_.to = to.value_or("");
+  }
+
+  void read_workload(const pugi::xml_node& node) {
+    const std::string_view kind_name = required(node, "kind");
+    const auto kind = workload_from_name(kind_name);
+    if (!kind)
+      fail(node, "unknown workload kind '" + std::string(kind_name) + "' (known: pingpong, stream, unexpected, pairs)");
+    scenario_.workload = *kind;
+    for (const KindAttribute& a : kKindAttributes)
+      if (a.kind != *kind && attribute(node, a.name))
+        fail(node, "attribute '" + std::string(a.name) + "' does not apply to kind=\"" +
+                       std::string(kind_name) + "\" (only to kind=\"" + std::string(workload_name(a.kind)) + "\")");
+    check_attributes(node, {"kind", "iterations", "warmup", "window", "delay", "pairs"});
+
+    if (const auto v = attribute(node, "iterations"))
+      scenario_.iterations = count(node, "iterations", *v, 1);
+    if (const auto v = attribute(node, "warmup"))
+      scenario_.warmup = count(node, "warmup", *v, 0);
+    if (*kind == WorkloadKind::Stream) {
+      const auto v = attribute(node, "window");
+      scenario_.window = v ? count(node, "window", *v, 1) : kStreamWindow;
+    }
+    if (*kind == WorkloadKind::Pairs) {
+      const auto v = attribute(node, "pairs");
+      scenario_.pairs = v ? count(node, "pairs", *v, 2) : kPairs;
+    }
+    if (*kind == WorkloadKind::Unexpected) {
+      const auto v = attribute(node, "delay");
+      scenario_.delay = kUnexpectedDelay;
+      if (v) {
+        try {
+          scenario_.delay = parse_time(*v);
+        } catch (const std::invalid_argument& e) {
+          fail(node, "bad " + where(node, "delay", *v) + ": " + e.what());
+        }
+        if (scenario_.delay < 0)
+          fail(node, "bad " + where(node, "delay", *v) + ": a delay cannot be negative");
+      }
+    }
+  }
+
+  void read_sizes(const pugi::xml_node& node) {
+    check_attributes(node, {"from", "to", "factor", "list"});
+    if (const auto list = attribute(node, "list")) {
+      for (const char* other : {"from", "to", "factor"})
+        if (attribute(node, other))
+          fail(node, "<sizes> takes either 'list' or 'from', 'to' and 'factor', not both ('" + std::string(other) +
+                         "' given with 'list')");
+      for (std::string_view item : split(*list, " \t\r\n,")) {
+        const Bytes n = size(node, "list", item);
+        if (!scenario_.sizes.empty() && n <= scenario_.sizes.back())
+          fail(node, "bad " + where(node, "list", *list) + ": sizes must be strictly increasing (" +
+                         std::to_string(n) + " after " + std::to_string(scenario_.sizes.back()) + ")");
+        scenario_.sizes.push_back(n);
+      }
+      if (scenario_.sizes.empty())
+        fail(node, "bad " + where(node, "list", *list) + ": no sizes in the list");
+      return;
+    }
+    if (!attribute(node, "from") && !attribute(node, "to") && !attribute(node, "factor"))
+      fail(node, "<sizes> needs either 'list' or 'from' and 'to' (and optionally 'factor')");
+    const Bytes from = size(node, "from", required(node, "from"));
+    const Bytes to = size(node, "to", required(node, "to"));
+    double factor = 2;
+    if (const auto v = attribute(node, "factor")) {
+      std::size_t used = 0;
+      try {
+        factor = std::stod(std::string(*v), &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != v->size() || !std::isfinite(factor))
+        fail(node, "bad " + where(node, "factor", *v) + ": expected a number greater than 1 (2, 1.5)");
+      if (!(factor > 1))
+        fail(node, "bad " + where(node, "factor", *v) + ": must be greater than 1");
+    }
+    try {
+      scenario_.sizes = geometric_sizes(from, to, factor);
+    } catch (const std::invalid_argument& e) {
+      fail(node, std::string("bad <sizes>: ") + e.what());
+    }
+  }
+
+  void read_curves(const pugi::xml_node& node) {
+    if (!node) {
+      scenario_.curves = {"auto"};
+      return;
+    }
+    check_attributes(node, {});
+    const std::string text = text_of(node);
+    for (std::string_view curve : split(text, kSpaces)) {
+      if (curve != "auto" && !protocol_name_known(curve))
+        fail(node, "unknown protocol '" + std::string(curve) + "' in <curves> (known: auto, " + known_protocols() +
+                       ", or a prefix of one such as eager/multi)");
+      if (std::find(scenario_.curves.begin(), scenario_.curves.end(), curve) != scenario_.curves.end())
+        fail(node, "duplicate curve '" + std::string(curve) + "' in <curves>");
+      scenario_.curves.emplace_back(curve);
+    }
+    if (scenario_.curves.empty())
+      fail(node, "<curves> lists no curves (leave it out for the default, auto)");
+  }
+
+  void read_select(const pugi::xml_node& node) {
+    if (!node)
+      return;
+    check_repeats_and_empties(node);
+    for (const pugi::xml_attribute& a : node.attributes()) {
+      try {
+        scenario_.select.set(a.name(), a.value());
+      } catch (const std::invalid_argument& e) {
+        fail(node, std::string("bad <select>: ") + e.what());
+      }
+    }
+    // SelectConfig takes any name; the thresholds table checks them later, with no line.
+    for (const auto& [key, names] : {std::pair{"proto", &scenario_.select.forced},
+                                     std::pair{"disable", &scenario_.select.disabled}})
+      for (const std::string& name : *names)
+        if (!protocol_name_known(name))
+          fail(node, std::string("bad <select>: ") + key + ": unknown protocol '" + name + "' (known: " +
+                         known_protocols() + ", or a prefix of one such as eager/multi)");
+  }
+
+  void read_payload(const pugi::xml_node& node) {
+    if (!node)
+      return;
+    check_attributes(node, {"mode"});
+    const std::string_view mode = required(node, "mode");
+    if (mode != "verify" && mode != "phantom")
+      fail(node, "unknown payload mode '" + std::string(mode) + "' (known: verify, phantom)");
+    scenario_.phantom = mode == "phantom";
+  }
+
+  const std::string& text_;
+  const std::string& file_;
+  const std::string& base_dir_;
+  Scenario scenario_;
+};
+
+}  // namespace
+
+Scenario parse_scenario(const std::string& text, const std::string& file, const std::string& base_dir) {
+  return ScenarioReader(text, file, base_dir).read();
+}
+
+Scenario load_scenario(const std::string& file) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (fs::is_directory(file, error))
+    throw ScenarioError(file + ": is a directory, not a scenario file");
+  if (!fs::exists(file, error))
+    throw ScenarioError(file + ": no such file");
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    throw ScenarioError(file + ": cannot be opened for reading");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad())
+    throw ScenarioError(file + ": cannot be read");
+  return parse_scenario(text.str(), file, fs::path(file).parent_path().string());
+}
+
+}  // namespace xover
