@@ -5,6 +5,7 @@
 // (protocols/select/) never names a protocol; protocols never see each other.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -46,11 +47,29 @@ struct ProbeContext {
   MemType mem = MemType::Host;
 };
 
+class Worker;
+struct Request;
+struct AmMessage;
+
 struct Protocol {
   std::string_view name;         ///< "rndv/get": used in logs, overrides, tables and tests
   std::string_view description;  ///< one line for proto-info
   ProtoFamily family;
   std::optional<ProtoCandidate> (*probe)(const ProbeContext& ctx);
+  /// Stage 1, at the sender: starts sending `req`, whose lanes, sequence
+  /// number and buffer are set. Later stages run from active-message handlers
+  /// and completions.
+  void (*send)(Worker& worker, Request& req);
+  /// Rendezvous only: the first receive stage, once a receive has matched
+  /// the RTS (`req` carries the sender's request id and addresses).
+  void (*recv_start)(Worker& worker, Request& req) = nullptr;
+};
+
+/// The handler of one kind of active message; protocols/registry.cpp lists
+/// them beside the protocols.
+struct AmHandlerEntry {
+  std::uint8_t id;
+  void (*handle)(Worker& worker, const AmMessage& msg);
 };
 
 }  // namespace xover

@@ -4,6 +4,7 @@
 
 #include "protocols/eager/eager.hpp"
 #include "protocols/rndv/rndv.hpp"
+#include "protocols/wire.hpp"
 
 namespace xover {
 namespace {
@@ -13,10 +14,31 @@ const std::array kRegistry{
     &eager_multi_zcopy_proto, &rndv_am_proto,     &rndv_get_proto,
 };
 
+const std::array kAmHandlers{
+    AmHandlerEntry{wire::kAmEager, eager_handle},    AmHandlerEntry{wire::kAmMulti, multi_handle},
+    AmHandlerEntry{wire::kAmRts, rts_handle},        AmHandlerEntry{wire::kAmRtr, rtr_handle},
+    AmHandlerEntry{wire::kAmRndvData, rndv_data_handle}, AmHandlerEntry{wire::kAmAck, ack_handle},
+};
+
 }  // namespace
 
 std::span<const Protocol* const> protocol_registry() {
   return kRegistry;
+}
+
+std::span<const AmHandlerEntry> am_handlers() {
+  return kAmHandlers;
+}
+
+const Protocol* protocol_at(std::size_t index) {
+  return index < kRegistry.size() ? kRegistry[index] : nullptr;
+}
+
+std::size_t protocol_index(const Protocol& protocol) {
+  for (std::size_t i = 0; i < kRegistry.size(); ++i)
+    if (kRegistry[i] == &protocol)
+      return i;
+  return kRegistry.size();
 }
 
 bool protocol_matches(const Protocol& protocol, std::string_view pattern) {

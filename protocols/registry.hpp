@@ -11,6 +11,15 @@ namespace xover {
 /// Every protocol, in registry order.
 std::span<const Protocol* const> protocol_registry();
 
+/// The active-message handlers of all protocols.
+std::span<const AmHandlerEntry> am_handlers();
+
+/// A protocol by its position in the registry (carried in RTS headers);
+/// null when out of range.
+const Protocol* protocol_at(std::size_t index);
+/// The registry position of `protocol`.
+std::size_t protocol_index(const Protocol& protocol);
+
 /// True when `name` names a protocol or is a prefix of some ("eager/multi").
 bool protocol_name_known(std::string_view name);
 

@@ -1,0 +1,56 @@
+// A send or receive request, as UCP's: created by Worker::tag_send or
+// tag_recv, moved through its protocol's stages by progress(), complete when
+// `done`. Requests live in the worker's pool until released.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "protocols/core/transport.hpp"
+#include "protocols/lanes/lane_select.hpp"
+
+namespace xover {
+
+struct Protocol;
+
+using Tag = std::uint64_t;
+inline constexpr Tag kTagMaskAll = ~Tag{0};
+
+enum class RequestKind { Send, Recv };
+
+struct Request {
+  using Id = std::uint32_t;
+
+  Id id = 0;  ///< index in the worker's pool; carried in rendezvous headers
+  bool live = false;  ///< allocated and not yet released
+  RequestKind kind = RequestKind::Send;
+  bool done = false;
+  Status status = Status::Ok;  ///< Error when truncated or failed
+  Rank peer = 0;               ///< send: destination; receive: the matched source
+  Tag tag = 0;                 ///< send: the tag; receive: the matched sender's tag
+  Tag tag_mask = kTagMaskAll;  ///< receive: bits of `tag` that must match
+  Tag want = 0;                ///< receive: the posted tag
+  ConstBuffer send_buf;
+  MutableBuffer recv_buf;
+  Bytes length = 0;            ///< the message's size
+  const Protocol* protocol = nullptr;  ///< the protocol that carries it
+  std::uint64_t seq = 0;       ///< per-pair sequence number: the matching order
+
+  // Protocol state: offsets, counters, lanes and keys of the current stage.
+  int stage = 0;
+  Bytes offset = 0;            ///< send: next byte to hand to the transport
+  Bytes received = 0;          ///< receive: bytes in the user buffer
+  std::size_t outstanding = 0; ///< completions still awaited
+  std::size_t next_lane = 0;   ///< round-robin cursor over `lanes`
+  std::vector<LaneShare> lanes;
+  std::vector<double> lane_credit;      ///< smooth weighted round-robin state
+  std::vector<MemoryRegion> regions;    ///< registrations to release at the end
+  std::vector<RemoteAddr> remote;       ///< rndv/get: the sender's buffer, per lane
+  Request::Id remote_id = 0;            ///< rendezvous: the peer's request
+
+  /// Called once when the request completes (after `done` is set).
+  std::function<void(Request&)> on_complete;
+};
+
+}  // namespace xover

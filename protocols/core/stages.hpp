@@ -1,0 +1,27 @@
+// Helpers shared by the protocols' stages: sending a header-only control
+// message on the AM lane, and the bookkeeping of multi-part sends.
+#pragma once
+
+#include <vector>
+
+#include "protocols/core/worker.hpp"
+#include "protocols/wire.hpp"
+
+namespace xover::stages {
+
+/// Sends a header-only active message to `peer` on its AM lane, in order
+/// behind earlier sends. `on_error` runs if the transport fails.
+void send_control(Worker& worker, Rank peer, wire::AmKind kind, const wire::HeaderWriter& header,
+                  std::function<void()> on_error);
+
+/// One more part of `req` is in flight.
+inline void part_started(Request& req) {
+  ++req.outstanding;
+}
+
+/// One part of `req` is done; when it was the last and every part has been
+/// handed over (`req.offset == req.length` or the stage says so), the
+/// request completes and releases its registrations.
+void part_done(Worker& worker, Request& req, Status status, bool all_handed_over);
+
+}  // namespace xover::stages

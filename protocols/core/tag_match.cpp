@@ -1,0 +1,124 @@
+// Tag matching: messages between one pair of ranks are matched in the order
+// they were sent, whatever protocol, lanes or fragment order carried them.
+// The sender numbers its messages per peer; the receiver holds any message
+// whose number has not come up yet and matches in number order, each against
+// the posted receives (first posted first) or else the unexpected queue.
+#include <algorithm>
+
+#include "protocols/core/worker.hpp"
+#include "protocols/proto.hpp"
+
+namespace xover {
+
+void Worker::arrive(const Incoming& header, Bytes offset, ConstBuffer payload) {
+  const auto key = std::make_pair(header.source, header.seq);
+  auto it = live_.find(key);
+  if (it == live_.end()) {
+    if (header.seq < expected_[header.source]) {
+      // A fragment of a message whose turn is past but which is gone: a
+      // duplicate or a corrupt header. Drop it.
+      ++stats_.bad_headers;
+      return;
+    }
+    it = live_.emplace(key, std::make_unique<Incoming>(header)).first;
+  } else if (it->second->size != header.size || it->second->tag != header.tag) {
+    ++stats_.bad_headers;
+    return;
+  }
+  match_in_order(header.source);
+  // Matching may have finished the message (an empty one) or handed it to
+  // its rendezvous stages; only eager bytes remain to place.
+  it = live_.find(key);
+  if (it != live_.end() && !it->second->rndv)
+    deliver(*it->second, offset, payload);
+}
+
+void Worker::match_in_order(Rank source) {
+  std::uint64_t& expected = expected_[source];
+  for (;;) {
+    auto it = live_.find({source, expected});
+    if (it == live_.end() || it->second->matched)
+      return;
+    Incoming& in = *it->second;
+    in.matched = true;
+    ++expected;
+    auto posted = std::find_if(posted_.begin(), posted_.end(), [&](Request* r) { return tag_matches(*r, in.tag); });
+    if (posted != posted_.end()) {
+      Request* r = *posted;
+      posted_.erase(posted);
+      bind(in, *r);
+    } else {
+      ++stats_.unexpected;
+      unexpected_.push_back(&in);
+    }
+  }
+}
+
+void Worker::bind(Incoming& in, Request& r) {
+  r.peer = in.source;
+  r.tag = in.tag;
+  r.length = in.size;
+  r.seq = in.seq;
+  in.request = &r;
+  if (in.rndv) {
+    r.protocol = in.rndv;
+    r.remote = in.remote;
+    r.remote_id = in.remote_id;
+    r.lanes.clear();
+    for (std::size_t lane : in.remote_lanes)
+      r.lanes.push_back({lane, 0});
+    const Protocol* protocol = in.rndv;
+    forget(in);
+    protocol->recv_start(*this, r);
+    return;
+  }
+  // Eager bytes that came before the receive move into the user buffer.
+  for (auto [offset, length] : in.held) {
+    const Bytes fit = offset < r.recv_buf.size ? std::min(length, r.recv_buf.size - offset) : 0;
+    transport_.copy(r.recv_buf.slice(offset, fit).data, in.buffer.empty() ? nullptr : in.buffer.data() + offset, fit);
+    r.received += fit;
+    buffer_bytes(-static_cast<std::ptrdiff_t>(length));
+  }
+  in.held.clear();
+  in.buffer = {};
+  finish_if_complete(in);
+}
+
+void Worker::deliver(Incoming& in, Bytes offset, ConstBuffer payload) {
+  if (offset > in.size || payload.size > in.size - offset) {
+    ++stats_.bad_headers;
+    return;
+  }
+  in.arrived += payload.size;
+  if (Request* r = in.request) {
+    const Bytes fit = offset < r->recv_buf.size ? std::min(payload.size, r->recv_buf.size - offset) : 0;
+    transport_.copy(r->recv_buf.slice(offset, fit).data, payload.data, fit);
+    r->received += fit;
+  } else {
+    if (payload.data && in.buffer.empty())
+      in.buffer.resize(in.size);
+    transport_.copy(payload.data ? in.buffer.data() + offset : nullptr, payload.data, payload.size);
+    in.held.emplace_back(offset, payload.size);
+    buffer_bytes(static_cast<std::ptrdiff_t>(payload.size));
+  }
+  finish_if_complete(in);
+}
+
+void Worker::finish_if_complete(Incoming& in) {
+  if (!in.request || in.arrived < in.size)
+    return;
+  Request& r = *in.request;
+  forget(in);
+  complete(r, r.length > r.recv_buf.size ? Status::Error : Status::Ok);
+}
+
+void Worker::forget(const Incoming& in) {
+  live_.erase({in.source, in.seq});
+}
+
+void Worker::buffer_bytes(std::ptrdiff_t delta) {
+  stats_.buffered_now = static_cast<Bytes>(static_cast<std::ptrdiff_t>(stats_.buffered_now) + delta);
+  stats_.buffered_peak = std::max(stats_.buffered_peak, stats_.buffered_now);
+}
+
+}  // namespace xover

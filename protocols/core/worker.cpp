@@ -1,0 +1,166 @@
+#include "protocols/core/worker.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "protocols/proto.hpp"
+#include "protocols/registry.hpp"
+
+namespace xover {
+
+Worker::Worker(Transport& transport, SelectConfig config) : transport_(transport), config_(std::move(config)) {
+  for (const AmHandlerEntry& entry : am_handlers())
+    transport_.set_am_handler(entry.id, [this, handle = entry.handle](const AmMessage& msg) { handle(*this, msg); });
+}
+
+void Worker::configure(SelectConfig config) {
+  config_ = std::move(config);
+  tables_.clear();
+}
+
+const ThresholdTable& Worker::table(Rank peer) {
+  auto it = tables_.find(peer);
+  if (it == tables_.end())
+    it = tables_.emplace(peer, ThresholdTable::build(transport_.path(peer), config_)).first;
+  return it->second;
+}
+
+Request* Worker::allocate(RequestKind kind) {
+  Request::Id id = 0;
+  if (!free_.empty()) {
+    id = free_.back();
+    free_.pop_back();
+  } else {
+    id = static_cast<Request::Id>(pool_.size());
+    pool_.push_back(std::make_unique<Request>());
+  }
+  Request& r = *pool_[id];
+  r = Request{};
+  r.id = id;
+  r.live = true;
+  r.kind = kind;
+  return &r;
+}
+
+void Worker::release(Request* request) {
+  if (!request || !request->live || !request->done)
+    throw std::logic_error("Worker::release: the request is not a completed live request");
+  request->live = false;
+  request->on_complete = nullptr;
+  free_.push_back(request->id);
+}
+
+Request* Worker::find(Request::Id id, RequestKind kind) {
+  if (id >= pool_.size() || !pool_[id]->live || pool_[id]->kind != kind || pool_[id]->done)
+    return nullptr;
+  return pool_[id].get();
+}
+
+Request* Worker::tag_send(Rank peer, ConstBuffer buffer, Tag tag) {
+  Request* r = allocate(RequestKind::Send);
+  r->peer = peer;
+  r->tag = tag;
+  r->send_buf = buffer;
+  r->length = buffer.size;
+  r->seq = send_seq_[peer]++;
+  const ProtoChoice* choice = table(peer).lookup(buffer.size);
+  if (!choice) {
+    // No protocol covers this size under the current settings (a forced
+    // protocol that stops short): the send fails instead of guessing.
+    complete(*r, Status::Error);
+    return r;
+  }
+  r->protocol = choice->protocol;
+  r->lanes = choice->candidate.lanes;
+  r->protocol->send(*this, *r);
+  return r;
+}
+
+Request* Worker::tag_recv(MutableBuffer buffer, Tag tag, Tag mask) {
+  Request* r = allocate(RequestKind::Recv);
+  r->recv_buf = buffer;
+  r->want = tag;
+  r->tag_mask = mask;
+  for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
+    if (tag_matches(*r, (*it)->tag)) {
+      Incoming* in = *it;
+      unexpected_.erase(it);
+      bind(*in, *r);
+      return r;
+    }
+  }
+  posted_.push_back(r);
+  return r;
+}
+
+void Worker::progress(Seconds deadline) {
+  transport_.progress(deadline);
+  while (!pending_.empty()) {
+    if (pending_.front()() == Status::NoResource)
+      break;
+    pending_.pop_front();
+  }
+}
+
+void Worker::wait(const Request* request) {
+  while (!request->done)
+    progress();
+}
+
+void Worker::submit(std::function<Status()> op) {
+  if (pending_.empty() && op() != Status::NoResource)
+    return;
+  pending_.push_back(std::move(op));
+}
+
+void Worker::complete(Request& request, Status status) {
+  if (request.done)
+    return;
+  if (status != Status::Ok)
+    request.status = status;
+  request.done = true;
+  if (request.on_complete)
+    request.on_complete(request);
+}
+
+std::vector<MemoryRegion> Worker::reg(Rank peer, const std::vector<LaneShare>& lanes, const std::byte* base,
+                                      Bytes size) {
+  std::vector<MemoryRegion> out;
+  for (const LaneShare& share : lanes) {
+    if (!config_.reg_cache) {
+      out.push_back(transport_.reg(peer, share.lane, base, size));
+      continue;
+    }
+    const auto key = std::make_tuple(peer, share.lane, base, size);
+    auto it = reg_cache_.find(key);
+    if (it == reg_cache_.end())
+      it = reg_cache_.emplace(key, transport_.reg(peer, share.lane, base, size)).first;
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+void Worker::release_regions(Request& request) {
+  if (!config_.reg_cache)
+    for (const MemoryRegion& region : request.regions)
+      transport_.dereg(region);
+  request.regions.clear();
+}
+
+std::size_t Worker::next_lane(Request& request) {
+  // Smooth weighted round-robin (as nginx balances upstreams): every pick
+  // adds each lane's weight to its credit and takes one from the richest,
+  // so lanes interleave in proportion to their weights.
+  if (request.lane_credit.size() != request.lanes.size())
+    request.lane_credit.assign(request.lanes.size(), 0.0);
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < request.lanes.size(); ++i) {
+    request.lane_credit[i] += request.lanes[i].weight;
+    if (request.lane_credit[i] > request.lane_credit[best])
+      best = i;
+  }
+  request.lane_credit[best] -= 1.0;
+  return best;
+}
+
+}  // namespace xover

@@ -1,0 +1,136 @@
+// The Worker: tagged send and receive over a Transport, after UCP. It owns
+// the requests, selects a protocol per send from the thresholds table of the
+// peer, matches incoming messages against posted receives in the order the
+// sender sent them, and drives every protocol's stages from progress().
+//
+//   Worker w(transport, config);
+//   Request* s = w.tag_send(peer, {buf, n}, tag);
+//   Request* r = w.tag_recv({buf, n}, tag, mask);
+//   while (!s->done || !r->done) w.progress();
+//   w.release(s); w.release(r);
+#pragma once
+
+#include <deque>
+#include <list>
+#include <map>
+#include <memory>
+#include <tuple>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "protocols/core/request.hpp"
+#include "protocols/core/transport.hpp"
+#include "protocols/select/threshold_table.hpp"
+
+namespace xover {
+
+/// Counters a workload reports.
+struct WorkerStats {
+  Bytes buffered_now = 0;        ///< bytes held for unexpected or early messages
+  Bytes buffered_peak = 0;       ///< the most ever held at once
+  std::size_t unexpected = 0;    ///< messages that arrived before their receive
+  std::size_t bad_headers = 0;   ///< active messages dropped for a malformed header
+};
+
+/// A message on its way in, from its first byte (or RTS) until it is bound
+/// to a receive and, for eager protocols, complete.
+struct Incoming {
+  Rank source = 0;
+  std::uint64_t seq = 0;
+  Tag tag = 0;
+  Bytes size = 0;
+  /// Rendezvous: the protocol whose receive stages run once matched; null
+  /// for eager messages, whose bytes come with them.
+  const Protocol* rndv = nullptr;
+  std::vector<std::size_t> remote_lanes;  ///< rendezvous: the lanes the sender registered on
+  std::vector<RemoteAddr> remote;     ///< rendezvous: the sender's buffer, per lane
+  Request::Id remote_id = 0;          ///< rendezvous: the sender's request
+
+  // Kept by the worker.
+  bool matched = false;               ///< bound to a receive or queued as unexpected
+  Request* request = nullptr;         ///< the receive, once bound
+  std::vector<std::byte> buffer;      ///< eager bytes held until bound
+  std::vector<std::pair<Bytes, Bytes>> held;  ///< (offset, length) of the held pieces
+  Bytes arrived = 0;                  ///< eager bytes arrived so far
+};
+
+class Worker {
+ public:
+  Worker(Transport& transport, SelectConfig config);
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  /// Starts sending `buffer` to `peer` with `tag`; the request completes
+  /// when the buffer may be reused.
+  Request* tag_send(Rank peer, ConstBuffer buffer, Tag tag);
+  /// Posts a receive for the first message, from any peer, whose tag equals
+  /// `tag` on the bits of `mask`.
+  Request* tag_recv(MutableBuffer buffer, Tag tag, Tag mask = kTagMaskAll);
+  /// Returns a completed request to the pool.
+  void release(Request* request);
+  /// Progresses the transport once and retries sends that met back-pressure.
+  void progress(Seconds deadline = Transport::kForever);
+  /// Progresses until `request` is done.
+  void wait(const Request* request);
+
+  /// Replaces the selection settings; only while no request is in flight.
+  void configure(SelectConfig config);
+  const SelectConfig& config() const { return config_; }
+  /// The thresholds table toward `peer`, built on first use.
+  const ThresholdTable& table(Rank peer);
+  const WorkerStats& stats() const { return stats_; }
+  Transport& transport() { return transport_; }
+
+  // The services below are for the protocols' stages (protocols/eager,
+  // protocols/rndv), not for applications.
+
+  /// Sends now, or queues behind earlier sends that met back-pressure; ops
+  /// run in order. An op returns Ok, InProgress or NoResource.
+  void submit(std::function<Status()> op);
+  /// A message's header or first fragment arrived; binds it to a receive
+  /// (or the unexpected queue) in sequence order, then delivers `payload` at
+  /// `offset`. Eager messages complete when all their bytes are in.
+  void arrive(const Incoming& header, Bytes offset, ConstBuffer payload);
+  /// Marks a request complete and runs its callback.
+  void complete(Request& request, Status status = Status::Ok);
+  /// The request with this id, if it is live and of this kind.
+  Request* find(Request::Id id, RequestKind kind);
+  /// Registrations of `buffer` on `lanes` toward `peer` (from the cache when
+  /// it is on); released with release_regions() when the cache is off.
+  std::vector<MemoryRegion> reg(Rank peer, const std::vector<LaneShare>& lanes, const std::byte* base, Bytes size);
+  void release_regions(Request& request);
+  /// The next lane of a striped transfer, by smooth weighted round-robin.
+  std::size_t next_lane(Request& request);
+  void count_bad_header() { ++stats_.bad_headers; }
+
+ private:
+  Request* allocate(RequestKind kind);
+  void match_in_order(Rank source);
+  void bind(Incoming& in, Request& request);
+  void deliver(Incoming& in, Bytes offset, ConstBuffer payload);
+  void finish_if_complete(Incoming& in);
+  void forget(const Incoming& in);
+  void buffer_bytes(std::ptrdiff_t delta);
+  bool tag_matches(const Request& r, Tag tag) const { return ((r.want ^ tag) & r.tag_mask) == 0; }
+
+  Transport& transport_;
+  SelectConfig config_;
+  std::map<Rank, ThresholdTable> tables_;
+  std::vector<std::unique_ptr<Request>> pool_;
+  std::vector<Request::Id> free_;
+  std::deque<std::function<Status()>> pending_;
+  std::unordered_map<Rank, std::uint64_t> send_seq_;
+
+  // Matching: every message from its first byte until done, by (source,
+  // seq); the next sequence number to match per source; receives in post
+  // order; unexpected messages in match order.
+  std::map<std::pair<Rank, std::uint64_t>, std::unique_ptr<Incoming>> live_;
+  std::unordered_map<Rank, std::uint64_t> expected_;
+  std::list<Request*> posted_;
+  std::list<Incoming*> unexpected_;
+  std::map<std::tuple<Rank, std::size_t, const std::byte*, Bytes>, MemoryRegion> reg_cache_;
+  WorkerStats stats_;
+};
+
+}  // namespace xover

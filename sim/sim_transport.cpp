@@ -1,0 +1,254 @@
+#include "sim/sim_transport.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace s4u = simgrid::s4u;
+
+namespace xover::sim {
+
+SimNetwork::SimNetwork(const LogGPPlatform& platform, std::vector<std::string> rank_nodes)
+    : platform_(platform), rank_nodes_(std::move(rank_nodes)) {
+  for (const std::string& node : rank_nodes_) {
+    platform_.node(node);  // throws PlatformError for an unknown node
+    hosts_.push_back(s4u::Host::by_name(node));
+  }
+  for (Rank r = 0; r < size(); ++r)
+    transports_.push_back(std::make_unique<SimTransport>(*this, r));
+}
+
+SimNetwork::~SimNetwork() = default;
+
+const SimNetwork::Route& SimNetwork::route(Rank from, Rank to) {
+  const auto key = std::make_pair(rank_nodes_[from], rank_nodes_[to]);
+  auto it = routes_.find(key);
+  if (it == routes_.end()) {
+    Route route;
+    route.path = platform_.path(key.first, key.second);
+    for (const NicPair& pair : platform_.nics(key.first, key.second))
+      route.nics.emplace_back(s4u::Host::by_name(pair.src_host), s4u::Host::by_name(pair.dst_host));
+    it = routes_.emplace(key, std::move(route)).first;
+  }
+  return it->second;
+}
+
+void run_ranks(SimNetwork& network, const std::function<void(Rank, Transport&)>& body) {
+  for (Rank r = 0; r < network.size(); ++r)
+    s4u::Actor::create("rank" + std::to_string(r), network.host(r), [&network, &body, r] {
+      body(r, network.transport(r));
+      network.transport(r).quiesce();
+    });
+  s4u::Engine::get_instance()->run();
+}
+
+void SimNetwork::inject(s4u::Host* nic, Bytes bytes, BytesPerSecond bandwidth, Seconds gap) {
+  // LogGP's gap and the NIC's serialisation: one injection at a time, the
+  // next no sooner than max(g, n/B) after this one starts.
+  const Seconds now = s4u::Engine::get_clock();
+  Seconds& free_at = nic_free_[nic];
+  if (free_at > now)
+    s4u::this_actor::sleep_for(free_at - now);
+  free_at = s4u::Engine::get_clock() + std::max(gap, static_cast<double>(bytes) / bandwidth);
+}
+
+SimTransport::SimTransport(SimNetwork& network, Rank rank)
+    : network_(network), rank_(rank), memcpy_bw_(network.platform().node(network.node(rank)).memcpy_bw) {}
+
+void SimTransport::quiesce() {
+  if (bell_) {
+    bell_->cancel();
+    bell_ = nullptr;
+  }
+}
+
+void SimTransport::busy(Seconds t) {
+  if (t > 0)
+    s4u::this_actor::sleep_for(t);
+}
+
+Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<const std::byte> header,
+                             ConstBuffer payload, AmMode mode, Completion done) {
+  const SimNetwork::Route& route = network_.route(rank_, peer);
+  if (lane >= route.path.lanes.size())
+    return Status::Error;
+  const LaneAttrs& attrs = route.path.lanes[lane];
+  busy(attrs.o_send + (mode == AmMode::Bcopy ? static_cast<double>(payload.size) / route.path.memcpy_bw_local : 0));
+  auto [src, dst] = route.nics[lane];
+  network_.inject(src, payload.size, attrs.bandwidth, attrs.gap);
+
+  auto flight = std::make_unique<Flight>();
+  flight->kind = Flight::Kind::Am;
+  flight->peer = rank_;
+  flight->lane = lane;
+  flight->id = id;
+  flight->header.assign(header.begin(), header.end());
+  flight->size = payload.size;
+  flight->phantom = payload.data == nullptr;
+  if (mode == AmMode::Zcopy) {
+    flight->zcopy_src = payload.data;
+    flight->done = std::move(done);
+    flight->sender = this;
+  } else if (payload.data) {
+    flight->bytes.assign(payload.data, payload.data + payload.size);
+  }
+  flight->comm = s4u::Comm::sendto_async(src, dst, payload.size);
+  network_.transport(peer).add_flight(std::move(flight));
+  return mode == AmMode::Zcopy ? Status::InProgress : Status::Ok;
+}
+
+Status SimTransport::get(std::size_t lane, Rank peer, MutableBuffer local, RemoteAddr remote, Completion done) {
+  const SimNetwork::Route& route = network_.route(rank_, peer);
+  if (lane >= route.path.lanes.size())
+    return Status::Error;
+  busy(route.path.lanes[lane].o_send);
+  // The read request crosses to the peer's NIC (L); the data comes back
+  // when it arrives (L + n/B), see landed().
+  auto flight = std::make_unique<Flight>();
+  flight->kind = Flight::Kind::GetRequest;
+  flight->peer = peer;
+  flight->lane = lane;
+  flight->size = local.size;
+  flight->phantom = local.data == nullptr;
+  flight->get_dst = local.data;
+  flight->remote = remote;
+  flight->done = std::move(done);
+  auto [src, dst] = route.nics[lane];
+  flight->comm = s4u::Comm::sendto_async(src, dst, 0);
+  add_flight(std::move(flight));
+  return Status::InProgress;
+}
+
+Status SimTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, Completion done) {
+  const SimNetwork::Route& route = network_.route(rank_, peer);
+  if (lane >= route.path.lanes.size())
+    return Status::Error;
+  const LaneAttrs& attrs = route.path.lanes[lane];
+  busy(attrs.o_send);
+  auto [src, dst] = route.nics[lane];
+  network_.inject(src, local.size, attrs.bandwidth, attrs.gap);
+  auto flight = std::make_unique<Flight>();
+  flight->kind = Flight::Kind::PutData;
+  flight->peer = peer;
+  flight->lane = lane;
+  flight->size = local.size;
+  flight->phantom = local.data == nullptr;
+  flight->zcopy_src = local.data;
+  flight->remote = remote;
+  flight->done = std::move(done);
+  flight->comm = s4u::Comm::sendto_async(src, dst, local.size);
+  add_flight(std::move(flight));
+  return Status::InProgress;
+}
+
+MemoryRegion SimTransport::reg(Rank peer, std::size_t lane, const std::byte* base, Bytes size) {
+  const LaneAttrs& attrs = path(peer).lanes.at(lane);
+  busy(attrs.reg_cost + static_cast<double>(size) * attrs.reg_growth);
+  return {next_key_++, base, size};
+}
+
+RemoteAddr SimTransport::remote_addr(const MemoryRegion& region, const std::byte* base) const {
+  return {region.key, reinterpret_cast<std::uint64_t>(base)};
+}
+
+void SimTransport::copy(std::byte* dst, const std::byte* src, Bytes n) {
+  busy(static_cast<double>(n) / memcpy_bw_);
+  if (dst && src && n)
+    std::memcpy(dst, src, n);
+}
+
+void SimTransport::add_flight(std::unique_ptr<Flight> flight) {
+  flights_.push_back(std::move(flight));
+  if (waiting_ && bell_) {
+    bell_->resume();
+    bell_ = nullptr;
+  }
+}
+
+void SimTransport::add_event(Event event) {
+  ready_.push_back(std::move(event));
+  if (waiting_ && bell_) {
+    bell_->resume();
+    bell_ = nullptr;
+  }
+}
+
+void SimTransport::landed(std::unique_ptr<Flight> flight) {
+  switch (flight->kind) {
+    case Flight::Kind::Am: {
+      if (flight->sender) {
+        // Zero-copy: the bytes are read now, and the sender may reuse its
+        // buffer from this moment on.
+        if (flight->zcopy_src)
+          flight->bytes.assign(flight->zcopy_src, flight->zcopy_src + flight->size);
+        flight->sender->add_event({nullptr, std::move(flight->done), Status::Ok, 0});
+        flight->sender = nullptr;
+      }
+      const Seconds cpu = path(flight->peer).lanes[flight->lane].o_recv;
+      ready_.push_back({std::move(flight), nullptr, Status::Ok, cpu});
+      return;
+    }
+    case Flight::Kind::GetRequest: {
+      const SimNetwork::Route& route = network_.route(rank_, flight->peer);
+      auto [mine, theirs] = route.nics[flight->lane];
+      flight->kind = Flight::Kind::GetData;
+      flight->comm = s4u::Comm::sendto_async(theirs, mine, flight->size);
+      flights_.push_back(std::move(flight));
+      return;
+    }
+    case Flight::Kind::GetData:
+      if (!flight->phantom && flight->remote.addr && flight->size)
+        std::memcpy(flight->get_dst, reinterpret_cast<const std::byte*>(flight->remote.addr), flight->size);
+      break;
+    case Flight::Kind::PutData:
+      if (!flight->phantom && flight->remote.addr && flight->size)
+        std::memcpy(reinterpret_cast<std::byte*>(flight->remote.addr), flight->zcopy_src, flight->size);
+      break;
+  }
+  // A get or put completion is polled from the completion queue: o_recv.
+  const Seconds cpu = path(flight->peer).lanes[flight->lane].o_recv;
+  ready_.push_back({nullptr, std::move(flight->done), Status::Ok, cpu});
+}
+
+void SimTransport::progress(Seconds deadline) {
+  if (ready_.empty()) {
+    std::vector<s4u::ActivityPtr> activities;
+    activities.reserve(flights_.size() + 1);
+    for (const auto& flight : flights_)
+      activities.push_back(flight->comm);
+    if (!bell_) {
+      bell_ = s4u::this_actor::exec_init(0);
+      bell_->start();
+      bell_->suspend();
+    }
+    activities.push_back(bell_);
+    const Seconds now = s4u::Engine::get_clock();
+    const double timeout = deadline == kForever ? -1.0 : std::max(0.0, deadline - now);
+    waiting_ = true;
+    const ssize_t done = s4u::Activity::wait_any_for(activities, timeout);
+    waiting_ = false;
+    if (done < 0)
+      return;
+    if (static_cast<std::size_t>(done) == activities.size() - 1) {
+      bell_ = nullptr;
+    } else {
+      std::unique_ptr<Flight> flight = std::move(flights_[done]);
+      flights_.erase(flights_.begin() + done);
+      landed(std::move(flight));
+    }
+  }
+  while (!ready_.empty()) {
+    Event event = std::move(ready_.front());
+    ready_.pop_front();
+    busy(event.cpu);
+    if (event.arrived) {
+      const Flight& f = *event.arrived;
+      const ConstBuffer payload{f.phantom ? nullptr : f.bytes.data(), f.size};
+      if (handlers_[f.id])
+        handlers_[f.id](AmMessage{f.peer, f.lane, f.header, payload});
+    } else if (event.done) {
+      event.done(event.status);
+    }
+  }
+}
+
+}  // namespace xover::sim

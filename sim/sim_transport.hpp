@@ -1,0 +1,142 @@
+// The Transport over SimGrid's S4U: one actor per rank, lanes are rails (a
+// host per NIC), and every LogGP cost is paid in simulated time.
+//
+//   o_send, o_recv, copies, registration: the rank's actor sleeps (it is
+//       busy); a rank's CPU work is serial.
+//   g: each NIC keeps the date it is next free; an injection waits for it
+//       and moves it by max(g, n/B), so back-to-back messages leave FIFO.
+//   L + n/B: a host-to-host transfer between the two NICs, started at
+//       send time (eager data moves before the receiver posts), sharing
+//       links with other flows as SimGrid's CM02 model computes.
+//
+// Headers and payload bytes travel beside the transfer, through this
+// process's memory, at no simulated cost; payloads may be phantom (a size
+// without bytes). The receiver waits for its incoming transfers itself; a
+// sender that adds one while the receiver waits rings the receiver's bell.
+#pragma once
+
+#include <simgrid/s4u.hpp>
+
+#include <array>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "protocols/core/transport.hpp"
+#include "sim/platform_loader.hpp"
+
+namespace xover::sim {
+
+class SimTransport;
+
+/// The simulated machine of one run: the platform, the node each rank runs
+/// on, the NICs' next free dates, and every rank's transport.
+class SimNetwork {
+ public:
+  /// `rank_nodes[r]` is the node that rank r runs on.
+  SimNetwork(const LogGPPlatform& platform, std::vector<std::string> rank_nodes);
+  ~SimNetwork();
+  SimNetwork(const SimNetwork&) = delete;
+  SimNetwork& operator=(const SimNetwork&) = delete;
+
+  Rank size() const { return static_cast<Rank>(rank_nodes_.size()); }
+  const LogGPPlatform& platform() const { return platform_; }
+  SimTransport& transport(Rank r) { return *transports_[r]; }
+  simgrid::s4u::Host* host(Rank r) const { return hosts_[r]; }
+  const std::string& node(Rank r) const { return rank_nodes_[r]; }
+
+  /// Lanes and NIC hosts between the nodes of two ranks.
+  struct Route {
+    Path path;
+    std::vector<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>> nics;  ///< per lane: (source NIC, destination NIC)
+  };
+  const Route& route(Rank from, Rank to);
+
+  /// Waits (in simulated time, on the calling actor) for `nic` to be free,
+  /// then books it for one injection of `bytes` at `bandwidth` with gap `gap`.
+  void inject(simgrid::s4u::Host* nic, Bytes bytes, BytesPerSecond bandwidth, Seconds gap);
+
+ private:
+  const LogGPPlatform& platform_;
+  std::vector<std::string> rank_nodes_;
+  std::vector<simgrid::s4u::Host*> hosts_;
+  std::vector<std::unique_ptr<SimTransport>> transports_;
+  std::map<std::pair<std::string, std::string>, Route> routes_;
+  std::unordered_map<simgrid::s4u::Host*, Seconds> nic_free_;
+};
+
+/// Runs `body(rank, transport)` on one actor per rank, each on its node's
+/// host, until every one returns. Simulated time goes on from where it was,
+/// so one process may run many of these on one platform.
+void run_ranks(SimNetwork& network, const std::function<void(Rank, Transport&)>& body);
+
+class SimTransport final : public Transport {
+ public:
+  SimTransport(SimNetwork& network, Rank rank);
+
+  Rank rank() const override { return rank_; }
+  Rank size() const override { return network_.size(); }
+  const Path& path(Rank peer) const override { return network_.route(rank_, peer).path; }
+  void set_am_handler(AmId id, AmHandler handler) override { handlers_[id] = std::move(handler); }
+  Status am_send(std::size_t lane, Rank peer, AmId id, std::span<const std::byte> header, ConstBuffer payload,
+                 AmMode mode, Completion done) override;
+  Status get(std::size_t lane, Rank peer, MutableBuffer local, RemoteAddr remote, Completion done) override;
+  Status put(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, Completion done) override;
+  MemoryRegion reg(Rank peer, std::size_t lane, const std::byte* base, Bytes size) override;
+  void dereg(const MemoryRegion&) override {}
+  RemoteAddr remote_addr(const MemoryRegion& region, const std::byte* base) const override;
+  void copy(std::byte* dst, const std::byte* src, Bytes n) override;
+  void progress(Seconds deadline) override;
+  Seconds now() const override { return simgrid::s4u::Engine::get_clock(); }
+
+  /// Drops the bell when the rank's body ends: a suspended activity left
+  /// behind would read to SimGrid as a deadlock.
+  void quiesce();
+
+ private:
+  /// One transfer this rank waits for.
+  struct Flight {
+    enum class Kind { Am, GetRequest, GetData, PutData };
+    Kind kind = Kind::Am;
+    simgrid::s4u::CommPtr comm;
+    Rank peer = 0;                       ///< the other end
+    std::size_t lane = 0;
+    AmId id = 0;
+    std::vector<std::byte> header;
+    std::vector<std::byte> bytes;        ///< the payload, copied (short, bcopy, or zcopy on arrival)
+    const std::byte* zcopy_src = nullptr;
+    Bytes size = 0;
+    bool phantom = false;
+    Completion done;                     ///< sender's zcopy completion, or the initiator's get/put
+    SimTransport* sender = nullptr;      ///< zcopy: whom to tell
+    std::byte* get_dst = nullptr;
+    RemoteAddr remote;
+  };
+  /// Something ready to run on this rank's CPU.
+  struct Event {
+    std::unique_ptr<Flight> arrived;     ///< an active message, or null
+    Completion done;                     ///< otherwise a completion
+    Status status = Status::Ok;
+    Seconds cpu = 0;                     ///< CPU time to take it in
+  };
+
+  void busy(Seconds t);
+  void add_flight(std::unique_ptr<Flight> flight);
+  void add_event(Event event);
+  void landed(std::unique_ptr<Flight> flight);
+
+  SimNetwork& network_;
+  Rank rank_;
+  BytesPerSecond memcpy_bw_;
+  std::array<AmHandler, 256> handlers_;
+  std::vector<std::unique_ptr<Flight>> flights_;
+  std::deque<Event> ready_;
+  simgrid::s4u::ExecPtr bell_;
+  bool waiting_ = false;
+  std::uint64_t next_key_ = 1;
+};
+
+}  // namespace xover::sim
