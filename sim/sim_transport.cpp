@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "protocols/wire.hpp"
+
 namespace s4u = simgrid::s4u;
 
 namespace xover::sim {
@@ -74,7 +76,8 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   const LaneAttrs& attrs = route.path.lanes[lane];
   busy(attrs.o_send + (mode == AmMode::Bcopy ? static_cast<double>(payload.size) / route.path.memcpy_bw_local : 0));
   auto [src, dst] = route.nics[lane];
-  network_.inject(src, payload.size, attrs.bandwidth, attrs.gap);
+  const Bytes wire_bytes = header.size() + payload.size;
+  network_.inject(src, wire_bytes, attrs.bandwidth, attrs.gap);
 
   auto flight = std::make_unique<Flight>();
   flight->kind = Flight::Kind::Am;
@@ -91,7 +94,7 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   } else if (payload.data) {
     flight->bytes.assign(payload.data, payload.data + payload.size);
   }
-  flight->comm = s4u::Comm::sendto_async(src, dst, payload.size);
+  flight->comm = s4u::Comm::sendto_async(src, dst, wire_bytes);
   network_.transport(peer).add_flight(std::move(flight));
   return mode == AmMode::Zcopy ? Status::InProgress : Status::Ok;
 }
@@ -113,7 +116,7 @@ Status SimTransport::get(std::size_t lane, Rank peer, MutableBuffer local, Remot
   flight->remote = remote;
   flight->done = std::move(done);
   auto [src, dst] = route.nics[lane];
-  flight->comm = s4u::Comm::sendto_async(src, dst, 0);
+  flight->comm = s4u::Comm::sendto_async(src, dst, wire::kRmaHdr);
   add_flight(std::move(flight));
   return Status::InProgress;
 }
@@ -125,7 +128,7 @@ Status SimTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteA
   const LaneAttrs& attrs = route.path.lanes[lane];
   busy(attrs.o_send);
   auto [src, dst] = route.nics[lane];
-  network_.inject(src, local.size, attrs.bandwidth, attrs.gap);
+  network_.inject(src, wire::kRmaHdr + local.size, attrs.bandwidth, attrs.gap);
   auto flight = std::make_unique<Flight>();
   flight->kind = Flight::Kind::PutData;
   flight->peer = peer;
@@ -135,7 +138,7 @@ Status SimTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteA
   flight->zcopy_src = local.data;
   flight->remote = remote;
   flight->done = std::move(done);
-  flight->comm = s4u::Comm::sendto_async(src, dst, local.size);
+  flight->comm = s4u::Comm::sendto_async(src, dst, wire::kRmaHdr + local.size);
   add_flight(std::move(flight));
   return Status::InProgress;
 }

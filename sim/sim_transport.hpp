@@ -5,13 +5,14 @@
 //       busy); a rank's CPU work is serial.
 //   g: each NIC keeps the date it is next free; an injection waits for it
 //       and moves it by max(g, n/B), so back-to-back messages leave FIFO.
-//   L + n/B: a host-to-host transfer between the two NICs, started at
-//       send time (eager data moves before the receiver posts), sharing
-//       links with other flows as SimGrid's CM02 model computes.
+//   L + n/B: a host-to-host transfer of header + payload bytes between the
+//       two NICs, started at send time (eager data moves before the
+//       receiver posts), sharing links with other flows as SimGrid's CM02
+//       model computes. An RDMA read is a request (wire::kRmaHdr bytes) one
+//       way and the data the other.
 //
-// Headers and payload bytes travel beside the transfer, through this
-// process's memory, at no simulated cost; payloads may be phantom (a size
-// without bytes). The receiver waits for its incoming transfers itself; a
+// The header and payload contents travel beside the transfer, through this
+// process's memory; payloads may be phantom (a size without bytes). The receiver waits for its incoming transfers itself; a
 // sender that adds one while the receiver waits rings the receiver's bell.
 #pragma once
 

@@ -79,11 +79,11 @@ TEST(ClosedForm, DiffersWithLatencyAndSaysWhy) {
   // Seed: n = 0.99(4 us + 3·0.5 us) − 0.5 us) / (0.1 − 0.99·0.05) ns/B
   //         = 4.945 us / 0.0505 ns/B = 97 920.8
   // Model: eager/zcopy 1.5016 us + 0.1n (16 B header); rndv/get
-  //        0.99(1.5096 + 2.0016 + 0.75) us + 0.0495n:
-  //        n = (4.218588 − 1.5016) / 0.0505 = 53 801.7
+  //        0.99(1.5096 + 2.0016 + 0.75 + 0.25) us + 0.0495n:
+  //        n = (4.466088 − 1.5016) / 0.0505 = 58 702.7
   ASSERT_TRUE(get.closed_form && get.envelope);
   EXPECT_EQ(*get.closed_form, 97921u);
-  EXPECT_EQ(*get.envelope, 53802u);
+  EXPECT_EQ(*get.envelope, 58703u);
   EXPECT_FALSE(get.agree);
   ASSERT_FALSE(get.reasons.empty());
   bool names_latency = false;

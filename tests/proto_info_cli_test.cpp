@@ -30,14 +30,14 @@ std::string data(const std::string& name) {
 //                      t_r = 0.1 us + 8160/12 GB/s = 780 ns, m* = t_r/S;
 //                      fill 2021.33 ns → 1241.33 ns + 0.0955882 n, below
 //                      eager/zcopy from 8182.7, past its last size 8176
-//   rndv/get           0.99 (2904.67 ns + n/48 GB/s), crossing multi at 21801.2
+//   rndv/get           0.99 (3004.67 ns + n/48 GB/s), crossing multi at 23121.6
 TEST(ProtoInfoCli, DefaultPlatformTable) {
   const auto r = proto_info("--platform " + kSource + "/platforms/hdr-2rail.xml");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("| 0..204                     | eager/short"));
   EXPECT_THAT(r.out, HasSubstr("| 205..8176                  | eager/zcopy"));
-  EXPECT_THAT(r.out, HasSubstr("| 8177..21801                | eager/multi/zcopy"));
-  EXPECT_THAT(r.out, HasSubstr("| 21802..inf                 | rndv/get           | r0 50%, r1 50%"));
+  EXPECT_THAT(r.out, HasSubstr("| 8177..23121                | eager/multi/zcopy"));
+  EXPECT_THAT(r.out, HasSubstr("| 23122..inf                 | rndv/get           | r0 50%, r1 50%"));
   EXPECT_EQ(r.err, "");
 }
 

@@ -39,9 +39,9 @@ std::vector<Row> rows(const ThresholdTable& table) {
 //     t_s = 400, t_w = 4104, t_r = 400 + 1018 = 1418; wire-bound,
 //     m* = 4104/4072 = 1.0078585; fill 6922 → 2818 + m*·n + reg 930.1;
 //     above eager/zcopy's last size, 4088, it is the cheapest eager
-//   rndv/get  930.1 + (1800 + 72) + 930.1 + (2000 + 16 + n + 800)
-//     = 6548.2 + n, times d = 0.99: 6482.718 + 0.99n;
-//     meets multi/zcopy at 2734.618 / 0.0178585 = 153126.6
+//   rndv/get  930.1 + (1800 + 72) + 930.1 + (2000 + 16 + n + 800) + 400
+//     (the ACK's o_send) = 6948.2 + n, times d = 0.99: 6878.718 + 0.99n;
+//     meets multi/zcopy at 3130.618 / 0.0178585 = 175300.6
 //   rndv/am   0.99 × (7416.1 + 1.0039n): never below rndv/get
 TEST(ThresholdTableGolden, OneLaneNoRegistrationCache) {
   LaneAttrs l = test::lane("r0", 1, 1, 0.4);
@@ -55,8 +55,8 @@ TEST(ThresholdTableGolden, OneLaneNoRegistrationCache) {
   EXPECT_EQ(rows(table), (std::vector<Row>{{0, 56, "eager/short"},
                                           {57, 3720, "eager/bcopy"},
                                           {3721, 4088, "eager/zcopy"},
-                                          {4089, 153126, "eager/multi/zcopy"},
-                                          {153127, kSizeMax, "rndv/get"}}));
+                                          {4089, 175300, "eager/multi/zcopy"},
+                                          {175301, kSizeMax, "rndv/get"}}));
 }
 
 // Two equal rails, registration cache on (the default).
@@ -71,8 +71,8 @@ TEST(ThresholdTableGolden, OneLaneNoRegistrationCache) {
 //     fill 3958.4 → 2071.6 + 0.2305474n: below eager/zcopy only past
 //     8201.4, where eager/zcopy has already stopped (8200)
 //   rndv/get over r0 and r1, 50 % each: 1509.6 (RTS, 96 B) + 2001.6 +
-//     n/20 GB/s + max(2·250 + 250, 250 + 2·250) = 4261.2 + 0.05n; times
-//     0.99: 4218.588 + 0.0495n; meets multi/zcopy at 11858.7
+//     n/20 GB/s + max(2·250 + 250, 250 + 2·250) + 250 (ACK) = 4511.2 +
+//     0.05n; times 0.99: 4466.088 + 0.0495n; meets multi/zcopy at 13225.8
 TEST(ThresholdTableGolden, TwoEqualRailsStripeRendezvous) {
   LaneAttrs r0 = test::lane("r0", 1, 10, 0.25);
   r0.max_short = 136;
@@ -83,8 +83,8 @@ TEST(ThresholdTableGolden, TwoEqualRailsStripeRendezvous) {
   const ThresholdTable table = ThresholdTable::build(test::path({r0, r1}, 5), SelectConfig{});
   EXPECT_EQ(rows(table), (std::vector<Row>{{0, 120, "eager/short"},
                                           {121, 8200, "eager/zcopy"},
-                                          {8201, 11858, "eager/multi/zcopy"},
-                                          {11859, kSizeMax, "rndv/get"}}));
+                                          {8201, 13225, "eager/multi/zcopy"},
+                                          {13226, kSizeMax, "rndv/get"}}));
   const ProtoChoice* get = table.lookup(1 << 20);
   ASSERT_NE(get, nullptr);
   EXPECT_EQ(get->candidate.lanes, (std::vector<LaneShare>{{0, 0.5}, {1, 0.5}}));
@@ -107,8 +107,8 @@ TEST(ThresholdTableGolden, TwoEqualRailsStripeRendezvous) {
 //     t_w = 8256 × 0.08 = 660.48: CPU-bound, m* = 1528/8224; fill
 //     5716.48 → 4188.48 + 0.18579767n; cheaper than eager/bcopy from 8233
 //   rndv/get  (2000 + 0.01n)·2 + 3005.76 (RTS, 72 B) + 4001.28 + 0.08n
-//     + 1000 = 12007.04 + 0.1n, times 0.99: 11886.97 + 0.099n;
-//     meets multi/bcopy at 88694.66
+//     + 1000 + 500 (ACK) = 12507.04 + 0.1n, times 0.99: 12381.97 + 0.099n;
+//     meets multi/bcopy at 94397.9
 TEST(ThresholdTableGolden, CapabilitiesAndBandwidthRatioShapeTheLanes) {
   LaneAttrs r0 = test::lane("r0", 2, 12.5, 0.5);
   r0.seg_size = r0.max_bcopy = 8256;
@@ -122,8 +122,8 @@ TEST(ThresholdTableGolden, CapabilitiesAndBandwidthRatioShapeTheLanes) {
   config.reg_cache = false;
   const ThresholdTable table = ThresholdTable::build(path, config);
   EXPECT_EQ(rows(table), (std::vector<Row>{{0, 8232, "eager/bcopy"},
-                                          {8233, 88694, "eager/multi/bcopy"},
-                                          {88695, kSizeMax, "rndv/get"}}));
+                                          {8233, 94397, "eager/multi/bcopy"},
+                                          {94398, kSizeMax, "rndv/get"}}));
   EXPECT_EQ(table.lanes().am, 1u);
   EXPECT_EQ(table.lanes().bootstrap, 0u);
   EXPECT_TRUE(table.lanes().needs_bootstrap(path));

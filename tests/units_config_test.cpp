@@ -84,7 +84,8 @@ TEST_F(Overrides, ForcedPrefixKeepsOnlyThatFamily) {
   const ThresholdTable table = ThresholdTable::build(path_, c);
   for (const ProtoChoice& choice : table.choices())
     EXPECT_TRUE(choice.protocol->name.starts_with("rndv/"));
-  EXPECT_EQ(table.lookup(0)->protocol->name, "rndv/get");
+  EXPECT_EQ(table.lookup(0)->protocol->family, ProtoFamily::Rndv);
+  EXPECT_EQ(table.lookup(1 << 20)->protocol->name, "rndv/get");
 }
 
 TEST_F(Overrides, DisabledProtocolNeverAppears) {

@@ -12,5 +12,6 @@ namespace xover::tools {
 inline constexpr int kExitBadInput = 2;
 
 int proto_info_command(const std::vector<std::string>& args);
+int run_command(const std::vector<std::string>& args);
 
 }  // namespace xover::tools

@@ -12,6 +12,7 @@ constexpr const char* kUsage =
     "usage: xover COMMAND [options]\n"
     "\n"
     "commands:\n"
+    "  run          run a scenario in simulation: a table and the results CSV (xover run --help)\n"
     "  proto-info   the protocol thresholds table of a platform path (xover proto-info --help)\n"
     "\n"
     "xover --help prints this; every command takes --help.\n";
@@ -31,6 +32,8 @@ int main(int argc, char** argv) {
   }
   if (command == "proto-info")
     return xover::tools::proto_info_command(args);
+  if (command == "run")
+    return xover::tools::run_command(args);
   std::cerr << "xover: unknown command '" << command << "'\n" << kUsage;
   return xover::tools::kExitBadInput;
 }

@@ -80,6 +80,8 @@ class Worker {
   /// The thresholds table toward `peer`, built on first use.
   const ThresholdTable& table(Rank peer);
   const WorkerStats& stats() const { return stats_; }
+  /// Starts a new peak of held bytes from what is held now.
+  void reset_buffered_peak() { stats_.buffered_peak = stats_.buffered_now; }
   Transport& transport() { return transport_; }
 
   // The services below are for the protocols' stages (protocols/eager,

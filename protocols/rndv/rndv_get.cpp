@@ -3,11 +3,13 @@
 // RDMA get per RMA lane, striped by bandwidth (w_i = B_i / ΣB); it completes
 // when the last get completes, then sends an ACK so the sender can release.
 //
-//   T(n) = reg_s(n) + RTS(o_s + L + (48 + 24k)/B + o_r) + reg_r(n) + get(n)
+//   T(n) = reg_s(n) + RTS(o_s + L + (48 + 24k)/B + o_r) + reg_r(n) + get(n) + o_s
 //   get(n) = 2·L + 16/B + n/ΣB + max(k·o_s + o_r, o_s + k·o_r)
 // for k lanes: the receiver posts k gets (o_s each), every share takes
 // n/ΣB, and the k completions are taken in (o_r each) as they arrive. The
-// ACK is off the receiver's critical path and not counted. Exact when the
+// receive completes in the same progress call that posts the ACK, so the
+// receiver pays the ACK's o_s before its application sees the data; the
+// ACK's flight is off the receiver's critical path. Exact when the
 // posts end before the first completion (2L + n/ΣB ≥ (k−1)·o_s). A share
 // above a lane's max_zcopy goes as several gets posted back to back; each
 // moves max_zcopy bytes (a gibibyte by default), so the wire hides their
@@ -47,6 +49,7 @@ std::optional<ProtoCandidate> probe_rndv_get(const ProbeContext& ctx) {
   p[Factor::LocalCpu] += reg;
   p[Factor::RemoteCpu] += reg;
   p[Factor::RemoteCpu] += LinearFunc::constant(std::max(k * first.o_send + first.o_recv, first.o_send + k * first.o_recv));
+  p[Factor::RemoteCpu] += LinearFunc::constant(am.o_send);
   p[Factor::Latency] += LinearFunc::constant(2 * latency);
   p[Factor::Network] += LinearFunc{static_cast<double>(wire::kRmaHdr) / first.bandwidth, 1.0 / total_bw};
   p.gap = std::max(p.gap, first.gap);

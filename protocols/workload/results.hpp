@@ -1,0 +1,62 @@
+// The results of a run: one point per (curve, size), and the CSV that the
+// simulation and the hardware backends both write.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "protocols/units.hpp"
+
+namespace xover {
+
+/// One measured point. Samples are seconds per message (a half round trip
+/// for ping-pongs, a window's time over its size for streams, a late
+/// receive's post-to-completion time for unexpected receives).
+struct Point {
+  std::string curve;      ///< "auto" or the forced protocol
+  std::string selected;   ///< the protocol that ran
+  std::string lanes;      ///< its lanes and shares: "r0:0.5 r1:0.5"
+  Bytes size = 0;
+  std::vector<Seconds> samples;
+  std::optional<Seconds> model;  ///< the selected protocol's cost at `size`
+  std::size_t errors = 0;        ///< corrupt or missing messages
+  Bytes buffered_peak = 0;       ///< the receiver's most bytes held unexpectedly
+
+  Seconds median() const;
+  Seconds p10() const;
+  Seconds p90() const;
+  /// Bytes per second at the median time.
+  double bandwidth() const;
+};
+
+/// Collects points from every rank of a run, by curve and size.
+class Results {
+ public:
+  /// Adds samples and errors to the point (curve, size), creating it.
+  Point& point(const std::string& curve, Bytes size);
+  /// Points in curve order (as first added), then size order.
+  std::vector<const Point*> points() const;
+  std::size_t errors() const;
+
+  /// Called with each new point as a run reaches it (for a progress line).
+  std::function<void(const Point&)> on_new_point;
+
+ private:
+  std::vector<std::string> curves_;
+  std::map<std::pair<std::size_t, Bytes>, Point> points_;
+};
+
+/// The results CSV header.
+inline constexpr const char* kCsvHeader =
+    "scenario,backend,platform,workload,protocol,selected,lanes,size,iterations,t_median_us,t_p10_us,t_p90_us,"
+    "bandwidth_MBps,model_us,errors";
+
+/// Writes the header and one row per point.
+void write_csv(std::ostream& os, const Results& results, const std::string& scenario, const std::string& backend,
+               const std::string& platform, const std::string& workload);
+
+}  // namespace xover

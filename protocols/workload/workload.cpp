@@ -1,0 +1,247 @@
+#include "protocols/workload/workload.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "protocols/core/worker.hpp"
+
+namespace xover {
+namespace {
+
+std::uint64_t mix(std::uint64_t x) {
+  // splitmix64's finaliser: a good hash of a 64-bit word.
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// The eight bytes of message `seq` from `sender` around `offset`.
+std::uint64_t payload_word(std::uint64_t seed, Rank sender, std::uint64_t seq, Bytes offset) {
+  return mix(seed ^ (static_cast<std::uint64_t>(sender) << 56) ^ mix(seq) ^ (offset >> 3));
+}
+
+/// Buffers for one message size, filled and checked with payload_byte.
+class Payload {
+ public:
+  Payload(Bytes size, bool phantom) : size_(size), phantom_(phantom) {
+    if (!phantom)
+      bytes_.resize(size);
+  }
+  ConstBuffer send_buffer() const { return {phantom_ ? nullptr : bytes_.data(), size_}; }
+  MutableBuffer recv_buffer() { return {phantom_ ? nullptr : bytes_.data(), size_}; }
+
+  void fill(std::uint64_t seed, Rank sender, std::uint64_t seq) {
+    for (Bytes i = 0; !phantom_ && i < size_; i += 8) {
+      const std::uint64_t word = payload_word(seed, sender, seq, i);
+      for (Bytes j = i; j < std::min(i + 8, size_); ++j)
+        bytes_[j] = static_cast<std::byte>(word >> (8 * (j & 7)));
+    }
+  }
+  /// True when every byte is what `sender` wrote into message `seq`.
+  bool check(std::uint64_t seed, Rank sender, std::uint64_t seq) const {
+    for (Bytes i = 0; !phantom_ && i < size_; i += 8) {
+      const std::uint64_t word = payload_word(seed, sender, seq, i);
+      for (Bytes j = i; j < std::min(i + 8, size_); ++j)
+        if (bytes_[j] != static_cast<std::byte>(word >> (8 * (j & 7))))
+          return false;
+    }
+    return true;
+  }
+
+ private:
+  Bytes size_;
+  bool phantom_;
+  std::vector<std::byte> bytes_;
+};
+
+std::string lanes_text(const Path& path, const std::vector<LaneShare>& lanes) {
+  std::string out;
+  for (const LaneShare& share : lanes) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s%s:%.3g", out.empty() ? "" : " ", path.lanes[share.lane].name.c_str(),
+                  share.weight);
+    out += buf;
+  }
+  return out;
+}
+
+std::optional<Seconds> model_cost(const ProtoChoice& choice, PerfType perf, Bytes n) {
+  for (const PerfRange& range : choice.candidate.ranges) {
+    if (n < range.from || n > range.to)
+      continue;
+    Seconds t = 0;
+    evaluate(range.factors.cost(perf, n, n), n, t);
+    return t;
+  }
+  return std::nullopt;
+}
+
+/// One rank's view of the run: its worker, its role, its peer.
+class Driver {
+ public:
+  Driver(const Scenario& scenario, Rank rank, Transport& transport, Results& results)
+      : s_(scenario), rank_(rank), t_(transport), results_(results), worker_(transport, scenario.select) {
+    leader_ = rank % 2 == 0;
+    peer_ = leader_ ? rank + 1 : rank - 1;
+  }
+
+  void run() {
+    for (const std::string& curve : s_.curves) {
+      SelectConfig config = s_.select;
+      if (curve != "auto")
+        config.forced = {curve};
+      worker_.configure(config);
+      for (std::size_t k = 0; k < s_.sizes.size(); ++k) {
+        const Bytes n = s_.sizes[k];
+        const ProtoChoice* choice = worker_.table(peer_).lookup(n);
+        if (!choice)
+          continue;  // the forced protocol does not carry this size
+        Point& point = results_.point(curve, n);
+        if (leader_ && point.selected.empty()) {
+          point.selected = std::string(choice->protocol->name);
+          point.lanes = lanes_text(t_.path(peer_), choice->candidate.lanes);
+          if (s_.workload != WorkloadKind::Unexpected)
+            point.model = model_cost(*choice, s_.workload == WorkloadKind::Stream ? PerfType::Streaming
+                                                                                    : PerfType::Latency, n);
+        }
+        size_index_ = k;
+        worker_.reset_buffered_peak();
+        switch (s_.workload) {
+          case WorkloadKind::PingPong:
+          case WorkloadKind::Pairs:
+            pingpong(point, n);
+            break;
+          case WorkloadKind::Stream:
+            stream(point, n);
+            break;
+          case WorkloadKind::Unexpected:
+            unexpected(point, n);
+            break;
+        }
+      }
+    }
+  }
+
+ private:
+  Tag tag(std::size_t iteration, std::uint64_t kind) const {
+    return (static_cast<Tag>(size_index_) << 40) | (static_cast<Tag>(iteration) << 8) | kind;
+  }
+  std::uint64_t seq(std::size_t iteration, std::size_t index = 0) const {
+    return (static_cast<std::uint64_t>(size_index_) << 40) | (static_cast<std::uint64_t>(iteration) << 16) | index;
+  }
+
+  void send(Payload& p, Tag tag, std::uint64_t seq_no) {
+    p.fill(s_.seed, rank_, seq_no);
+    Request* r = worker_.tag_send(peer_, p.send_buffer(), tag);
+    worker_.wait(r);
+    worker_.release(r);
+  }
+  void recv(Point& point, Payload& p, Tag tag, std::uint64_t seq_no) {
+    Request* r = worker_.tag_recv(p.recv_buffer(), tag);
+    worker_.wait(r);
+    check(point, *r, p, seq_no);
+    worker_.release(r);
+  }
+  void check(Point& point, const Request& r, const Payload& p, std::uint64_t seq_no) {
+    if (r.status != Status::Ok || !p.check(s_.seed, peer_, seq_no))
+      ++point.errors;
+  }
+
+  void pingpong(Point& point, Bytes n) {
+    Payload out(n, s_.phantom);
+    Payload in(n, s_.phantom);
+    for (std::size_t i = 0; i < s_.warmup + s_.iterations; ++i) {
+      const Seconds t0 = t_.now();
+      if (leader_) {
+        send(out, tag(i, 1), seq(i));
+        recv(point, in, tag(i, 2), seq(i));
+        if (i >= s_.warmup)
+          point.samples.push_back((t_.now() - t0) / 2);
+      } else {
+        recv(point, in, tag(i, 1), seq(i));
+        send(out, tag(i, 2), seq(i));
+      }
+    }
+  }
+
+  void stream(Point& point, Bytes n) {
+    std::vector<Payload> window;
+    for (std::size_t w = 0; w < s_.window; ++w)
+      window.emplace_back(n, s_.phantom);
+    Payload ack(8, s_.phantom);
+    std::vector<Request*> reqs(s_.window);
+    for (std::size_t i = 0; i < s_.warmup + s_.iterations; ++i) {
+      const Seconds t0 = t_.now();
+      for (std::size_t w = 0; w < s_.window; ++w) {
+        if (leader_) {
+          window[w].fill(s_.seed, rank_, seq(i, w));
+          reqs[w] = worker_.tag_send(peer_, window[w].send_buffer(), tag(i, 3));
+        } else {
+          reqs[w] = worker_.tag_recv(window[w].recv_buffer(), tag(i, 3));
+        }
+      }
+      for (std::size_t w = 0; w < s_.window; ++w) {
+        worker_.wait(reqs[w]);
+        if (!leader_)
+          check(point, *reqs[w], window[w], seq(i, w));
+        worker_.release(reqs[w]);
+      }
+      if (leader_) {
+        recv(point, ack, tag(i, 4), seq(i));
+        if (i >= s_.warmup)
+          point.samples.push_back((t_.now() - t0) / static_cast<double>(s_.window));
+      } else {
+        send(ack, tag(i, 4), seq(i));
+      }
+    }
+  }
+
+  void unexpected(Point& point, Bytes n) {
+    Payload data(n, s_.phantom);
+    Payload ack(8, s_.phantom);
+    for (std::size_t i = 0; i < s_.warmup + s_.iterations; ++i) {
+      if (leader_) {
+        send(data, tag(i, 5), seq(i));
+        recv(point, ack, tag(i, 6), seq(i));
+        continue;
+      }
+      const Seconds late = t_.now() + s_.delay;
+      while (t_.now() < late)
+        worker_.progress(late);
+      const Seconds posted = t_.now();
+      recv(point, data, tag(i, 5), seq(i));
+      if (i >= s_.warmup)
+        point.samples.push_back(t_.now() - posted);
+      point.buffered_peak = std::max(point.buffered_peak, worker_.stats().buffered_peak);
+      send(ack, tag(i, 6), seq(i));
+    }
+  }
+
+  const Scenario& s_;
+  Rank rank_;
+  Transport& t_;
+  Results& results_;
+  Worker worker_;
+  bool leader_ = true;
+  Rank peer_ = 1;
+  std::size_t size_index_ = 0;
+};
+
+}  // namespace
+
+std::byte payload_byte(std::uint64_t seed, Rank sender, std::uint64_t seq, Bytes offset) {
+  return static_cast<std::byte>(payload_word(seed, sender, seq, offset) >> (8 * (offset & 7)));
+}
+
+Rank workload_ranks(const Scenario& scenario) {
+  return scenario.workload == WorkloadKind::Pairs ? static_cast<Rank>(2 * scenario.pairs) : 2;
+}
+
+void run_workload(const Scenario& scenario, Rank rank, Transport& transport, Results& results) {
+  Driver(scenario, rank, transport, results).run();
+}
+
+}  // namespace xover
