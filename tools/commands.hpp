@@ -13,5 +13,6 @@ inline constexpr int kExitBadInput = 2;
 
 int proto_info_command(const std::vector<std::string>& args);
 int run_command(const std::vector<std::string>& args);
+int crossover_command(const std::vector<std::string>& args);
 
 }  // namespace xover::tools

@@ -13,6 +13,7 @@ constexpr const char* kUsage =
     "\n"
     "commands:\n"
     "  run          run a scenario in simulation: a table and the results CSV (xover run --help)\n"
+    "  crossover    where two protocols' simulated times cross (xover crossover --help)\n"
     "  proto-info   the protocol thresholds table of a platform path (xover proto-info --help)\n"
     "\n"
     "xover --help prints this; every command takes --help.\n";
@@ -34,6 +35,8 @@ int main(int argc, char** argv) {
     return xover::tools::proto_info_command(args);
   if (command == "run")
     return xover::tools::run_command(args);
+  if (command == "crossover")
+    return xover::tools::crossover_command(args);
   std::cerr << "xover: unknown command '" << command << "'\n" << kUsage;
   return xover::tools::kExitBadInput;
 }

@@ -4,7 +4,7 @@
 // when the last get completes, then sends an ACK so the sender can release.
 //
 //   T(n) = reg_s(n) + RTS(o_s + L + (48 + 24k)/B + o_r) + reg_r(n) + get(n) + o_s
-//   get(n) = 2·L + 16/B + n/ΣB + max(k·o_s + o_r, o_s + k·o_r)
+//   get(n) = 2·L + 16/B + n/ΣB + max(k·o_s + o_r, o_s + k·o_r),  get(0) = 0
 // for k lanes: the receiver posts k gets (o_s each), every share takes
 // n/ΣB, and the k completions are taken in (o_r each) as they arrive. The
 // receive completes in the same progress call that posts the ACK, so the
@@ -53,7 +53,11 @@ std::optional<ProtoCandidate> probe_rndv_get(const ProbeContext& ctx) {
   p[Factor::Latency] += LinearFunc::constant(2 * latency);
   p[Factor::Network] += LinearFunc{static_cast<double>(wire::kRmaHdr) / first.bandwidth, 1.0 / total_bw};
   p.gap = std::max(p.gap, first.gap);
-  return ProtoCandidate{{PerfRange{0, kSizeMax, p}}, lanes};
+  // An empty message reads nothing: RTS, then straight to the ACK.
+  PerfFactors empty = cost::control_message(am, wire::kRtsHdr + wire::kRtsLaneHdr * lanes.size());
+  empty[Factor::LocalCpu] += LinearFunc::constant(reg.c);
+  empty[Factor::RemoteCpu] += LinearFunc::constant(am.o_send);
+  return ProtoCandidate{{PerfRange{0, 0, empty}, PerfRange{1, kSizeMax, p}}, lanes};
 }
 
 // Stage 1 at the sender.

@@ -1,0 +1,127 @@
+// xover run and xover crossover as a user runs them: the results CSV, the
+// table, the crossover against the thresholds table, and exit status 2 with
+// file:line for bad scenario files.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "tests/support/run.hpp"
+
+namespace xover {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+const std::string kXover = XOVER_BINARY;
+const std::string kSource = XOVER_SOURCE_DIR;
+
+std::vector<std::vector<std::string>> read_csv(const std::string& file) {
+  std::ifstream in(file);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');)
+      cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+TEST(RunCli, DefaultScenarioWritesTheResultsCsv) {
+  const std::string out = ::testing::TempDir() + "/eager-vs-rndv.csv";
+  const auto r = test::run_command(kXover + " run " + kSource + "/scenarios/eager-vs-rndv.xml --out " + out);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("eager-vs-rndv: pingpong in simulation"));
+  const auto rows = read_csv(out);
+  ASSERT_GT(rows.size(), 40u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"scenario", "backend", "platform", "workload", "protocol", "selected",
+                                                "lanes", "size", "iterations", "t_median_us", "t_p10_us", "t_p90_us",
+                                                "bandwidth_MBps", "model_us", "errors"}));
+  std::set<std::string> auto_selected;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].size(), 15u);
+    EXPECT_EQ(rows[i][1], "sim");
+    EXPECT_EQ(rows[i][14], "0") << "corrupt or missing messages in row " << i;
+    EXPECT_EQ(rows[i][8], "20");
+    if (rows[i][4] == "auto")
+      auto_selected.insert(rows[i][5]);
+    else
+      EXPECT_EQ(rows[i][4], rows[i][5]);
+  }
+  // One rail: short, then zcopy, multi-eager and rendezvous as sizes grow.
+  EXPECT_TRUE(auto_selected.count("eager/short"));
+  EXPECT_TRUE(auto_selected.count("eager/multi/zcopy"));
+  EXPECT_TRUE(auto_selected.count("rndv/get"));
+}
+
+// eager/zcopy against rndv/get on one rail with no rendezvous bias: the
+// bisection on simulated times lands on the thresholds table's hand-over.
+TEST(CrossoverCli, LandsOnTheProtoInfoThreshold) {
+  const std::string scenario = kSource + "/tests/data/scenarios/crossover_exact.xml";
+  const auto r = test::run_command(kXover + " crossover " + scenario +
+                                   " --between eager/zcopy,rndv/get --json | python3 -c 'import json,sys; d=json.load("
+                                   "sys.stdin); print(d[\"size\"], d[\"threshold\"])'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  long long size = 0;
+  long long threshold = 0;
+  std::istringstream(r.out) >> size >> threshold;
+  const auto info = test::run_command(kXover + " proto-info --platform " + kSource +
+                                      "/tests/data/platforms/one_rail_big_segment.xml --set proto=eager/zcopy,rndv/get "
+                                      "--set rndv_perf_diff=0 --json | python3 -c 'import json,sys; d=json.load("
+                                      "sys.stdin); print(d[\"ranges\"][1][\"from\"])'");
+  ASSERT_EQ(info.status, 0) << info.err;
+  const long long table = std::stoll(info.out);
+  EXPECT_GT(size, 1024);
+  EXPECT_LE(std::llabs(size - table), 1) << "simulated " << size << ", proto-info " << table;
+  EXPECT_EQ(threshold, table);
+}
+
+struct BadScenario {
+  std::string file;
+  std::string message;
+};
+
+void PrintTo(const BadScenario& b, std::ostream* os) {
+  *os << b.file;
+}
+
+class RunBadScenario : public ::testing::TestWithParam<BadScenario> {};
+
+TEST_P(RunBadScenario, ExitsWithStatusTwoAndTheLine) {
+  const std::string file = kSource + "/tests/data/scenarios/" + GetParam().file;
+  const auto r = test::run_command(kXover + " run " + file + " --out " + ::testing::TempDir() + "/bad.csv");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_THAT(r.err, StartsWith("xover run: " + file + GetParam().message));
+  EXPECT_EQ(r.out, "");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Files, RunBadScenario,
+    ::testing::Values(BadScenario{"bad_syntax.xml", ":5: malformed XML"},
+                      BadScenario{"bad_unknown_element.xml", ":6: unknown element <sizez>"},
+                      BadScenario{"bad_attribute.xml", ":4: unknown attribute 'iteratons' on <workload>"},
+                      BadScenario{"bad_unit.xml", ":5: "},
+                      BadScenario{"bad_protocol.xml", ":6: unknown protocol 'eager/zcpy'"},
+                      BadScenario{"bad_missing_platform.xml", ":4: platform file"},
+                      BadScenario{"bad_from_after_to.xml", ":5: bad <sizes>: from (1048576) is larger than to"},
+                      BadScenario{"no_such_scenario.xml", ": no such file"}));
+
+TEST(RunCli, UsageErrorsExitTwo) {
+  EXPECT_EQ(test::run_command(kXover + " run").status, 2);
+  EXPECT_EQ(test::run_command(kXover + " run x.xml --backend warp").status, 2);
+  EXPECT_EQ(test::run_command(kXover + " crossover " + kSource + "/scenarios/eager-vs-rndv.xml --between eager/zcopy")
+                .status,
+            2);
+  EXPECT_EQ(test::run_command(kXover + " crossover " + kSource +
+                              "/scenarios/eager-vs-rndv.xml --between eager/zcopy,rndv/gte")
+                .status,
+            2);
+}
+
+}  // namespace
+}  // namespace xover

@@ -1,0 +1,106 @@
+#include "tests/support/backend.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <exception>
+#include <stdexcept>
+
+#include "sim/platform_loader.hpp"
+#include "sim/sim_transport.hpp"
+#include "tests/support/in_child.hpp"
+
+namespace xover::test {
+namespace {
+
+// The report a child sends back: one problem per line.
+Problems split_lines(const std::string& text) {
+  Problems out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    if (end > start)
+      out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string one_line(std::string text) {
+  for (char& c : text)
+    if (c == '\n')
+      c = ' ';
+  return text;
+}
+
+// In the child: the whole simulation, its problems as lines.
+std::string run_sim(Rank nranks, const std::string& platform_file, const RankBody& body) {
+  const sim::LogGPPlatform platform = sim::LogGPPlatform::load(platform_file);
+  const std::vector<sim::PlatformNode>& nodes = platform.nodes();
+  if (nodes.size() < 2)
+    throw std::invalid_argument(platform_file + ": the tests need two nodes, the platform has " +
+                                std::to_string(nodes.size()));
+  std::vector<std::string> rank_nodes;
+  for (Rank r = 0; r < nranks; ++r)
+    rank_nodes.push_back(nodes[r % 2].name);
+  sim::SimNetwork network(platform, rank_nodes);
+  // Every route is resolved before any actor starts.
+  for (Rank from = 0; from < nranks; ++from)
+    for (Rank to = 0; to < nranks; ++to)
+      if (from != to)
+        network.route(from, to);
+
+  std::vector<Problems> found(nranks);
+  std::vector<bool> finished(nranks, false);
+  bool deadlock = false;
+  simgrid::s4u::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });
+  sim::run_ranks(network, [&](Rank rank, Transport& transport) {
+    try {
+      body(rank, transport, found[rank]);
+    } catch (const std::exception& error) {
+      found[rank].push_back(std::string("threw: ") + error.what());
+    }
+    finished[rank] = true;
+  });
+
+  std::string report;
+  if (deadlock)
+    report += "the simulation deadlocked: a rank waits for something that never comes\n";
+  for (Rank r = 0; r < nranks; ++r) {
+    if (!finished[r])
+      found[r].push_back("did not finish");
+    for (const std::string& problem : found[r])
+      report += "rank " + std::to_string(r) + ": " + one_line(problem) + "\n";
+  }
+  return report;
+}
+
+}  // namespace
+
+std::string backend_name(BackendKind kind) {
+  switch (kind) {
+    case BackendKind::Sim:
+      return "sim";
+  }
+  return "unknown";
+}
+
+Problems run_ranks(BackendKind kind, Rank nranks, const std::string& platform_file, const RankBody& body) {
+  switch (kind) {
+    case BackendKind::Sim:
+      try {
+        return split_lines(in_child([&] { return run_sim(nranks, platform_file, body); }));
+      } catch (const std::exception& error) {
+        return {std::string("the run failed: ") + one_line(error.what())};
+      }
+  }
+  return {"unknown backend"};
+}
+
+std::string join(const Problems& problems) {
+  std::string out;
+  for (const std::string& problem : problems)
+    out += problem + "\n";
+  return out;
+}
+
+}  // namespace xover::test

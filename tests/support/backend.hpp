@@ -1,0 +1,53 @@
+// Running one test body over every backend: a body is what each rank does
+// with its Transport, written once; run_ranks() starts the ranks on the
+// backend asked for and brings back what went wrong. Today the backend is
+// the SimGrid simulation; shared memory and TCP plug in here later.
+//
+//   Problems problems = run_ranks(BackendKind::Sim, 2, platform, [](Rank rank, Transport& t, Problems& p) {
+//     ...
+//     if (bad) p.push_back("what was wrong");
+//   });
+//   EXPECT_TRUE(problems.empty()) << join(problems);
+//
+// Ranks may run in other processes (a forked child for SimGrid, which
+// allows one platform per process; one process per rank on hardware), where
+// a GoogleTest assertion would not reach the test: bodies record what they
+// find instead, one line per problem, and the test asserts on the list.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "protocols/core/transport.hpp"
+
+namespace xover::test {
+
+enum class BackendKind {
+  Sim,  ///< SimGrid: every rank an actor of one simulation, in a forked child
+};
+
+/// The backend's name, as test names and logs show it: "sim".
+std::string backend_name(BackendKind kind);
+
+/// What went wrong in a run, one line each; empty when all went well.
+using Problems = std::vector<std::string>;
+
+/// One rank's part of a test: it records what it finds wrong in its Problems.
+using RankBody = std::function<void(Rank rank, Transport& transport, Problems& problems)>;
+
+/// Runs `body` on `nranks` ranks of `kind` and returns every rank's problems,
+/// each line prefixed "rank R: ". A run that fails as a whole comes back as a
+/// problem too: a body that throws, a rank that never returns (in simulation,
+/// a deadlock: a request that never completes), a child process that dies,
+/// or a platform that does not load.
+///
+/// Sim: loads `platform_file` with sim::LogGPPlatform::load, puts even ranks
+/// on the platform's first node and odd ranks on its second (nodes sorted by
+/// name), and runs the ranks as actors, all inside test::in_child.
+Problems run_ranks(BackendKind kind, Rank nranks, const std::string& platform_file, const RankBody& body);
+
+/// The problems, one per line, for a failure message.
+std::string join(const Problems& problems);
+
+}  // namespace xover::test

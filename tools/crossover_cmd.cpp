@@ -1,0 +1,174 @@
+// xover crossover: the size where two protocols' simulated times cross,
+// found by bisection on whole sizes, next to the selection engine's
+// threshold for the same two protocols.
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "protocols/registry.hpp"
+#include "protocols/select/threshold_table.hpp"
+#include "protocols/workload/scenario_xml.hpp"
+#include "sim/simulate.hpp"
+#include "tools/commands.hpp"
+#include "tools/json.hpp"
+
+namespace po = boost::program_options;
+
+namespace xover::tools {
+namespace {
+
+/// Simulated ping-pong times of two protocols at one size.
+class Probe {
+ public:
+  Probe(Scenario scenario, const sim::LogGPPlatform& platform, std::string a, std::string b)
+      : scenario_(std::move(scenario)), platform_(platform), a_(std::move(a)), b_(std::move(b)) {
+    scenario_.workload = WorkloadKind::PingPong;
+    scenario_.curves = {a_, b_};
+    scenario_.iterations = 1;
+    scenario_.warmup = std::max<std::size_t>(scenario_.warmup, 1);
+  }
+
+  /// T_a(n) − T_b(n); empty when either protocol does not carry n.
+  std::optional<double> difference(Bytes n) {
+    ++runs_;
+    scenario_.sizes = {n};
+    const Results results = sim::simulate(scenario_, platform_);
+    std::optional<Seconds> ta;
+    std::optional<Seconds> tb;
+    for (const Point* p : results.points()) {
+      if (p->curve == a_)
+        ta = p->median();
+      if (p->curve == b_)
+        tb = p->median();
+    }
+    if (!ta || !tb)
+      return std::nullopt;
+    return *ta - *tb;
+  }
+  int runs() const { return runs_; }
+
+ private:
+  Scenario scenario_;
+  const sim::LogGPPlatform& platform_;
+  std::string a_;
+  std::string b_;
+  int runs_ = 0;
+};
+
+// The first size the table restricted to {a, b} gives to b.
+std::optional<Bytes> engine_threshold(const Path& path, SelectConfig config, const std::string& a,
+                                      const std::string& b) {
+  config.forced = {a, b};
+  const ThresholdTable table = ThresholdTable::build(path, config);
+  for (const ThresholdRange& range : table.ranges())
+    if (protocol_matches(*table.choices()[range.choice].protocol, b))
+      return range.from;
+  return std::nullopt;
+}
+
+}  // namespace
+
+int crossover_command(const std::vector<std::string>& args) {
+  po::options_description opts(
+      "usage: xover crossover SCENARIO --between A,B [--platform FILE] [--json]\n\n"
+      "Finds, by bisection on whole sizes within the scenario's size range, the first size at which\n"
+      "protocol B's simulated ping-pong time drops below A's, and prints it next to the selection\n"
+      "engine's threshold for the same two protocols (with the scenario's settings, and unbiased:\n"
+      "rndv_perf_diff=0).\n\noptions");
+  opts.add_options()("help,h", "this help")("scenario", po::value<std::string>(), "scenario file")(
+      "between", po::value<std::string>(), "two protocols, A,B: A wins below the crossover")(
+      "platform,p", po::value<std::string>(), "use this platform instead of the scenario's")("json", "print JSON");
+  po::positional_options_description positional;
+  positional.add("scenario", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(opts).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "xover crossover: " << e.what() << " (see xover crossover --help)\n";
+    return kExitBadInput;
+  }
+  if (vm.count("help")) {
+    std::cout << opts;
+    return 0;
+  }
+  if (!vm.count("scenario") || !vm.count("between")) {
+    std::cerr << "xover crossover: needs a scenario and --between A,B (see xover crossover --help)\n";
+    return kExitBadInput;
+  }
+  const std::string between = vm["between"].as<std::string>();
+  const auto comma = between.find(',');
+  const std::string a = between.substr(0, comma);
+  const std::string b = comma == std::string::npos ? "" : between.substr(comma + 1);
+  for (const std::string& name : {a, b}) {
+    if (name.empty() || !protocol_name_known(name)) {
+      std::cerr << "xover crossover: --between " << between << ": '" << name << "' is not a protocol\n";
+      return kExitBadInput;
+    }
+  }
+
+  Scenario scenario;
+  try {
+    scenario = load_scenario(vm["scenario"].as<std::string>());
+  } catch (const ScenarioError& e) {
+    std::cerr << "xover crossover: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  if (vm.count("platform"))
+    scenario.platform = vm["platform"].as<std::string>();
+
+  try {
+    const sim::LogGPPlatform platform = sim::LogGPPlatform::load(scenario.platform);
+    const auto nodes = sim::rank_nodes(scenario, platform);
+    const Path path = platform.path(nodes[0], nodes[1]);
+    SelectConfig unbiased = scenario.select;
+    unbiased.rndv_perf_diff = 0;
+    const std::optional<Bytes> threshold = engine_threshold(path, scenario.select, a, b);
+    const std::optional<Bytes> threshold_unbiased = engine_threshold(path, unbiased, a, b);
+
+    Probe probe(scenario, platform, a, b);
+    Bytes lo = scenario.sizes.front();
+    Bytes hi = scenario.sizes.back();
+    const auto d_lo = probe.difference(lo);
+    const auto d_hi = probe.difference(hi);
+    std::optional<Bytes> size;
+    if (d_lo && d_hi && *d_lo <= 0 && *d_hi > 0) {
+      // Invariant: a no slower than b at lo, b faster at hi.
+      while (hi - lo > 1) {
+        const Bytes mid = lo + (hi - lo) / 2;
+        const auto d = probe.difference(mid);
+        if (!d)
+          break;
+        (*d > 0 ? hi : lo) = mid;
+      }
+      size = hi;
+    }
+    if (vm.count("json")) {
+      JsonWriter j;
+      j.begin_object();
+      j.key("between").begin_array().value(a).value(b).end_array();
+      j.key("size").value(size);
+      j.key("threshold").value(threshold);
+      j.key("threshold_unbiased").value(threshold_unbiased);
+      j.key("simulations").value(std::uint64_t(probe.runs()));
+      j.end_object();
+      std::cout << j.str();
+    } else {
+      auto show = [](const std::optional<Bytes>& n) { return n ? std::to_string(*n) + " B" : std::string("none"); };
+      std::cout << "crossover " << a << " -> " << b << " on " << scenario.platform << "\n"
+                << "  simulated:          " << show(size) << "  (" << probe.runs() << " simulations)\n"
+                << "  selection engine:   " << show(threshold) << "  (rndv_perf_diff=" << scenario.select.rndv_perf_diff
+                << "%)\n"
+                << "  unbiased engine:    " << show(threshold_unbiased) << "  (rndv_perf_diff=0)\n";
+      if (!size)
+        std::cout << "  " << a << " is not faster at " << scenario.sizes.front() << " B and slower at "
+                  << scenario.sizes.back() << " B: no crossover in the scenario's range\n";
+    }
+  } catch (const sim::PlatformError& e) {
+    std::cerr << "xover crossover: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  return 0;
+}
+
+}  // namespace xover::tools
