@@ -76,6 +76,30 @@ void check_dijkstra_zone(const std::string& file, const pugi::xml_node& zone, co
   }
 }
 
+/// SimGrid 3.32 aborts the process (xbt_die, not an exception) when a zone
+/// declares the same route twice, and a route is symmetrical unless it says
+/// symmetrical="NO": a route a->b plus a route b->a is a duplicate.
+void check_duplicate_routes(const std::string& file, const pugi::xml_node& zone, const LineTable& lines) {
+  std::map<std::pair<std::string, std::string>, int> seen;
+  for (const pugi::xml_node& route : zone.children("route")) {
+    const std::string src = route.attribute("src").value();
+    const std::string dst = route.attribute("dst").value();
+    const int line = lines.line(route.offset_debug());
+    const bool symmetrical = std::string_view(route.attribute("symmetrical").value()) != "NO";
+    std::vector<std::pair<std::string, std::string>> keys{{src, dst}};
+    if (symmetrical)
+      keys.emplace_back(dst, src);
+    for (const auto& key : keys) {
+      const auto [it, added] = seen.emplace(key, line);
+      if (!added)
+        fail(file, line,
+             "the route from '" + key.first + "' to '" + key.second + "' is already declared at line " +
+                 std::to_string(it->second) +
+                 " (a route is symmetrical unless it says symmetrical=\"NO\"); SimGrid would abort");
+    }
+  }
+}
+
 void index_children(const std::string& file, const pugi::xml_node& parent, const std::string& owner,
                     const LineTable& lines, PlatformXml& index) {
   for (const pugi::xml_node& child : parent.children()) {
@@ -95,6 +119,7 @@ void index_children(const std::string& file, const pugi::xml_node& parent, const
       index.host_order.emplace(id, index.host_order.size());
     } else if (is_element(child, {"zone", "cluster"})) {
       key = "zone " + id;
+      check_duplicate_routes(file, child, lines);
       const std::string_view routing = child.attribute("routing").value();
       if (routing == "Dijkstra" || routing == "DijkstraCache")
         check_dijkstra_zone(file, child, lines);
