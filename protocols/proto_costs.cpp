@@ -58,7 +58,11 @@ PerfFactors fragment_pipeline(const Path& path, const std::vector<LaneShare>& la
   p[Factor::LocalCpu] = LinearFunc::constant(t_send);
   p[Factor::RemoteCpu] = LinearFunc::constant(t_recv);
   p[Factor::Network] = LinearFunc::constant(t_wire);
-  p[Factor::Latency] = LinearFunc::constant(first.latency);
+  // The last fragment may travel on any lane: the slowest lane's latency.
+  Seconds latency = 0;
+  for (const LaneShare& share : lanes)
+    latency = std::max(latency, path.lanes[share.lane].latency);
+  p[Factor::Latency] = LinearFunc::constant(latency);
   Factor bottleneck = Factor::Network;
   if (m_star == m_send)
     bottleneck = Factor::LocalCpu;

@@ -37,7 +37,9 @@ LinearFunc copy(BytesPerSecond bandwidth);
 ///   T(n) = fill + (n − S)·m*,
 ///   m* = max(t_s/S, max_i w_i·max(g_i, (S+h)/B_i)/S, t_r/S).
 /// Exact when n is a multiple of S on one lane; otherwise the last, shorter
-/// fragment makes it an upper bound within one fragment's time.
+/// fragment makes it an upper bound within one fragment's time. Over several
+/// lanes L is the largest lane latency (the last fragment may take any lane)
+/// and the fill uses the first lane's wire time: an estimate, not exact.
 /// Valid for n ≥ S; below S it is one message.
 PerfFactors fragment_pipeline(const Path& path, const std::vector<LaneShare>& lanes, Bytes payload, Bytes header,
                               const LinearFunc& per_fragment_send, const LinearFunc& per_fragment_recv);

@@ -212,6 +212,28 @@ void SimTransport::landed(std::unique_ptr<Flight> flight) {
   ready_.push_back({nullptr, std::move(flight->done), Status::Ok, cpu});
 }
 
+void SimTransport::land_finished(std::size_t first) {
+  // wait_any names the first finished transfer in list (send) order. One
+  // that finished just now is the only one; one that finished while this
+  // rank was busy may have company, and they must be taken in the order
+  // they arrived, not the order they were sent.
+  std::vector<std::size_t> finished{first};
+  if (flights_[first]->comm->get_finish_time() < s4u::Engine::get_clock()) {
+    for (std::size_t i = 0; i < flights_.size(); ++i)
+      if (i != first && flights_[i]->comm->test())
+        finished.push_back(i);
+    std::stable_sort(finished.begin(), finished.end(), [this](std::size_t a, std::size_t b) {
+      return flights_[a]->comm->get_finish_time() < flights_[b]->comm->get_finish_time();
+    });
+  }
+  std::vector<std::unique_ptr<Flight>> arrived;
+  for (std::size_t i : finished)
+    arrived.push_back(std::move(flights_[i]));
+  std::erase(flights_, nullptr);
+  for (auto& flight : arrived)
+    landed(std::move(flight));
+}
+
 void SimTransport::progress(Seconds deadline) {
   if (ready_.empty()) {
     std::vector<s4u::ActivityPtr> activities;
@@ -231,13 +253,10 @@ void SimTransport::progress(Seconds deadline) {
     waiting_ = false;
     if (done < 0)
       return;
-    if (static_cast<std::size_t>(done) == activities.size() - 1) {
+    if (static_cast<std::size_t>(done) == activities.size() - 1)
       bell_ = nullptr;
-    } else {
-      std::unique_ptr<Flight> flight = std::move(flights_[done]);
-      flights_.erase(flights_.begin() + done);
-      landed(std::move(flight));
-    }
+    else
+      land_finished(static_cast<std::size_t>(done));
   }
   while (!ready_.empty()) {
     Event event = std::move(ready_.front());

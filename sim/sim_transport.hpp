@@ -128,6 +128,7 @@ class SimTransport final : public Transport {
   void add_flight(std::unique_ptr<Flight> flight);
   void add_event(Event event);
   void landed(std::unique_ptr<Flight> flight);
+  void land_finished(std::size_t first);
 
   SimNetwork& network_;
   Rank rank_;

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ enum class BackendKind {
 /// The backend's name, as test names and logs show it: "sim".
 std::string backend_name(BackendKind kind);
 
+/// Prints the backend's name where GoogleTest prints a test's parameter.
+inline void PrintTo(BackendKind kind, std::ostream* out) {
+  *out << backend_name(kind);
+}
+
 /// What went wrong in a run, one line each; empty when all went well.
 using Problems = std::vector<std::string>;
 
@@ -38,13 +44,15 @@ using RankBody = std::function<void(Rank rank, Transport& transport, Problems& p
 
 /// Runs `body` on `nranks` ranks of `kind` and returns every rank's problems,
 /// each line prefixed "rank R: ". A run that fails as a whole comes back as a
-/// problem too: a body that throws, a rank that never returns (in simulation,
-/// a deadlock: a request that never completes), a child process that dies,
-/// or a platform that does not load.
+/// problem too: a body that throws, a rank that never returns, a child
+/// process that dies, or a platform that does not load.
 ///
 /// Sim: loads `platform_file` with sim::LogGPPlatform::load, puts even ranks
 /// on the platform's first node and odd ranks on its second (nodes sorted by
-/// name), and runs the ranks as actors, all inside test::in_child.
+/// name), and runs the ranks as actors, all inside test::in_child. Caveat:
+/// when every rank waits for a request that never completes, SimGrid 3.32
+/// reports "Deadlock detected" on stderr and aborts the child, which comes
+/// back as "the run failed: ... signal 6".
 Problems run_ranks(BackendKind kind, Rank nranks, const std::string& platform_file, const RankBody& body);
 
 /// The problems, one per line, for a failure message.

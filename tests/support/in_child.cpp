@@ -1,3 +1,4 @@
+#include <cstdio>
 #include "tests/support/in_child.hpp"
 
 #include <sys/types.h>
@@ -43,6 +44,8 @@ std::string in_child(const std::function<std::string()>& fn) {
   int fds[2];
   if (::pipe(fds) != 0)
     throw std::runtime_error(std::string("in_child: pipe: ") + std::strerror(errno));
+  // What the parent has buffered would otherwise be written twice.
+  std::fflush(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0)
     throw std::runtime_error(std::string("in_child: fork: ") + std::strerror(errno));

@@ -1,0 +1,99 @@
+// A Transport wrapper for tests: passes everything through to the real
+// transport and logs the order in which the pieces of messages reach the
+// worker, so that a test can check its own premise (that lanes overtook).
+#pragma once
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "protocols/core/transport.hpp"
+#include "protocols/wire.hpp"
+#include "tests/support/backend.hpp"
+
+namespace xover::test {
+
+/// A Transport that passes everything through and notes each piece of a
+/// message from the peer as it reaches the worker: eager messages,
+/// multi-eager fragments and RTSs, whose headers (protocols/wire.hpp) begin
+/// {tag, seq}, a fragment's going on {total, offset}.
+class ArrivalLog final : public Transport {
+ public:
+  /// A piece of a message: its source, its sequence number from that
+  /// source and, for a multi-eager fragment, its offset.
+  using Piece = std::tuple<Rank, std::uint64_t, Bytes>;
+
+  explicit ArrivalLog(Transport& inner) : inner_(inner) {}
+
+  const std::vector<Piece>& pieces() const { return pieces_; }
+
+  /// True when the first piece of some message arrived before the first
+  /// piece of an earlier one from its source: the receiver had to hold it
+  /// for its turn.
+  bool messages_overtook() const {
+    std::map<Rank, std::set<std::uint64_t>> seen;
+    for (const auto& [source, seq, offset] : pieces_)
+      if (seen[source].insert(seq).second && seq < *seen[source].rbegin())
+        return true;
+    return false;
+  }
+
+  /// The premise of the multi-eager tests: the fragments of their one
+  /// message arrived out of offset order.
+  void check_out_of_order(Problems& problems) const {
+    if (pieces_.size() < 2 || std::is_sorted(pieces_.begin(), pieces_.end()))
+      problems.push_back("premise: the " + std::to_string(pieces_.size()) +
+                         " fragments arrived in offset order; no lane overtook another");
+  }
+
+  Rank rank() const override { return inner_.rank(); }
+  Rank size() const override { return inner_.size(); }
+  const Path& path(Rank peer) const override { return inner_.path(peer); }
+  void set_am_handler(AmId id, AmHandler handler) override {
+    if (id != wire::kAmEager && id != wire::kAmMulti && id != wire::kAmRts) {
+      inner_.set_am_handler(id, std::move(handler));
+      return;
+    }
+    inner_.set_am_handler(id, [this, id, handler = std::move(handler)](const AmMessage& msg) {
+      wire::HeaderReader header(msg.header);
+      header.get();  // tag
+      const std::uint64_t seq = header.get();
+      Bytes offset = 0;
+      if (id == wire::kAmMulti) {
+        header.get();  // total
+        offset = header.get();
+      }
+      pieces_.emplace_back(msg.source, seq, offset);
+      handler(msg);
+    });
+  }
+  Status am_send(std::size_t lane, Rank peer, AmId id, std::span<const std::byte> header, ConstBuffer payload,
+                 AmMode mode, Completion done) override {
+    return inner_.am_send(lane, peer, id, header, payload, mode, std::move(done));
+  }
+  Status get(std::size_t lane, Rank peer, MutableBuffer local, RemoteAddr remote, Completion done) override {
+    return inner_.get(lane, peer, local, remote, std::move(done));
+  }
+  Status put(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, Completion done) override {
+    return inner_.put(lane, peer, local, remote, std::move(done));
+  }
+  MemoryRegion reg(Rank peer, std::size_t lane, const std::byte* base, Bytes size) override {
+    return inner_.reg(peer, lane, base, size);
+  }
+  void dereg(const MemoryRegion& region) override { inner_.dereg(region); }
+  RemoteAddr remote_addr(const MemoryRegion& region, const std::byte* base) const override {
+    return inner_.remote_addr(region, base);
+  }
+  void copy(std::byte* dst, const std::byte* src, Bytes n) override { inner_.copy(dst, src, n); }
+  void progress(Seconds deadline) override { inner_.progress(deadline); }
+  Seconds now() const override { return inner_.now(); }
+
+ private:
+  Transport& inner_;
+  std::vector<Piece> pieces_;
+};
+
+}  // namespace xover::test
