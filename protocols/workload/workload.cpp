@@ -109,6 +109,7 @@ class Driver {
         }
         size_index_ = k;
         worker_.reset_buffered_peak();
+        const std::size_t bad_before = worker_.stats().bad_headers;
         switch (s_.workload) {
           case WorkloadKind::PingPong:
           case WorkloadKind::Pairs:
@@ -121,6 +122,8 @@ class Driver {
             unexpected(point, n);
             break;
         }
+        // A dropped malformed header is a corrupt message too.
+        point.errors += worker_.stats().bad_headers - bad_before;
       }
     }
   }
