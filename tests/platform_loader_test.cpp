@@ -13,12 +13,12 @@
 #include <functional>
 #include <string>
 
-#include "tests/support/in_child.hpp"
+#include "sim/in_child.hpp"
 
 namespace xover::sim {
 namespace {
 
-using test::in_child;
+using sim::in_child;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "sim/simulate.hpp"
-#include "tests/support/in_child.hpp"
+#include "sim/in_child.hpp"
 
 namespace xover {
 namespace {
@@ -33,7 +33,7 @@ std::map<std::string, std::vector<Measured>> simulate(const std::string& platfor
                                                       const std::vector<std::string>& curves,
                                                       const std::vector<Bytes>& sizes,
                                                       const std::vector<std::pair<std::string, SelectConfig>>& settings) {
-  const std::string out = test::in_child([&] {
+  const std::string out = sim::in_child([&] {
     const sim::LogGPPlatform platform = sim::LogGPPlatform::load(platform_file);
     std::ostringstream os;
     for (const auto& [label, config] : settings) {

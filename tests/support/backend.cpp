@@ -6,7 +6,7 @@
 
 #include "sim/platform_loader.hpp"
 #include "sim/sim_transport.hpp"
-#include "tests/support/in_child.hpp"
+#include "sim/in_child.hpp"
 
 namespace xover::test {
 namespace {
@@ -83,7 +83,7 @@ Problems run_ranks(BackendKind kind, Rank nranks, const std::string& platform_fi
   switch (kind) {
     case BackendKind::Sim:
       try {
-        return split_lines(in_child([&] { return run_sim(nranks, platform_file, body); }));
+        return split_lines(sim::in_child([&] { return run_sim(nranks, platform_file, body); }));
       } catch (const std::exception& error) {
         return {std::string("the run failed: ") + one_line(error.what())};
       }

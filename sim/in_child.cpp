@@ -1,5 +1,5 @@
 #include <cstdio>
-#include "tests/support/in_child.hpp"
+#include "sim/in_child.hpp"
 
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -10,7 +10,7 @@
 #include <exception>
 #include <stdexcept>
 
-namespace xover::test {
+namespace xover::sim {
 namespace {
 
 void write_all(int fd, const std::string& text) {
@@ -76,4 +76,4 @@ std::string in_child(const std::function<std::string()>& fn) {
   return result;
 }
 
-}  // namespace xover::test
+}  // namespace xover::sim
