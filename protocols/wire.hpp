@@ -14,6 +14,8 @@
 #include <span>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "protocols/units.hpp"
 
 namespace xover::wire {
@@ -49,10 +51,10 @@ class HeaderWriter {
       bytes_[at + i] = static_cast<std::byte>(v >> (8 * i));
     return *this;
   }
-  std::span<const std::byte> bytes() const { return bytes_; }
+  std::span<const std::byte> bytes() const { return {bytes_.data(), bytes_.size()}; }
 
  private:
-  std::vector<std::byte> bytes_;
+  boost::container::small_vector<std::byte, 64> bytes_;  ///< headers up to 64 bytes stay off the heap
 };
 
 /// Unpacks 64-bit fields; `ok()` turns false, and every later get() returns

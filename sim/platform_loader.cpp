@@ -148,6 +148,7 @@ struct LogGPPlatform::Impl {
   std::vector<PlatformNode> nodes_;
   std::map<std::string, std::string> rail_of_nic_;  ///< NIC host -> rail, for NIC hosts only
   std::map<std::string, LinkInfo> links_;           ///< SimGrid link name -> what it says
+  std::unordered_map<const s4u::Link*, const LinkInfo*> link_info_;  ///< the same, by link
 
   void read_links(const s4u::Engine& engine, const PlatformXml& index);
   LinkInfo read_link_props(const std::string& xml_id, const std::map<std::string, std::string>& props,
@@ -186,7 +187,7 @@ void LogGPPlatform::Impl::read_links(const s4u::Engine& engine, const PlatformXm
                        const std::string other = name.ends_with("_UP") ? base + "_DOWN" : base + "_UP";
                        return engine.link_by_name_or_null(other) != nullptr;
                      }).value_or(name);
-    links_.emplace(name, std::move(info));
+    link_info_.emplace(link, &links_.emplace(name, std::move(info)).first->second);
   }
 }
 
@@ -342,7 +343,7 @@ std::vector<LogGPPlatform::Impl::Lane> LogGPPlatform::Impl::lanes(const std::str
       if (route.empty())
         continue;
       LaneAttrs attrs = merge(route);
-      attrs.name = lane_name(a, b, links_.at(route.front()->get_name()).lane_name);
+      attrs.name = lane_name(a, b, link_info_.at(route.front())->lane_name);
       attrs.latency = latency;
       result.push_back(Lane{NicPair{a, b}, std::move(attrs)});
     }
@@ -358,7 +359,7 @@ LaneAttrs LogGPPlatform::Impl::merge(const std::vector<s4u::Link*>& route) const
   std::uint32_t merged = 0;
   for (const s4u::Link* link : route) {
     attrs.bandwidth = std::min(attrs.bandwidth, link->get_bandwidth());
-    const LinkInfo& info = links_.at(link->get_name());
+    const LinkInfo& info = *link_info_.at(link);
     for (std::size_t i = 0; i < kLinkProps.size(); ++i) {
       const std::uint32_t bit = 1U << i;
       if ((info.set & bit) == 0)
@@ -443,6 +444,16 @@ Path LogGPPlatform::path(const std::string& from, const std::string& to) const {
   for (Impl::Lane& lane : impl_->lanes(from, to))
     path.lanes.push_back(std::move(lane.attrs));
   return path;
+}
+
+std::pair<Path, std::vector<NicPair>> LogGPPlatform::path_and_nics(const std::string& from,
+                                                                   const std::string& to) const {
+  std::pair<Path, std::vector<NicPair>> out{Path{from, to, {}, impl_->node(from).memcpy_bw, impl_->node(to).memcpy_bw}, {}};
+  for (Impl::Lane& lane : impl_->lanes(from, to)) {
+    out.first.lanes.push_back(std::move(lane.attrs));
+    out.second.push_back(std::move(lane.nics));
+  }
+  return out;
 }
 
 std::vector<NicPair> LogGPPlatform::nics(const std::string& from, const std::string& to) const {

@@ -100,6 +100,9 @@ class LogGPPlatform {
   /// @throws PlatformError as path() does.
   std::vector<NicPair> nics(const std::string& from, const std::string& to) const;
 
+  /// path() and nics() in one pass.
+  std::pair<Path, std::vector<NicPair>> path_and_nics(const std::string& from, const std::string& to) const;
+
  private:
   struct Impl;
   explicit LogGPPlatform(std::shared_ptr<const Impl> impl);

@@ -11,9 +11,11 @@ namespace xover::sim {
 
 SimNetwork::SimNetwork(const LogGPPlatform& platform, std::vector<std::string> rank_nodes)
     : platform_(platform), rank_nodes_(std::move(rank_nodes)) {
+  std::map<std::string, std::uint32_t> numbers;
   for (const std::string& node : rank_nodes_) {
     platform_.node(node);  // throws PlatformError for an unknown node
     hosts_.push_back(s4u::Host::by_name(node));
+    node_index_.push_back(numbers.emplace(node, static_cast<std::uint32_t>(numbers.size())).first->second);
   }
   for (Rank r = 0; r < size(); ++r)
     transports_.push_back(std::make_unique<SimTransport>(*this, r));
@@ -22,12 +24,26 @@ SimNetwork::SimNetwork(const LogGPPlatform& platform, std::vector<std::string> r
 SimNetwork::~SimNetwork() = default;
 
 const SimNetwork::Route& SimNetwork::route(Rank from, Rank to) {
-  const auto key = std::make_pair(rank_nodes_[from], rank_nodes_[to]);
+  const std::uint64_t key = (std::uint64_t{node_index_[from]} << 32) | node_index_[to];
   auto it = routes_.find(key);
   if (it == routes_.end()) {
     Route route;
-    route.path = platform_.path(key.first, key.second);
-    for (const NicPair& pair : platform_.nics(key.first, key.second))
+    auto [path, nics] = platform_.path_and_nics(rank_nodes_[from], rank_nodes_[to]);
+    // Routes with the same lanes share one Path (its node names are not kept).
+    path.from.clear();
+    path.to.clear();
+    if (paths_.size() <= node_index_[from])
+      paths_.resize(node_index_[from] + 1);
+    auto& mine = paths_[node_index_[from]];
+    auto same = std::find_if(mine.begin(), mine.end(), [&](const auto& p) {
+      return p->lanes == path.lanes && p->memcpy_bw_local == path.memcpy_bw_local && p->memcpy_bw_remote == path.memcpy_bw_remote;
+    });
+    if (same == mine.end()) {
+      mine.push_back(std::make_unique<Path>(std::move(path)));
+      same = std::prev(mine.end());
+    }
+    route.path = same->get();
+    for (const NicPair& pair : nics)
       route.nics.emplace_back(s4u::Host::by_name(pair.src_host), s4u::Host::by_name(pair.dst_host));
     it = routes_.emplace(key, std::move(route)).first;
   }
@@ -57,6 +73,7 @@ SimTransport::SimTransport(SimNetwork& network, Rank rank)
     : network_(network), rank_(rank), memcpy_bw_(network.platform().node(network.node(rank)).memcpy_bw) {}
 
 void SimTransport::quiesce() {
+  settle();
   if (bell_) {
     bell_->cancel();
     bell_ = nullptr;
@@ -65,21 +82,30 @@ void SimTransport::quiesce() {
 
 void SimTransport::busy(Seconds t) {
   if (t > 0)
+    debt_ += t;
+}
+
+void SimTransport::settle() {
+  if (debt_ > 0) {
+    const Seconds t = debt_;
+    debt_ = 0;
     s4u::this_actor::sleep_for(t);
+  }
 }
 
 Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<const std::byte> header,
                              ConstBuffer payload, AmMode mode, Completion done) {
   const SimNetwork::Route& route = network_.route(rank_, peer);
-  if (lane >= route.path.lanes.size())
+  if (lane >= route.path->lanes.size())
     return Status::Error;
-  const LaneAttrs& attrs = route.path.lanes[lane];
-  busy(attrs.o_send + (mode == AmMode::Bcopy ? static_cast<double>(payload.size) / route.path.memcpy_bw_local : 0));
+  const LaneAttrs& attrs = route.path->lanes[lane];
+  busy(attrs.o_send + (mode == AmMode::Bcopy ? static_cast<double>(payload.size) / route.path->memcpy_bw_local : 0));
+  settle();
   auto [src, dst] = route.nics[lane];
   const Bytes wire_bytes = header.size() + payload.size;
   network_.inject(src, wire_bytes, attrs.bandwidth, attrs.gap);
 
-  auto flight = std::make_unique<Flight>();
+  auto flight = new_flight();
   flight->kind = Flight::Kind::Am;
   flight->peer = rank_;
   flight->lane = lane;
@@ -101,12 +127,12 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
 
 Status SimTransport::get(std::size_t lane, Rank peer, MutableBuffer local, RemoteAddr remote, Completion done) {
   const SimNetwork::Route& route = network_.route(rank_, peer);
-  if (lane >= route.path.lanes.size())
+  if (lane >= route.path->lanes.size())
     return Status::Error;
-  busy(route.path.lanes[lane].o_send);
+  busy(route.path->lanes[lane].o_send);
   // The read request crosses to the peer's NIC (L); the data comes back
   // when it arrives (L + n/B), see landed().
-  auto flight = std::make_unique<Flight>();
+  auto flight = new_flight();
   flight->kind = Flight::Kind::GetRequest;
   flight->peer = peer;
   flight->lane = lane;
@@ -116,6 +142,7 @@ Status SimTransport::get(std::size_t lane, Rank peer, MutableBuffer local, Remot
   flight->remote = remote;
   flight->done = std::move(done);
   auto [src, dst] = route.nics[lane];
+  settle();
   flight->comm = s4u::Comm::sendto_async(src, dst, wire::kRmaHdr);
   add_flight(std::move(flight));
   return Status::InProgress;
@@ -123,13 +150,14 @@ Status SimTransport::get(std::size_t lane, Rank peer, MutableBuffer local, Remot
 
 Status SimTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, Completion done) {
   const SimNetwork::Route& route = network_.route(rank_, peer);
-  if (lane >= route.path.lanes.size())
+  if (lane >= route.path->lanes.size())
     return Status::Error;
-  const LaneAttrs& attrs = route.path.lanes[lane];
+  const LaneAttrs& attrs = route.path->lanes[lane];
   busy(attrs.o_send);
+  settle();
   auto [src, dst] = route.nics[lane];
   network_.inject(src, wire::kRmaHdr + local.size, attrs.bandwidth, attrs.gap);
-  auto flight = std::make_unique<Flight>();
+  auto flight = new_flight();
   flight->kind = Flight::Kind::PutData;
   flight->peer = peer;
   flight->lane = lane;
@@ -157,6 +185,19 @@ void SimTransport::copy(std::byte* dst, const std::byte* src, Bytes n) {
   busy(static_cast<double>(n) / memcpy_bw_);
   if (dst && src && n)
     std::memcpy(dst, src, n);
+}
+
+std::unique_ptr<SimTransport::Flight> SimTransport::new_flight() {
+  if (spare_.empty())
+    return std::make_unique<Flight>();
+  std::unique_ptr<Flight> flight = std::move(spare_.back());
+  spare_.pop_back();
+  return flight;
+}
+
+void SimTransport::recycle(std::unique_ptr<Flight> flight) {
+  *flight = Flight{};
+  spare_.push_back(std::move(flight));
 }
 
 void SimTransport::add_flight(std::unique_ptr<Flight> flight) {
@@ -210,6 +251,7 @@ void SimTransport::landed(std::unique_ptr<Flight> flight) {
   // A get or put completion is polled from the completion queue: o_recv.
   const Seconds cpu = path(flight->peer).lanes[flight->lane].o_recv;
   ready_.push_back({nullptr, std::move(flight->done), Status::Ok, cpu});
+  recycle(std::move(flight));
 }
 
 void SimTransport::land_finished(std::size_t first) {
@@ -217,8 +259,14 @@ void SimTransport::land_finished(std::size_t first) {
   // that finished just now is the only one; one that finished while this
   // rank was busy may have company, and they must be taken in the order
   // they arrived, not the order they were sent.
+  if (!(flights_[first]->comm->get_finish_time() < s4u::Engine::get_clock())) {
+    std::unique_ptr<Flight> flight = std::move(flights_[first]);  // the common case: no vectors
+    flights_.erase(flights_.begin() + static_cast<std::ptrdiff_t>(first));
+    landed(std::move(flight));
+    return;
+  }
   std::vector<std::size_t> finished{first};
-  if (flights_[first]->comm->get_finish_time() < s4u::Engine::get_clock()) {
+  {
     for (std::size_t i = 0; i < flights_.size(); ++i)
       if (i != first && flights_[i]->comm->test())
         finished.push_back(i);
@@ -235,25 +283,31 @@ void SimTransport::land_finished(std::size_t first) {
 }
 
 void SimTransport::progress(Seconds deadline) {
+  if (ready_.empty())
+    settle();
+  if (!bell_ && ready_.empty()) {
+    // Arm the bell first: start() and suspend() let other actors run, and
+    // what they send meanwhile must be in the list below.
+    bell_ = s4u::this_actor::exec_init(0);
+    bell_->suspend();  // before start(): one simcall instead of two
+    bell_->start();
+  }
   if (ready_.empty()) {
-    std::vector<s4u::ActivityPtr> activities;
-    activities.reserve(flights_.size() + 1);
+    std::vector<s4u::ActivityPtr>& activities = activities_;
+    activities.clear();
     for (const auto& flight : flights_)
       activities.push_back(flight->comm);
-    if (!bell_) {
-      bell_ = s4u::this_actor::exec_init(0);
-      bell_->start();
-      bell_->suspend();
-    }
     activities.push_back(bell_);
+    const std::size_t bell_at = activities.size() - 1;
     const Seconds now = s4u::Engine::get_clock();
     const double timeout = deadline == kForever ? -1.0 : std::max(0.0, deadline - now);
     waiting_ = true;
     const ssize_t done = s4u::Activity::wait_any_for(activities, timeout);
+    activities.clear();
     waiting_ = false;
     if (done < 0)
       return;
-    if (static_cast<std::size_t>(done) == activities.size() - 1)
+    if (static_cast<std::size_t>(done) == bell_at)
       bell_ = nullptr;
     else
       land_finished(static_cast<std::size_t>(done));
@@ -266,7 +320,8 @@ void SimTransport::progress(Seconds deadline) {
       const Flight& f = *event.arrived;
       const ConstBuffer payload{f.phantom ? nullptr : f.bytes.data(), f.size};
       if (handlers_[f.id])
-        handlers_[f.id](AmMessage{f.peer, f.lane, f.header, payload});
+        handlers_[f.id](AmMessage{f.peer, f.lane, {f.header.data(), f.header.size()}, payload});
+      recycle(std::move(event.arrived));
     } else if (event.done) {
       event.done(event.status);
     }

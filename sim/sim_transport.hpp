@@ -18,6 +18,8 @@
 
 #include <simgrid/s4u.hpp>
 
+#include <boost/container/small_vector.hpp>
+
 #include <array>
 #include <deque>
 #include <functional>
@@ -51,7 +53,7 @@ class SimNetwork {
 
   /// Lanes and NIC hosts between the nodes of two ranks.
   struct Route {
-    Path path;
+    const Path* path = nullptr;  ///< shared by every route with the same lanes
     std::vector<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>> nics;  ///< per lane: (source NIC, destination NIC)
   };
   const Route& route(Rank from, Rank to);
@@ -65,7 +67,9 @@ class SimNetwork {
   std::vector<std::string> rank_nodes_;
   std::vector<simgrid::s4u::Host*> hosts_;
   std::vector<std::unique_ptr<SimTransport>> transports_;
-  std::map<std::pair<std::string, std::string>, Route> routes_;
+  std::vector<std::uint32_t> node_index_;  ///< per rank: its node, numbered in order of appearance
+  std::unordered_map<std::uint64_t, Route> routes_;  ///< by (from node << 32 | to node)
+  std::vector<std::vector<std::unique_ptr<Path>>> paths_;  ///< per source node: its distinct paths
   std::unordered_map<simgrid::s4u::Host*, Seconds> nic_free_;
 };
 
@@ -80,7 +84,7 @@ class SimTransport final : public Transport {
 
   Rank rank() const override { return rank_; }
   Rank size() const override { return network_.size(); }
-  const Path& path(Rank peer) const override { return network_.route(rank_, peer).path; }
+  const Path& path(Rank peer) const override { return *network_.route(rank_, peer).path; }
   void set_am_handler(AmId id, AmHandler handler) override { handlers_[id] = std::move(handler); }
   Status am_send(std::size_t lane, Rank peer, AmId id, std::span<const std::byte> header, ConstBuffer payload,
                  AmMode mode, Completion done) override;
@@ -91,7 +95,7 @@ class SimTransport final : public Transport {
   RemoteAddr remote_addr(const MemoryRegion& region, const std::byte* base) const override;
   void copy(std::byte* dst, const std::byte* src, Bytes n) override;
   void progress(Seconds deadline) override;
-  Seconds now() const override { return simgrid::s4u::Engine::get_clock(); }
+  Seconds now() const override { return simgrid::s4u::Engine::get_clock() + debt_; }
 
   /// Drops the bell when the rank's body ends: a suspended activity left
   /// behind would read to SimGrid as a deadlock.
@@ -106,8 +110,8 @@ class SimTransport final : public Transport {
     Rank peer = 0;                       ///< the other end
     std::size_t lane = 0;
     AmId id = 0;
-    std::vector<std::byte> header;
-    std::vector<std::byte> bytes;        ///< the payload, copied (short, bcopy, or zcopy on arrival)
+    boost::container::small_vector<std::byte, 64> header;
+    boost::container::small_vector<std::byte, 128> bytes;  ///< the payload, copied (short, bcopy, or zcopy on arrival)
     const std::byte* zcopy_src = nullptr;
     Bytes size = 0;
     bool phantom = false;
@@ -125,6 +129,7 @@ class SimTransport final : public Transport {
   };
 
   void busy(Seconds t);
+  void settle();
   void add_flight(std::unique_ptr<Flight> flight);
   void add_event(Event event);
   void landed(std::unique_ptr<Flight> flight);
@@ -134,10 +139,16 @@ class SimTransport final : public Transport {
   Rank rank_;
   BytesPerSecond memcpy_bw_;
   std::array<AmHandler, 256> handlers_;
+  std::unique_ptr<Flight> new_flight();
+  void recycle(std::unique_ptr<Flight> flight);
+
   std::vector<std::unique_ptr<Flight>> flights_;
+  std::vector<std::unique_ptr<Flight>> spare_;   ///< landed flights, for reuse
+  std::vector<simgrid::s4u::ActivityPtr> activities_;  ///< progress()'s wait list, kept for its capacity
   std::deque<Event> ready_;
   simgrid::s4u::ExecPtr bell_;
   bool waiting_ = false;
+  Seconds debt_ = 0;  ///< CPU time owed, slept at the next send or wait
   std::uint64_t next_key_ = 1;
 };
 

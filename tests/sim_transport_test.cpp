@@ -2,10 +2,13 @@
 // and the order in which a busy rank takes what arrived meanwhile.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 
+#include "protocols/core/worker.hpp"
 #include "sim/sim_transport.hpp"
-#include "tests/support/in_child.hpp"
+#include "sim/in_child.hpp"
 
 namespace xover {
 namespace {
@@ -16,7 +19,7 @@ const std::string kSkewed = XOVER_SOURCE_DIR "/tests/data/platforms/two_rails_sk
 // (0.5 us); rank 1 stays busy for `busy_bytes` of copying first. Returns
 // the handler calls in order, with their times.
 std::string arrivals(Bytes busy_bytes) {
-  return test::in_child([busy_bytes] {
+  return sim::in_child([busy_bytes] {
     const sim::LogGPPlatform platform = sim::LogGPPlatform::load(kSkewed);
     sim::SimNetwork network(platform, {"node0", "node1"});
     std::string log;
@@ -54,6 +57,42 @@ TEST(SimTransport, IdleReceiverTakesMessagesAsTheyArrive) {
 // busy until 20 us, then each costs its o_recv (0.1 us).
 TEST(SimTransport, BusyReceiverTakesWhatLandedInArrivalOrder) {
   EXPECT_EQ(arrivals(240000), "B@20.100 A@20.200 ");
+}
+
+// Sixteen ranks exchange 8 bytes pairwise: at step k each sends to r + k
+// and receives from r − k, in lockstep. A rank must wake for every message
+// sent to it, also one sent while it was getting ready to wait; each step
+// then takes exactly o_send + L + (16 + 8)/B + o_recv + 8/memcpy
+// = 0.2 + 2 + 0.0024 + 0.2 + 0.0008 = 2.4032 us.
+TEST(SimTransport, PairwiseExchangeWakesEveryRankInTime) {
+  const std::string out = sim::in_child([] {
+    const sim::LogGPPlatform platform = sim::LogGPPlatform::load(XOVER_SOURCE_DIR "/tests/data/platforms/cluster16.xml");
+    constexpr Rank kRanks = 16;
+    std::vector<std::string> nodes;
+    for (Rank r = 0; r < kRanks; ++r)
+      nodes.push_back("n" + std::to_string(r));
+    sim::SimNetwork network(platform, nodes);
+    std::vector<Seconds> end(kRanks);
+    sim::run_ranks(network, [&](Rank rank, Transport& t) {
+      Worker worker(t, SelectConfig{});
+      std::byte out_buf[8]{};
+      std::byte in_buf[8]{};
+      for (Rank k = 1; k < kRanks; ++k) {
+        Request* s = worker.tag_send((rank + k) % kRanks, {out_buf, 8}, k);
+        Request* r = worker.tag_recv({in_buf, 8}, k);
+        worker.wait(s);
+        worker.wait(r);
+        worker.release(s);
+        worker.release(r);
+      }
+      end[rank] = t.now();
+    });
+    char line[64];
+    std::snprintf(line, sizeof line, "%.6f %.6f", *std::min_element(end.begin(), end.end()) * 1e6,
+                  *std::max_element(end.begin(), end.end()) * 1e6);
+    return std::string(line);
+  });
+  EXPECT_EQ(out, "36.048000 36.048000");
 }
 
 }  // namespace

@@ -16,13 +16,28 @@ Worker::Worker(Transport& transport, SelectConfig config) : transport_(transport
 void Worker::configure(SelectConfig config) {
   config_ = std::move(config);
   tables_.clear();
+  for (PeerState& p : peers_)
+    p.table = nullptr;
 }
 
 const ThresholdTable& Worker::table(Rank peer) {
-  auto it = tables_.find(peer);
-  if (it == tables_.end())
-    it = tables_.emplace(peer, ThresholdTable::build(transport_.path(peer), config_)).first;
-  return it->second;
+  PeerState& state = this->peer(peer);
+  if (state.table)
+    return *state.table;
+  // The table depends on the lanes and copy bandwidths only, not on the
+  // nodes' names.
+  const Path& path = transport_.path(peer);
+  const auto same = [&](const auto& entry) {
+    return entry.first.lanes == path.lanes && entry.first.memcpy_bw_local == path.memcpy_bw_local &&
+           entry.first.memcpy_bw_remote == path.memcpy_bw_remote;
+  };
+  auto shared = std::find_if(tables_.begin(), tables_.end(), same);
+  if (shared == tables_.end()) {
+    tables_.emplace_back(path, std::make_unique<ThresholdTable>(ThresholdTable::build(path, config_)));
+    shared = std::prev(tables_.end());
+  }
+  state.table = shared->second.get();
+  return *state.table;
 }
 
 Request* Worker::allocate(RequestKind kind) {
@@ -35,7 +50,17 @@ Request* Worker::allocate(RequestKind kind) {
     pool_.push_back(std::make_unique<Request>());
   }
   Request& r = *pool_[id];
+  // Reset, keeping the vectors' capacity: no allocation per request.
+  auto lanes = std::move(r.lanes);
+  auto credit = std::move(r.lane_credit);
+  auto regions = std::move(r.regions);
+  auto remote = std::move(r.remote);
   r = Request{};
+  lanes.clear(); credit.clear(); regions.clear(); remote.clear();
+  r.lanes = std::move(lanes);
+  r.lane_credit = std::move(credit);
+  r.regions = std::move(regions);
+  r.remote = std::move(remote);
   r.id = id;
   r.live = true;
   r.kind = kind;
@@ -62,7 +87,7 @@ Request* Worker::tag_send(Rank peer, ConstBuffer buffer, Tag tag) {
   r->tag = tag;
   r->send_buf = buffer;
   r->length = buffer.size;
-  r->seq = send_seq_[peer]++;
+  r->seq = this->peer(peer).send_seq++;
   const ProtoChoice* choice = table(peer).lookup(buffer.size);
   if (!choice) {
     // No protocol covers this size under the current settings (a forced
@@ -71,7 +96,7 @@ Request* Worker::tag_send(Rank peer, ConstBuffer buffer, Tag tag) {
     return r;
   }
   r->protocol = choice->protocol;
-  r->lanes = choice->candidate.lanes;
+  r->lanes.assign(choice->candidate.lanes.begin(), choice->candidate.lanes.end());
   r->protocol->send(*this, *r);
   return r;
 }
@@ -107,11 +132,6 @@ void Worker::wait(const Request* request) {
     progress();
 }
 
-void Worker::submit(std::function<Status()> op) {
-  if (pending_.empty() && op() != Status::NoResource)
-    return;
-  pending_.push_back(std::move(op));
-}
 
 void Worker::complete(Request& request, Status status) {
   if (request.done)

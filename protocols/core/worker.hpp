@@ -89,7 +89,12 @@ class Worker {
 
   /// Sends now, or queues behind earlier sends that met back-pressure; ops
   /// run in order. An op returns Ok, InProgress or NoResource.
-  void submit(std::function<Status()> op);
+  template <typename Op>
+  void submit(Op&& op) {
+    if (pending_.empty() && op() != Status::NoResource)
+      return;  // the common case: no std::function, no allocation
+    pending_.emplace_back(std::forward<Op>(op));
+  }
   /// A message's header or first fragment arrived; binds it to a receive
   /// (or the unexpected queue) in sequence order, then delivers `payload` at
   /// `offset`. Eager messages complete when all their bytes are in.
@@ -112,24 +117,37 @@ class Worker {
   void bind(Incoming& in, Request& request);
   void deliver(Incoming& in, Bytes offset, ConstBuffer payload);
   void finish_if_complete(Incoming& in);
+  bool arrive_expected(const Incoming& header, ConstBuffer payload);
   void forget(const Incoming& in);
   void buffer_bytes(std::ptrdiff_t delta);
   bool tag_matches(const Request& r, Tag tag) const { return ((r.want ^ tag) & r.tag_mask) == 0; }
 
   Transport& transport_;
   SelectConfig config_;
-  std::map<Rank, ThresholdTable> tables_;
+  /// Thresholds tables, one per distinct path (peers on the same kind of
+  /// route share one), and which one each peer uses.
+  std::vector<std::pair<Path, std::unique_ptr<ThresholdTable>>> tables_;
+  /// What the worker keeps per peer, indexed by rank (grown on demand).
+  struct PeerState {
+    const ThresholdTable* table = nullptr;
+    std::uint64_t send_seq = 0;   ///< the next sequence number to send
+    std::uint64_t expected = 0;   ///< the next sequence number to match
+  };
+  PeerState& peer(Rank r) {
+    if (r >= peers_.size())
+      peers_.resize(r + 1);
+    return peers_[r];
+  }
+  std::vector<PeerState> peers_;
   std::vector<std::unique_ptr<Request>> pool_;
   std::vector<Request::Id> free_;
   std::deque<std::function<Status()>> pending_;
-  std::unordered_map<Rank, std::uint64_t> send_seq_;
 
   // Matching: every message from its first byte until done, by (source,
   // seq); the next sequence number to match per source; receives in post
   // order; unexpected messages in match order.
   std::map<std::pair<Rank, std::uint64_t>, std::unique_ptr<Incoming>> live_;
-  std::unordered_map<Rank, std::uint64_t> expected_;
-  std::list<Request*> posted_;
+  std::deque<Request*> posted_;
   std::list<Incoming*> unexpected_;
   std::map<std::tuple<Rank, std::size_t, const std::byte*, Bytes>, MemoryRegion> reg_cache_;
   WorkerStats stats_;
