@@ -113,6 +113,7 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   flight->header.assign(header.begin(), header.end());
   flight->size = payload.size;
   flight->phantom = payload.data == nullptr;
+  flight->o_recv = attrs.o_recv;
   if (mode == AmMode::Zcopy) {
     flight->zcopy_src = payload.data;
     flight->done = std::move(done);
@@ -227,7 +228,9 @@ void SimTransport::landed(std::unique_ptr<Flight> flight) {
         flight->sender->add_event({nullptr, std::move(flight->done), Status::Ok, 0});
         flight->sender = nullptr;
       }
-      const Seconds cpu = path(flight->peer).lanes[flight->lane].o_recv;
+      // The sender's view of the lane gives its o_recv: the receiver need
+      // not set up its own route back (it may never send to this peer).
+      const Seconds cpu = flight->o_recv;
       ready_.push_back({std::move(flight), nullptr, Status::Ok, cpu});
       return;
     }

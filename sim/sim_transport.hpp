@@ -115,6 +115,7 @@ class SimTransport final : public Transport {
     const std::byte* zcopy_src = nullptr;
     Bytes size = 0;
     bool phantom = false;
+    Seconds o_recv = 0;                  ///< the lane's cost to take it in, at the receiving end
     Completion done;                     ///< sender's zcopy completion, or the initiator's get/put
     SimTransport* sender = nullptr;      ///< zcopy: whom to tell
     std::byte* get_dst = nullptr;
