@@ -59,6 +59,22 @@ TEST(RunCli, DefaultScenarioWritesTheResultsCsv) {
   EXPECT_TRUE(auto_selected.count("rndv/get"));
 }
 
+// Phantom payloads carry sizes without bytes: a stream of gibibyte
+// messages runs (over both HDR rails, about 48 GB/s) without allocating them.
+TEST(RunCli, PhantomPayloadsRunGibibyteMessages) {
+  const std::string out = ::testing::TempDir() + "/phantom.csv";
+  const auto r = test::run_command(kXover + " run " + kSource + "/tests/data/scenarios/phantom_big.xml --out " + out);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto rows = read_csv(out);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[2][7], "1073741824");
+  EXPECT_EQ(rows[2][5], "rndv/get");
+  EXPECT_EQ(rows[2][14], "0");
+  const double mbps = std::stod(rows[2][12]);
+  EXPECT_GT(mbps, 47000);
+  EXPECT_LT(mbps, 48000);
+}
+
 // eager/zcopy against rndv/get on one rail with no rendezvous bias: the
 // bisection on simulated times lands on the thresholds table's hand-over.
 TEST(CrossoverCli, LandsOnTheProtoInfoThreshold) {
