@@ -3,6 +3,8 @@
 // (with `file: what is wrong` on stderr), 1 when the work itself failed.
 #pragma once
 
+#include <boost/program_options.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +12,14 @@ namespace xover::tools {
 
 /// Exit status for bad input: a file, an option or a setting.
 inline constexpr int kExitBadInput = 2;
+
+/// Parses `args` for `command` into `vm`. Returns an exit status when the
+/// command should stop here: 0 after printing --help, kExitBadInput after
+/// printing what was wrong.
+std::optional<int> parse_options(const std::string& command, const std::vector<std::string>& args,
+                                 const boost::program_options::options_description& opts,
+                                 const boost::program_options::positional_options_description& positional,
+                                 boost::program_options::variables_map& vm);
 
 int proto_info_command(const std::vector<std::string>& args);
 int run_command(const std::vector<std::string>& args);

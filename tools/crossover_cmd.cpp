@@ -81,17 +81,8 @@ int crossover_command(const std::vector<std::string>& args) {
   po::positional_options_description positional;
   positional.add("scenario", 1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "xover crossover: " << e.what() << " (see xover crossover --help)\n";
-    return kExitBadInput;
-  }
-  if (vm.count("help")) {
-    std::cout << opts;
-    return 0;
-  }
+  if (const auto status = parse_options("crossover", args, opts, positional, vm))
+    return *status;
   if (!vm.count("scenario") || !vm.count("between")) {
     std::cerr << "xover crossover: needs a scenario and --between A,B (see xover crossover --help)\n";
     return kExitBadInput;

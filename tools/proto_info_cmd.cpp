@@ -23,16 +23,10 @@ int proto_info_command(const std::vector<std::string>& args) {
       "set,s", po::value<std::vector<std::string>>()->composing(), "a selection setting KEY=VALUE (repeatable)")(
       "json", "print JSON for scripts");
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "xover proto-info: " << e.what() << " (see xover proto-info --help)\n";
-    return kExitBadInput;
-  }
-  if (vm.count("help")) {
-    std::cout << opts << "\nsettings for --set:\n" << SelectConfig::help();
-    return 0;
+  if (const auto status = parse_options("proto-info", args, opts, {}, vm)) {
+    if (*status == 0)
+      std::cout << "\nsettings for --set:\n" << SelectConfig::help();
+    return *status;
   }
 
   ProtoInfoReport report;

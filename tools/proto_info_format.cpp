@@ -159,16 +159,20 @@ std::string format_proto_info_json(const ProtoInfoReport& r) {
     }
     j.end_array();
   };
+  // A range's upper end; null for SIZE_MAX (no end).
+  auto upper = [&](Bytes to) {
+    if (to == kSizeMax)
+      j.null();
+    else
+      j.value(std::uint64_t{to});
+  };
   j.key("ranges").begin_array();
   for (const ThresholdRange& range : r.table.ranges()) {
     const ProtoChoice& choice = r.table.choices()[range.choice];
     j.begin_object();
     j.key("from").value(std::uint64_t{range.from});
     j.key("to");
-    if (range.to == kSizeMax)
-      j.null();
-    else
-      j.value(std::uint64_t{range.to});
+    upper(range.to);
     j.key("protocol").value(choice.protocol->name);
     j.key("lanes");
     shares(choice.candidate.lanes);
@@ -186,10 +190,7 @@ std::string format_proto_info_json(const ProtoInfoReport& r) {
       j.begin_object();
       j.key("from").value(std::uint64_t{range.from});
       j.key("to");
-      if (range.to == kSizeMax)
-        j.null();
-      else
-        j.value(std::uint64_t{range.to});
+      upper(range.to);
       j.key("c").value(line.c);
       j.key("m").value(line.m);
       j.key("factors").begin_object();

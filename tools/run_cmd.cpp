@@ -29,17 +29,8 @@ int run_command(const std::vector<std::string>& args) {
   po::positional_options_description positional;
   positional.add("scenario", 1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "xover run: " << e.what() << " (see xover run --help)\n";
-    return kExitBadInput;
-  }
-  if (vm.count("help")) {
-    std::cout << opts;
-    return 0;
-  }
+  if (const auto status = parse_options("run", args, opts, positional, vm))
+    return *status;
   if (!vm.count("scenario")) {
     std::cerr << "xover run: no scenario file given (see xover run --help)\n";
     return kExitBadInput;
