@@ -1,5 +1,7 @@
 #include "protocols/core/stages.hpp"
 
+#include <algorithm>
+
 namespace xover::stages {
 
 void send_control(Worker& worker, Rank peer, wire::AmKind kind, const wire::HeaderWriter& header,
@@ -26,6 +28,29 @@ void part_done(Worker& worker, Request& req, Status status, bool all_handed_over
     worker.release_regions(req);
     worker.complete(req, req.status);
   }
+}
+
+void send_fragments(Worker& worker, Request& req, wire::AmKind kind, AmMode mode, Bytes payload,
+                    const std::function<void(wire::HeaderWriter&, Bytes offset)>& header) {
+  Bytes offset = 0;
+  do {
+    const Bytes n = std::min(payload, req.length - offset);
+    const std::size_t lane = req.lanes[worker.next_lane(req)].lane;
+    wire::HeaderWriter bytes;
+    header(bytes, offset);
+    part_started(req);
+    worker.submit([&worker, &req, kind, mode, lane, bytes, offset, n]() {
+      auto done = [&worker, &req](Status s) { part_done(worker, req, s, req.offset == req.length); };
+      const Status st =
+          worker.transport().am_send(lane, req.peer, kind, bytes.bytes(), req.send_buf.slice(offset, n), mode, done);
+      if (st != Status::NoResource)
+        req.offset = offset + n;
+      if (st == Status::Ok || st == Status::Error)
+        done(st);
+      return st;
+    });
+    offset += n;
+  } while (offset < req.length);
 }
 
 }  // namespace xover::stages

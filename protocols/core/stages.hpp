@@ -1,7 +1,9 @@
 // Helpers shared by the protocols' stages: sending a header-only control
-// message on the AM lane, and the bookkeeping of multi-part sends.
+// message on the AM lane, sending a buffer as fragments, and the
+// bookkeeping of multi-part sends.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "protocols/core/worker.hpp"
@@ -23,5 +25,13 @@ inline void part_started(Request& req) {
 /// handed over (`req.offset == req.length` or the stage says so), the
 /// request completes and releases its registrations.
 void part_done(Worker& worker, Request& req, Status status, bool all_handed_over);
+
+/// Sends `req`'s buffer as fragments of `payload` bytes (at least one, maybe
+/// empty, so that every message is seen), back to back, each on the next
+/// lane of `req.lanes` by weight, with the header `header(writer, offset)`
+/// writes. The request completes when every fragment is handed over (short,
+/// bcopy) or released (zcopy), and releases its registrations.
+void send_fragments(Worker& worker, Request& req, wire::AmKind kind, AmMode mode, Bytes payload,
+                    const std::function<void(wire::HeaderWriter&, Bytes offset)>& header);
 
 }  // namespace xover::stages

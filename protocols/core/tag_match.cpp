@@ -22,13 +22,8 @@ bool Worker::arrive_expected(const Incoming& header, ConstBuffer payload) {
   Request& r = **posted;
   posted_.erase(posted);
   ++next;
-  r.peer = header.source;
-  r.tag = header.tag;
-  r.length = header.size;
-  r.seq = header.seq;
-  const Bytes fit = std::min(payload.size, r.recv_buf.size);
-  transport_.copy(r.recv_buf.data, payload.data, fit);
-  r.received += fit;
+  adopt(r, header);
+  place(r, 0, payload);
   if (!live_.empty())
     match_in_order(header.source);  // later messages that came early
   complete(r, r.length > r.recv_buf.size ? Status::Error : Status::Ok);
@@ -81,11 +76,21 @@ void Worker::match_in_order(Rank source) {
   }
 }
 
-void Worker::bind(Incoming& in, Request& r) {
+void Worker::adopt(Request& r, const Incoming& in) {
   r.peer = in.source;
   r.tag = in.tag;
   r.length = in.size;
   r.seq = in.seq;
+}
+
+void Worker::place(Request& r, Bytes offset, ConstBuffer payload) {
+  const Bytes fit = offset < r.recv_buf.size ? std::min(payload.size, r.recv_buf.size - offset) : 0;
+  transport_.copy(r.recv_buf.slice(offset, fit).data, payload.data, fit);
+  r.received += fit;
+}
+
+void Worker::bind(Incoming& in, Request& r) {
+  adopt(r, in);
   in.request = &r;
   if (in.rndv) {
     r.protocol = in.rndv;
@@ -101,9 +106,7 @@ void Worker::bind(Incoming& in, Request& r) {
   }
   // Eager bytes that came before the receive move into the user buffer.
   for (auto [offset, length] : in.held) {
-    const Bytes fit = offset < r.recv_buf.size ? std::min(length, r.recv_buf.size - offset) : 0;
-    transport_.copy(r.recv_buf.slice(offset, fit).data, in.buffer.empty() ? nullptr : in.buffer.data() + offset, fit);
-    r.received += fit;
+    place(r, offset, {in.buffer.empty() ? nullptr : in.buffer.data() + offset, length});
     buffer_bytes(-static_cast<std::ptrdiff_t>(length));
   }
   in.held.clear();
@@ -118,9 +121,7 @@ void Worker::deliver(Incoming& in, Bytes offset, ConstBuffer payload) {
   }
   in.arrived += payload.size;
   if (Request* r = in.request) {
-    const Bytes fit = offset < r->recv_buf.size ? std::min(payload.size, r->recv_buf.size - offset) : 0;
-    transport_.copy(r->recv_buf.slice(offset, fit).data, payload.data, fit);
-    r->received += fit;
+    place(*r, offset, payload);
   } else {
     if (payload.data && in.buffer.empty())
       in.buffer.resize(in.size);

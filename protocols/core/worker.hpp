@@ -99,7 +99,10 @@ class Worker {
   /// (or the unexpected queue) in sequence order, then delivers `payload` at
   /// `offset`. Eager messages complete when all their bytes are in.
   void arrive(const Incoming& header, Bytes offset, ConstBuffer payload);
-  /// Marks a request complete and runs its callback.
+  /// Copies what fits of `payload` into the receive's buffer at `offset`
+  /// and counts it in `received` (a longer message is truncated there).
+  void place(Request& r, Bytes offset, ConstBuffer payload);
+    /// Marks a request complete and runs its callback.
   void complete(Request& request, Status status = Status::Ok);
   /// The request with this id, if it is live and of this kind.
   Request* find(Request::Id id, RequestKind kind);
@@ -114,6 +117,7 @@ class Worker {
  private:
   Request* allocate(RequestKind kind);
   void match_in_order(Rank source);
+  void adopt(Request& r, const Incoming& in);
   void bind(Incoming& in, Request& request);
   void deliver(Incoming& in, Bytes offset, ConstBuffer payload);
   void finish_if_complete(Incoming& in);

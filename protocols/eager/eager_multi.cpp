@@ -74,26 +74,9 @@ void send_multi(Worker& worker, Request& req, bool zcopy) {
   const AmMode mode = zcopy ? AmMode::Zcopy : AmMode::Bcopy;
   if (zcopy)
     req.regions = worker.reg(req.peer, req.lanes, req.send_buf.data, req.length);
-  // One (possibly empty) fragment at least, so that every message is seen.
-  Bytes offset = 0;
-  do {
-    const Bytes n = std::min(payload, req.length - offset);
-    const std::size_t lane = req.lanes[worker.next_lane(req)].lane;
-    wire::HeaderWriter header;
+  stages::send_fragments(worker, req, wire::kAmMulti, mode, payload, [&req](wire::HeaderWriter& header, Bytes offset) {
     header.put(req.tag).put(req.seq).put(req.length).put(offset);
-    stages::part_started(req);
-    worker.submit([&worker, &req, lane, mode, header, offset, n]() {
-      auto done = [&worker, &req](Status s) { stages::part_done(worker, req, s, req.offset == req.length); };
-      const Status st = worker.transport().am_send(lane, req.peer, wire::kAmMulti, header.bytes(),
-                                                   req.send_buf.slice(offset, n), mode, done);
-      if (st != Status::NoResource)
-        req.offset = offset + n;
-      if (st == Status::Ok || st == Status::Error)
-        done(st);
-      return st;
-    });
-    offset += n;
-  } while (offset < req.length);
+  });
 }
 
 void send_multi_bcopy(Worker& worker, Request& req) {

@@ -88,26 +88,9 @@ void rtr_handle(Worker& worker, const AmMessage& msg) {
     worker.count_bad_header();
     return;
   }
-  const Bytes payload = fragment_payload(worker.transport().path(req->peer), req->lanes);
-  Bytes offset = 0;
-  do {
-    const Bytes n = std::min(payload, req->length - offset);
-    const std::size_t lane = req->lanes[worker.next_lane(*req)].lane;
-    wire::HeaderWriter data;
-    data.put(receiver).put(offset);
-    stages::part_started(*req);
-    worker.submit([&worker, req, lane, data, offset, n]() {
-      auto done = [&worker, req](Status s) { stages::part_done(worker, *req, s, req->offset == req->length); };
-      const Status st = worker.transport().am_send(lane, req->peer, wire::kAmRndvData, data.bytes(),
-                                                   req->send_buf.slice(offset, n), AmMode::Zcopy, done);
-      if (st != Status::NoResource)
-        req->offset = offset + n;
-      if (st == Status::Ok || st == Status::Error)
-        done(st);
-      return st;
-    });
-    offset += n;
-  } while (offset < req->length);
+  stages::send_fragments(worker, *req, wire::kAmRndvData, AmMode::Zcopy,
+                         fragment_payload(worker.transport().path(req->peer), req->lanes),
+                         [receiver](wire::HeaderWriter& data, Bytes offset) { data.put(receiver).put(offset); });
 }
 
 // Stage 4 at the receiver: one fragment {receiver request, offset}. The
@@ -121,9 +104,7 @@ void rndv_data_handle(Worker& worker, const AmMessage& msg) {
     worker.count_bad_header();
     return;
   }
-  const Bytes fit = offset < req->recv_buf.size ? std::min(msg.payload.size, req->recv_buf.size - offset) : 0;
-  worker.transport().copy(req->recv_buf.slice(offset, fit).data, msg.payload.data, fit);
-  req->received += fit;
+  worker.place(*req, offset, msg.payload);
   req->offset += msg.payload.size;
   if (req->offset == req->length)
     worker.complete(*req, req->length > req->recv_buf.size ? Status::Error : Status::Ok);
