@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 namespace xover {
 namespace {
@@ -72,6 +73,70 @@ std::size_t Results::errors() const {
   for (const auto& [key, point] : points_)
     n += point.errors;
   return n;
+}
+
+// One line a point: curve, selected, lanes, size, errors, held bytes,
+// model (or -), then the samples; tab-separated (names hold no tabs).
+std::string Results::to_text() const {
+  std::string out;
+  char buf[64];
+  for (const Point* p : points()) {
+    out += p->curve + '\t' + p->selected + '\t' + p->lanes + '\t' + std::to_string(p->size) + '\t' +
+           std::to_string(p->errors) + '\t' + std::to_string(p->buffered_peak) + '\t';
+    if (p->model) {
+      std::snprintf(buf, sizeof buf, "%.17g", *p->model);
+      out += buf;
+    } else {
+      out += '-';
+    }
+    for (Seconds t : p->samples) {
+      std::snprintf(buf, sizeof buf, "\t%.17g", t);
+      out += buf;
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+void Results::merge_text(std::string_view text) {
+  auto number = [](const std::string& field) {
+    std::size_t used = 0;
+    const double v = std::stod(field, &used);
+    if (used != field.size() || !std::isfinite(v) || v < 0)
+      throw std::invalid_argument("not a number: '" + field + "'");
+    return v;
+  };
+  while (!text.empty()) {
+    const std::size_t end = std::min(text.find('\n'), text.size());
+    std::vector<std::string> fields;
+    std::size_t start = 0;
+    const std::string_view line = text.substr(0, end);
+    while (true) {
+      const std::size_t tab = std::min(line.find('\t', start), line.size());
+      fields.emplace_back(line.substr(start, tab - start));
+      if (tab == line.size())
+        break;
+      start = tab + 1;
+    }
+    text.remove_prefix(std::min(end + 1, text.size()));
+    if (fields.size() < 7)
+      throw std::invalid_argument("a results line has " + std::to_string(fields.size()) + " fields, not 7 or more");
+    try {
+      Point& p = point(fields[0], static_cast<Bytes>(number(fields[3])));
+      if (p.selected.empty()) {
+        p.selected = fields[1];
+        p.lanes = fields[2];
+      }
+      p.errors += static_cast<std::size_t>(number(fields[4]));
+      p.buffered_peak = std::max(p.buffered_peak, static_cast<Bytes>(number(fields[5])));
+      if (!p.model && fields[6] != "-")
+        p.model = number(fields[6]);
+      for (std::size_t i = 7; i < fields.size(); ++i)
+        p.samples.push_back(number(fields[i]));
+    } catch (const std::logic_error& e) {
+      throw std::invalid_argument(std::string("a malformed results line: ") + e.what());
+    }
+  }
 }
 
 void write_csv(std::ostream& os, const Results& results, const std::string& scenario, const std::string& backend,

@@ -7,6 +7,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "protocols/units.hpp"
@@ -41,6 +42,14 @@ class Results {
   /// Points in curve order (as first added), then size order.
   std::vector<const Point*> points() const;
   std::size_t errors() const;
+
+  /// The points as text, one line each, for a rank of a hardware run to
+  /// hand its findings to the rank that writes the results.
+  std::string to_text() const;
+  /// Adds the points of to_text() to these: samples appended, errors
+  /// summed, held bytes the larger, names and model kept where already set.
+  /// @throws std::invalid_argument when a line is malformed.
+  void merge_text(std::string_view text);
 
   /// Called with each new point as a run reaches it (for a progress line).
   std::function<void(const Point&)> on_new_point;

@@ -1,0 +1,73 @@
+// Results: quantiles, the CSV, and the text that carries one rank's points
+// to the rank that writes them.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "protocols/workload/results.hpp"
+
+namespace xover {
+namespace {
+
+TEST(Results, QuantilesAreNearestRank) {
+  Point p;
+  for (int i = 10; i >= 1; --i)
+    p.samples.push_back(i * 1e-6);
+  EXPECT_DOUBLE_EQ(p.median(), 5e-6);
+  EXPECT_DOUBLE_EQ(p.p10(), 1e-6);
+  EXPECT_DOUBLE_EQ(p.p90(), 9e-6);
+}
+
+TEST(Results, TextRoundTripKeepsEverySampleBitForBit) {
+  Results a;
+  Point& p = a.point("auto", 4096);
+  p.selected = "eager/bcopy";
+  p.lanes = "mm:1";
+  p.samples = {1.0 / 3.0 * 1e-6, 2.5e-7};
+  p.model = 0.1 + 0.2;
+  p.errors = 2;
+  p.buffered_peak = 77;
+  Point& q = a.point("rndv/get", 8);
+  q.samples = {1e-3};
+
+  Results b;
+  b.merge_text(a.to_text());
+  const auto points = b.points();
+  ASSERT_EQ(points.size(), 2U);
+  EXPECT_EQ(points[0]->curve, "auto");
+  EXPECT_EQ(points[0]->selected, "eager/bcopy");
+  EXPECT_EQ(points[0]->lanes, "mm:1");
+  EXPECT_EQ(points[0]->samples, p.samples);
+  EXPECT_EQ(points[0]->model, p.model);
+  EXPECT_EQ(points[0]->errors, 2U);
+  EXPECT_EQ(points[0]->buffered_peak, 77U);
+  EXPECT_EQ(points[1]->curve, "rndv/get");
+  EXPECT_FALSE(points[1]->model.has_value());
+  EXPECT_EQ(points[1]->samples, q.samples);
+}
+
+TEST(Results, MergeAddsErrorsAndSamplesAndKeepsTheLeadersNames) {
+  Results leader;
+  Point& p = leader.point("auto", 64);
+  p.selected = "eager/short";
+  p.samples = {1e-6};
+  Results follower;
+  Point& f = follower.point("auto", 64);
+  f.errors = 3;
+  f.samples = {2e-6};
+  leader.merge_text(follower.to_text());
+  EXPECT_EQ(leader.errors(), 3U);
+  EXPECT_EQ(leader.points()[0]->selected, "eager/short");
+  EXPECT_EQ(leader.points()[0]->samples.size(), 2U);
+}
+
+TEST(Results, MalformedTextIsRefused) {
+  Results r;
+  EXPECT_THROW(r.merge_text("auto\tx\ty\n"), std::invalid_argument);
+  EXPECT_THROW(r.merge_text("auto\tx\ty\tbig\t0\t0\t-\n"), std::invalid_argument);
+  EXPECT_THROW(r.merge_text("auto\tx\ty\t8\t0\t0\t-\t-1\n"), std::invalid_argument);
+  EXPECT_THROW(r.merge_text("auto\tx\ty\t8\t0\t0\tnan\n"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace xover
