@@ -96,6 +96,8 @@ class SimTransport final : public Transport {
   void copy(std::byte* dst, const std::byte* src, Bytes n) override;
   void progress(Seconds deadline) override;
   Seconds now() const override { return simgrid::s4u::Engine::get_clock() + debt_; }
+  /// Transfers start when they are sent: nothing waits here.
+  bool flushed() const override { return true; }
 
   /// Drops the bell when the rank's body ends: a suspended activity left
   /// behind would read to SimGrid as a deadlock.

@@ -116,6 +116,12 @@ class Transport {
   virtual void progress(Seconds deadline) = 0;
   void progress() { progress(kForever); }
   virtual Seconds now() const = 0;
+  /// True when everything handed to the transport has left this rank: no
+  /// byte waits in a send queue of the transport's own (the kernel's or the
+  /// peer's memory holds them). A rank makes progress until it is before it
+  /// stops progressing, or a peer could wait forever for bytes still queued
+  /// here (Worker::flush). Always true in simulation.
+  virtual bool flushed() const = 0;
 
   static constexpr Seconds kForever = std::numeric_limits<Seconds>::infinity();
 };

@@ -132,6 +132,10 @@ void Worker::wait(const Request* request) {
     progress();
 }
 
+void Worker::flush() {
+  while (!pending_.empty() || !transport_.flushed())
+    progress();
+}
 
 void Worker::complete(Request& request, Status status) {
   if (request.done)

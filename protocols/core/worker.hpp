@@ -73,6 +73,10 @@ class Worker {
   void progress(Seconds deadline = Transport::kForever);
   /// Progresses until `request` is done.
   void wait(const Request* request);
+  /// Progresses until every send handed to the worker has left this rank
+  /// (none queued here, none in the transport's queues): what a rank does
+  /// before it stops progressing, since a peer may still need those bytes.
+  void flush();
 
   /// Replaces the selection settings; only while no request is in flight.
   void configure(SelectConfig config);

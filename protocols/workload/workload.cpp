@@ -126,6 +126,7 @@ class Driver {
         point.errors += worker_.stats().bad_headers - bad_before;
       }
     }
+    worker_.flush();
   }
 
  private:

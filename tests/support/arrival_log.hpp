@@ -90,6 +90,7 @@ class ArrivalLog final : public Transport {
   void copy(std::byte* dst, const std::byte* src, Bytes n) override { inner_.copy(dst, src, n); }
   void progress(Seconds deadline) override { inner_.progress(deadline); }
   Seconds now() const override { return inner_.now(); }
+  bool flushed() const override { return inner_.flushed(); }
 
  private:
   Transport& inner_;
