@@ -13,6 +13,12 @@ Worker::Worker(Transport& transport, SelectConfig config) : transport_(transport
     transport_.set_am_handler(entry.id, [this, handle = entry.handle](const AmMessage& msg) { handle(*this, msg); });
 }
 
+Worker::~Worker() {
+  flush();
+  for (const AmHandlerEntry& entry : am_handlers())
+    transport_.set_am_handler(entry.id, [](const AmMessage&) {});
+}
+
 void Worker::configure(SelectConfig config) {
   config_ = std::move(config);
   tables_.clear();

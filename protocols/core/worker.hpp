@@ -58,6 +58,9 @@ struct Incoming {
 class Worker {
  public:
   Worker(Transport& transport, SelectConfig config);
+  /// Flushes (see flush()), then leaves the transport handlers that drop
+  /// what still arrives.
+  ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
