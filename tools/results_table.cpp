@@ -6,15 +6,16 @@
 
 namespace xover::tools {
 
-std::string format_results_table(const Scenario& scenario, const Results& results) {
+std::string format_results_table(const Scenario& scenario, const Results& results, const std::string& backend,
+                                 const std::string& platform) {
   std::map<std::string, std::map<Bytes, const Point*>> by_curve;
   for (const Point* p : results.points())
     by_curve[p->curve][p->size] = p;
   const bool held = scenario.workload == WorkloadKind::Unexpected;
 
   std::ostringstream os;
-  os << "# " << scenario.name << ": " << workload_name(scenario.workload) << " in simulation on "
-     << scenario.platform << "\n";
+  os << "# " << scenario.name << ": " << workload_name(scenario.workload)
+     << (backend == "sim" ? " in simulation on " : " on " + backend + " on ") << platform << "\n";
   if (!scenario.description.empty())
     os << "# " << scenario.description << "\n";
   os << "# median time per message in us" << (held ? "; held: bytes the receiver buffered" : "") << "\n";

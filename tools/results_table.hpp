@@ -9,6 +9,7 @@
 
 namespace xover::tools {
 
-std::string format_results_table(const Scenario& scenario, const Results& results);
+std::string format_results_table(const Scenario& scenario, const Results& results, const std::string& backend,
+                                 const std::string& platform);
 
 }  // namespace xover::tools
