@@ -1,0 +1,163 @@
+// Creating, opening and unlinking the shared-memory segments of the shm
+// backend; the ring protocol itself is inline in shm_ring.hpp.
+#include "runtime/shm_ring.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <new>
+
+#include "runtime/bootstrap.hpp"
+#include "runtime/fault.hpp"
+
+namespace xover::runtime::shm {
+namespace {
+
+constexpr std::uint64_t kMagic = 0x78766572'2d6d6d31;  // "xver-mm1"
+constexpr std::size_t kHeaderBytes = 4096;              // one page: the rings start page-aligned
+constexpr std::size_t kSegmentBudget = std::size_t{32} << 20;
+
+/// The first page of a segment: enough for a peer to check that it mapped
+/// what it meant to.
+struct SegmentHeader {
+  std::uint64_t magic;
+  std::uint32_t owner;
+  std::uint32_t size;
+  std::uint32_t cells;
+  std::uint32_t cell_size;
+};
+
+std::size_t segment_bytes(Rank size, std::uint32_t cells) {
+  return kHeaderBytes + std::size_t{size} * cells * kCellSize;
+}
+
+[[noreturn]] void fail(const std::string& what, const std::string& name, int err) {
+  throw RuntimeError("shm: " + what + " " + name + ": " + std::strerror(err));
+}
+
+}  // namespace
+
+std::uint32_t cells_per_ring(Rank size) {
+  const std::size_t fit = kSegmentBudget / (std::size_t{std::max<Rank>(size, 1)} * kCellSize);
+  return static_cast<std::uint32_t>(std::clamp<std::size_t>(fit, 16, 256));
+}
+
+Segment Segment::create(const std::string& name, Rank owner, Rank size) {
+  const int fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, S_IRUSR | S_IWUSR);
+  if (fd < 0)
+    fail(errno == EEXIST ? "cannot create (a run of the same job name is alive, or one left it; remove it)" : "cannot create",
+         "/dev/shm" + name, errno);
+  unlink_shm_on_abort(name);
+  Segment seg;
+  seg.name_ = name;
+  seg.linked_ = true;
+  seg.cells_ = cells_per_ring(size);
+  seg.bytes_ = segment_bytes(size, seg.cells_);
+  // The umask may have taken bits off 0600 (or, with a strange umask, left
+  // the owner unable to write): set the mode exactly, then check it.
+  struct stat st {};
+  if (fchmod(fd, S_IRUSR | S_IWUSR) != 0 || fstat(fd, &st) != 0 || (st.st_mode & 0777) != 0600) {
+    const int err = errno;
+    close(fd);
+    fail("cannot make private (mode 0600)", name, err);
+  }
+  if (ftruncate(fd, static_cast<off_t>(seg.bytes_)) != 0) {
+    const int err = errno;
+    close(fd);
+    fail("cannot size (is /dev/shm full?)", name, err);
+  }
+  void* base = mmap(nullptr, seg.bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  const int err = errno;
+  close(fd);
+  if (base == MAP_FAILED)
+    fail("cannot map", name, err);
+  seg.base_ = static_cast<std::byte*>(base);
+  for (Rank sender = 0; sender < size; ++sender) {
+    std::byte* ring = seg.base_ + kHeaderBytes + std::size_t{sender} * seg.cells_ * kCellSize;
+    for (std::uint32_t i = 0; i < seg.cells_; ++i)
+      new (ring + std::size_t{i} * kCellSize) Cell{i, 0, 0, 0, 0};
+  }
+  new (seg.base_) SegmentHeader{kMagic, owner, size, seg.cells_, kCellSize};
+  return seg;
+}
+
+Segment Segment::open(const std::string& name, Rank owner, Rank size) {
+  const int fd = shm_open(name.c_str(), O_RDWR, 0);
+  if (fd < 0)
+    fail("cannot open the segment of rank " + std::to_string(owner) + ",", name, errno);
+  Segment seg;
+  seg.name_ = name;
+  seg.cells_ = cells_per_ring(size);
+  seg.bytes_ = segment_bytes(size, seg.cells_);
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || static_cast<std::size_t>(st.st_size) != seg.bytes_) {
+    close(fd);
+    throw RuntimeError("shm: the segment " + name + " of rank " + std::to_string(owner) + " has " +
+                       std::to_string(st.st_size) + " bytes, not the " + std::to_string(seg.bytes_) +
+                       " a run of " + std::to_string(size) + " ranks makes");
+  }
+  void* base = mmap(nullptr, seg.bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  const int err = errno;
+  close(fd);
+  if (base == MAP_FAILED)
+    fail("cannot map", name, err);
+  seg.base_ = static_cast<std::byte*>(base);
+  const auto* header = reinterpret_cast<const SegmentHeader*>(seg.base_);
+  if (header->magic != kMagic || header->owner != owner || header->size != size || header->cells != seg.cells_ ||
+      header->cell_size != kCellSize)
+    throw RuntimeError("shm: the segment " + name + " is not the one rank " + std::to_string(owner) +
+                       " of this run created (another xover version, or a stale name)");
+  return seg;
+}
+
+Segment::Segment(Segment&& other) noexcept
+    : name_(std::move(other.name_)), base_(other.base_), bytes_(other.bytes_), cells_(other.cells_),
+      linked_(other.linked_) {
+  other.base_ = nullptr;
+  other.linked_ = false;
+}
+
+Segment& Segment::operator=(Segment&& other) noexcept {
+  if (this != &other) {
+    reset();
+    name_ = std::move(other.name_);
+    base_ = other.base_;
+    bytes_ = other.bytes_;
+    cells_ = other.cells_;
+    linked_ = other.linked_;
+    other.base_ = nullptr;
+    other.linked_ = false;
+  }
+  return *this;
+}
+
+Segment::~Segment() {
+  reset();
+}
+
+void Segment::reset() noexcept {
+  if (linked_)
+    unlink();
+  if (base_)
+    munmap(base_, bytes_);
+  base_ = nullptr;
+}
+
+void Segment::unlink() {
+  if (!linked_)
+    return;
+  shm_unlink(name_.c_str());
+  forget_shm(name_);
+  linked_ = false;
+}
+
+Ring Segment::ring(Rank sender) const {
+  return Ring(base_ + kHeaderBytes + std::size_t{sender} * cells_ * kCellSize, cells_, kCellSize);
+}
+
+}  // namespace xover::runtime::shm

@@ -1,0 +1,217 @@
+// The data path of the shared-memory Transport: active messages through the
+// rings, get and put through cross-memory attach, polling and the watch
+// over the peers. Nothing here sleeps, allocates per message or throws.
+#include <sys/uio.h>
+
+#include <chrono>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "runtime/fault.hpp"
+#include "runtime/shm_transport.hpp"
+#include "runtime/shm_transport_impl.hpp"
+
+namespace xover::runtime::shm {
+namespace {
+
+/// Cells taken from one ring per progress() call, so that one busy sender
+/// does not starve the others.
+constexpr int kBatch = 32;
+/// While polling without traffic, how often the peers' processes are checked.
+constexpr Seconds kAliveInterval = 0.1;
+/// A longer gap between two polls means the rank was busy elsewhere, not
+/// waiting: idleness starts again from the next poll.
+constexpr Seconds kBusyGap = 0.5;
+
+}  // namespace
+
+ShmTransport::ShmTransport(Rank rank, Rank size, Seconds timeout)
+    : rank_(rank), size_(size), timeout_(timeout), mapped_(size), peers_(size) {}
+
+ShmTransport::~ShmTransport() = default;
+
+Seconds ShmTransport::now() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void ShmTransport::copy(std::byte* dst, const std::byte* src, Bytes n) {
+  if (dst && src && n)
+    std::memcpy(dst, src, n);
+}
+
+Status ShmTransport::push(Rank peer, AmId id, std::span<const std::byte> header, ConstBuffer payload) {
+  Peer& p = peers_[peer];
+  Cell* cell = p.out.claim(p.out_pos);
+  if (!cell)
+    return Status::NoResource;
+  if (!header.empty())
+    std::memcpy(cell->data(), header.data(), header.size());
+  if (payload.size)
+    std::memcpy(cell->data() + header.size(), payload.data, payload.size);
+  cell->header_len = static_cast<std::uint16_t>(header.size());
+  cell->payload_len = static_cast<std::uint32_t>(payload.size);
+  cell->am_id = id;
+  Ring::publish(cell, p.out_pos++);
+  moved_ = true;
+  return Status::Ok;
+}
+
+Status ShmTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<const std::byte> header,
+                             ConstBuffer payload, AmMode mode, Completion) {
+  if (lane != kMmLane || peer >= size_) {
+    std::fprintf(stderr, "xover: shm: rank %u: no active messages on lane %zu to rank %u\n", rank_, lane, peer);
+    return Status::Error;
+  }
+  const Bytes limit = mode == AmMode::Short ? kMaxShort : peers_[peer].out.room();
+  if (mode == AmMode::Zcopy || header.size() + payload.size > limit || (payload.size && !payload.data)) {
+    std::fprintf(stderr,
+                 "xover: shm: rank %u: refused an active message of %zu + %llu bytes to rank %u (%s; "
+                 "short holds %llu, bcopy %llu, no zcopy, no phantom payloads)\n",
+                 rank_, header.size(), static_cast<unsigned long long>(payload.size), peer,
+                 mode == AmMode::Short ? "short" : mode == AmMode::Bcopy ? "bcopy" : "zcopy",
+                 static_cast<unsigned long long>(kMaxShort), static_cast<unsigned long long>(peers_[peer].out.room()));
+    return Status::Error;
+  }
+  return push(peer, id, header, payload);
+}
+
+Status ShmTransport::cma(Rank peer, std::byte* local, std::uint64_t remote, Bytes n, bool write) {
+  Bytes done = 0;
+  while (done < n) {
+    const iovec mine{local + done, n - done};
+    const iovec theirs{reinterpret_cast<void*>(remote + done), n - done};
+    const ssize_t moved = write ? process_vm_writev(peers_[peer].pid, &mine, 1, &theirs, 1, 0)
+                                : process_vm_readv(peers_[peer].pid, &mine, 1, &theirs, 1, 0);
+    if (moved < 0 && errno == EINTR)
+      continue;
+    if (moved <= 0) {
+      std::fprintf(stderr, "xover: shm: rank %u: %s of %llu bytes at 0x%llx of rank %u failed after %llu: %s\n", rank_,
+                   write ? "process_vm_writev" : "process_vm_readv", static_cast<unsigned long long>(n),
+                   static_cast<unsigned long long>(remote), peer, static_cast<unsigned long long>(done),
+                   moved < 0 ? std::strerror(errno) : "nothing moved");
+      return Status::Error;
+    }
+    done += static_cast<Bytes>(moved);
+  }
+  moved_ = true;
+  return Status::Ok;
+}
+
+Status ShmTransport::get(std::size_t lane, Rank peer, MutableBuffer local, RemoteAddr remote, Completion) {
+  if (lane != kCmaLane || peer >= size_ || !peers_[peer].cma || (local.size && (!local.data || !remote.addr))) {
+    std::fprintf(stderr, "xover: shm: rank %u: no get on lane %zu to rank %u (or a null buffer)\n", rank_, lane, peer);
+    return Status::Error;
+  }
+  return cma(peer, local.data, remote.addr, local.size, false);
+}
+
+Status ShmTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, Completion) {
+  if (lane != kCmaLane || peer >= size_ || !peers_[peer].cma || (local.size && (!local.data || !remote.addr))) {
+    std::fprintf(stderr, "xover: shm: rank %u: no put on lane %zu to rank %u (or a null buffer)\n", rank_, lane, peer);
+    return Status::Error;
+  }
+  // process_vm_writev reads the local side only; the cast lets one loop serve both ways.
+  return cma(peer, const_cast<std::byte*>(local.data), remote.addr, local.size, true);
+}
+
+MemoryRegion ShmTransport::reg(Rank, std::size_t, const std::byte* base, Bytes size) {
+  // Cross-memory attach needs no registration: the kernel pins the pages for
+  // the length of each call. The key only tells regions apart in logs.
+  return {next_key_++, base, size};
+}
+
+RemoteAddr ShmTransport::remote_addr(const MemoryRegion& region, const std::byte* base) const {
+  return {region.key, reinterpret_cast<std::uint64_t>(base)};
+}
+
+void ShmTransport::deliver(Rank source, Cell& cell, Bytes room) {
+  // The sender may be corrupt or hostile: read every field once and check
+  // it before any byte past the cell header is touched.
+  const Bytes header_len = cell.header_len;
+  const Bytes payload_len = cell.payload_len;
+  const AmId id = cell.am_id;
+  if (header_len + payload_len > room || !handlers_[id]) {
+    std::fprintf(stderr,
+                 "xover: shm: rank %u: dropped a corrupt cell from rank %u (AM id %u%s, %llu header + %llu payload "
+                 "bytes in a cell of %llu)\n",
+                 rank_, source, static_cast<unsigned>(id), handlers_[id] ? "" : " has no handler",
+                 static_cast<unsigned long long>(header_len), static_cast<unsigned long long>(payload_len),
+                 static_cast<unsigned long long>(room));
+    return;
+  }
+  handlers_[id](AmMessage{source, kMmLane, {cell.data(), header_len}, ConstBuffer{cell.data() + header_len, payload_len}});
+}
+
+void ShmTransport::progress(Seconds) {
+  bool arrived = false;
+  for (Rank s = 0; s < size_; ++s) {
+    Peer& p = peers_[s];
+    const Bytes room = p.in.room();
+    for (int i = 0; i < kBatch; ++i) {
+      const std::uint64_t pos = p.in_pos;
+      Cell* cell = p.in.ready(pos);
+      if (!cell)
+        break;
+      // Moved on before the handler runs: a handler that polls again sees
+      // the next cell, not this one twice.
+      ++p.in_pos;
+      deliver(s, *cell, room);
+      p.in.release(cell, pos);
+      arrived = true;
+    }
+  }
+  if (arrived)
+    moved_ = true;
+  else
+    watch();
+}
+
+void ShmTransport::start_watch() {
+  const Seconds t = now();
+  idle_since_ = last_poll_ = last_alive_check_ = t;
+  moved_ = false;
+}
+
+void ShmTransport::watch() {
+  const Seconds t = now();
+  // Idleness counts only while the rank keeps polling: a long gap since the
+  // previous poll means it was computing, which is no fault of its peers.
+  if (moved_ || t - last_poll_ > kBusyGap)
+    idle_since_ = t;
+  moved_ = false;
+  last_poll_ = t;
+  const Seconds idle = t - idle_since_;
+  if (idle >= kAliveInterval && t - last_alive_check_ >= kAliveInterval) {
+    last_alive_check_ = t;
+    for (Rank r = 0; r < size_; ++r)
+      if (r != rank_ && !process_alive(peers_[r].pid))
+        abort_rank(rank_, "rank " + std::to_string(r) + " (pid " + std::to_string(peers_[r].pid) + ") has gone");
+  }
+  if (idle >= timeout_) {
+    char what[96];
+    std::snprintf(what, sizeof what, "nothing from any peer for %g s: a peer may have hung", timeout_);
+    abort_rank(rank_, what);
+  }
+}
+
+}  // namespace xover::runtime::shm
+
+namespace xover::runtime::testing {
+
+Status shm_publish_raw_cell(Transport& transport, Rank peer, AmId id, std::uint32_t header_len,
+                            std::uint32_t payload_len) {
+  auto& shm = dynamic_cast<shm::ShmTransport&>(transport);
+  shm::Peer& p = shm.peer(peer);
+  shm::Cell* cell = p.out.claim(p.out_pos);
+  if (!cell)
+    return Status::NoResource;
+  std::memset(cell->data(), 0, p.out.room());
+  cell->header_len = static_cast<std::uint16_t>(header_len);
+  cell->payload_len = payload_len;
+  cell->am_id = id;
+  shm::Ring::publish(cell, p.out_pos++);
+  return Status::Ok;
+}
+
+}  // namespace xover::runtime::testing

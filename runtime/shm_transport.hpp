@@ -1,0 +1,40 @@
+// The shared-memory backend: ranks are processes on one node, after UCX's
+// posix `mm` and `cma` transports. Two lanes per peer, in this order on both
+// ends (rendezvous headers carry lane indices):
+//
+//   lane 0 "mm"   active messages (short, bcopy) through a ring of 8 KiB
+//                 cells in the receiver's segment, one ring per sender
+//                 (shm_ring.hpp); the receiver busy-polls its rings
+//   lane 1 "cma"  get and put with process_vm_readv / process_vm_writev into
+//                 the peer's address space; left out, with one line on
+//                 stderr, when the kernel refuses it (ptrace restrictions)
+//
+// Lane attributes are measured at wire-up (shm_wireup.cpp says how). The
+// transport watches its peers while it waits: a peer process that has gone,
+// or silence past RuntimeOptions::timeout, ends the rank through
+// abort_rank() (fault.hpp).
+#pragma once
+
+#include <memory>
+
+#include "runtime/bootstrap.hpp"
+
+namespace xover::runtime {
+
+/// Collective over `boot`: creates this rank's segment, swaps names, maps every peer's, measures the lanes, unlinks.
+/// Nothing is left in /dev/shm once it returns, even if a rank is killed later.
+/// @throws RuntimeError with a clear message when set-up fails.
+std::unique_ptr<Transport> make_shm_transport(Bootstrap& boot, const RuntimeOptions& options);
+
+namespace testing {
+
+/// Test hook, for tests only: publishes a cell into `peer`'s ring whose
+/// header claims `header_len` AM header bytes and `payload_len` payload
+/// bytes for AM `id`, whatever they are, with zeroes for contents; this is
+/// how a test forges a corrupt cell. `transport` must come from
+/// make_shm_transport(). Returns NoResource when the ring is full.
+Status shm_publish_raw_cell(Transport& transport, Rank peer, AmId id, std::uint32_t header_len,
+                            std::uint32_t payload_len);
+
+}  // namespace testing
+}  // namespace xover::runtime

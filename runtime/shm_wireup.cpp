@@ -1,0 +1,433 @@
+// Wire-up of the shared-memory transport (shm_transport.hpp): segments, the
+// exchange of what each rank publishes, the cross-memory-attach check, and
+// the measurements that become each lane's attributes.
+//
+// Where every attribute comes from (per pair of ranks, measured once here;
+// the two ends use the same figures, so both see the same lanes):
+//   mm.o_send      the sender's median time to copy an 8-byte message into a
+//                  free cell and publish it, less one clock read
+//   mm.o_recv      the receiver's median time from seeing a cell to freeing
+//                  it, less one clock read
+//   mm.latency     (median 8-byte round trip − both ends' o_send + o_recv) / 2,
+//                  over up to 200 round trips (5 ms at most) per pair
+//   mm.bandwidth   1 MiB of full cells streamed and copied out by the
+//                  receiver: bytes / time, the better of two runs; it holds
+//                  both copies, so with the core's own n/memcpy_bw terms a
+//                  large bcopy message is predicted somewhat slow
+//   mm.gap         0: the sender's CPU (o_send and its copy) spaces its posts
+//   cma.latency    half the median time of an 8-byte process_vm_readv (the
+//                  one call is both the request and the reply of a get)
+//   cma.bandwidth  the best of three timed 4 MiB process_vm_readv
+//   cma.o_send, cma.o_recv  0: the call is synchronous, its whole cost is
+//                  in latency and bandwidth
+//   reg_cost, reg_growth   0: neither rings nor CMA register memory
+//   max_short, max_bcopy, seg_size: the cell layout (shm_ring.hpp)
+//   memcpy_bw_local/remote  the best of three 4 MiB memcpy on each end
+// Toward itself a rank has the same lanes: mm with latency 0 and its own
+// memcpy bandwidth, cma measured on its own process.
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "runtime/fault.hpp"
+#include "runtime/launch.hpp"
+#include "runtime/shm_transport.hpp"
+#include "runtime/shm_transport_impl.hpp"
+
+namespace xover::runtime {
+namespace {
+
+using shm::Cell;
+using shm::ShmTransport;
+
+constexpr Bytes kProbeBytes = Bytes{4} << 20;
+constexpr int kMaxRoundTrips = 200;
+constexpr int kMinRoundTrips = 20;
+constexpr Seconds kRoundTripBudget = 5e-3;
+constexpr Bytes kStreamBytes = Bytes{1} << 20;
+constexpr int kSmallReads = 64;
+
+/// Ping-pong codes, carried in the 8-byte AM header of a probe message.
+enum Code : std::uint64_t { kPing = 1, kLastPing, kStream, kLastStream, kPong };
+
+/// What every rank publishes in the first exchange.
+struct Hello {
+  std::int64_t pid;
+  std::uint64_t word_addr;   ///< a word that a peer reads to check CMA
+  std::uint64_t word_value;  ///< what it holds
+  std::uint64_t probe_addr;  ///< kProbeBytes that peers read to time CMA
+  double memcpy_bw;
+};
+
+/// What a rank measured toward one peer, published in the second exchange.
+struct Toward {
+  double rtt = 0;        ///< mm round trip (the pair's lower rank measures it)
+  double stream_bw = 0;  ///< mm streaming rate (likewise)
+  double cma_small = 0;  ///< one 8-byte process_vm_readv
+  double cma_bw = 0;
+  double cma_ok = 0;     ///< 1 when this rank could read the peer
+};
+
+/// What a rank measured of itself, then per peer.
+struct Figures {
+  double o_send = 0;
+  double o_recv = 0;
+};
+
+Seconds clock_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double median(std::vector<double> v) {
+  if (v.empty())
+    return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+template <typename T>
+std::span<const std::byte> bytes_of(const std::vector<T>& v) {
+  return std::as_bytes(std::span<const T>(v));
+}
+
+template <typename T>
+std::vector<T> decode(const Blob& blob, std::size_t count, Rank from) {
+  if (blob.size() != count * sizeof(T))
+    throw RuntimeError("shm: rank " + std::to_string(from) + " sent " + std::to_string(blob.size()) +
+                       " wire-up bytes, not " + std::to_string(count * sizeof(T)) + " (another xover build?)");
+  std::vector<T> out(count);
+  std::memcpy(out.data(), blob.data(), blob.size());
+  return out;
+}
+
+BytesPerSecond measure_memcpy() {
+  std::vector<std::byte> src(kProbeBytes, std::byte{1});
+  std::vector<std::byte> dst(kProbeBytes);
+  Seconds best = 1e300;
+  for (int i = 0; i < 4; ++i) {  // the first one only faults the pages in
+    const Seconds t0 = clock_now();
+    std::memcpy(dst.data(), src.data(), kProbeBytes);
+    const Seconds t = clock_now() - t0;
+    if (i > 0)
+      best = std::min(best, t);
+  }
+  volatile std::byte sink = dst[kProbeBytes / 2];
+  (void)sink;
+  return static_cast<double>(kProbeBytes) / best;
+}
+
+/// Waits, during wire-up only, for something to be true of `peer`; yields
+/// the core after a while so that ranks sharing one still move on.
+class SetupWait {
+ public:
+  SetupWait(const ShmTransport& t, Rank peer, int pid, Seconds timeout)
+      : t_(t), peer_(peer), pid_(pid), start_(clock_now()), timeout_(timeout) {}
+  void spin() {
+    if (++spins_ < 4096)
+      return;
+    sched_yield();
+    if (spins_ % 1024 != 0)
+      return;
+    const Seconds t = clock_now();
+    if (peer_ != t_.rank() && !process_alive(pid_))
+      throw RuntimeError("shm: rank " + std::to_string(peer_) + " (pid " + std::to_string(pid_) +
+                         ") went away during wire-up");
+    if (t - start_ > timeout_)
+      throw RuntimeError("shm: rank " + std::to_string(peer_) + " did not answer the wire-up probe for " +
+                         std::to_string(timeout_) + " s");
+  }
+  void reset() { spins_ = 0; }
+
+ private:
+  const ShmTransport& t_;
+  Rank peer_;
+  int pid_;
+  Seconds start_;
+  Seconds timeout_;
+  long spins_ = 0;
+};
+
+/// The pair probe over the rings. One side leads (sends pings, streams),
+/// the other follows; both record their push and pop overheads.
+class Prober {
+ public:
+  Prober(ShmTransport& t, Seconds timeout, Seconds clock_cost)
+      : t_(t), timeout_(timeout), clock_cost_(clock_cost), sink_(t.peer(t.rank()).in.room()) {}
+
+  void lead(Rank peer, Toward& out) {
+    std::vector<double> rtts;
+    const Seconds begin = clock_now();
+    for (int i = 0; i < kMaxRoundTrips; ++i) {
+      const bool last = i + 1 == kMaxRoundTrips || (i + 1 >= kMinRoundTrips && clock_now() - begin > kRoundTripBudget);
+      const Seconds t0 = clock_now();
+      send(peer, last ? kLastPing : kPing, 8);
+      receive(peer);
+      rtts.push_back(clock_now() - t0);
+      if (last)
+        break;
+    }
+    out.rtt = median(rtts);
+    const Bytes room = t_.peer(peer).out.room();
+    const int cells = static_cast<int>(kStreamBytes / room);
+    for (int run = 0; run < 2; ++run) {
+      const Seconds t0 = clock_now();
+      for (int i = 0; i < cells; ++i)
+        send(peer, i + 1 == cells ? kLastStream : kStream, room - 8);
+      receive(peer);
+      out.stream_bw = std::max(out.stream_bw, static_cast<double>(cells * (room - 8)) / (clock_now() - t0));
+    }
+  }
+
+  void follow(Rank peer) {
+    int streams = 0;
+    for (bool pinging = true; pinging || streams < 2;) {
+      const std::uint64_t code = receive(peer);
+      if (code == kPing || code == kLastPing)
+        send(peer, kPong, 8);
+      if (code == kLastPing)
+        pinging = false;
+      if (code == kLastStream) {
+        send(peer, kPong, 8);
+        ++streams;
+      }
+    }
+  }
+
+  Figures figures() const { return {median(push_), median(pop_)}; }
+
+ private:
+  void send(Rank peer, std::uint64_t code, Bytes payload) {
+    std::byte header[8];
+    std::memcpy(header, &code, 8);
+    SetupWait wait(t_, peer, t_.peer(peer).pid, timeout_);
+    for (;;) {
+      const Seconds t0 = clock_now();
+      const Status st = t_.push(peer, 0, header, {sink_.data(), payload});
+      if (st == Status::Ok) {
+        if (payload == 8)
+          push_.push_back(std::max(0.0, clock_now() - t0 - clock_cost_));
+        return;
+      }
+      wait.spin();
+    }
+  }
+
+  std::uint64_t receive(Rank peer) {
+    shm::Peer& p = t_.peer(peer);
+    SetupWait wait(t_, peer, p.pid, timeout_);
+    for (;;) {
+      Cell* cell = p.in.ready(p.in_pos);
+      if (cell) {
+        const Seconds t0 = clock_now();
+        std::uint64_t code = 0;
+        const Bytes n = std::min<Bytes>(cell->payload_len, sink_.size() - 8);
+        if (cell->header_len == 8)
+          std::memcpy(&code, cell->data(), 8);
+        std::memcpy(sink_.data(), cell->data() + 8, n);
+        p.in.release(cell, p.in_pos++);
+        if (n == 8)
+          pop_.push_back(std::max(0.0, clock_now() - t0 - clock_cost_));
+        return code;
+      }
+      wait.spin();
+    }
+  }
+
+  ShmTransport& t_;
+  Seconds timeout_;
+  Seconds clock_cost_;
+  std::vector<std::byte> sink_;
+  std::vector<double> push_;
+  std::vector<double> pop_;
+};
+
+/// Times CMA reads from `peer`: its probe word, then its probe buffer.
+void measure_cma(ShmTransport& t, Rank peer, const Hello& hello, Seconds clock_cost, std::vector<std::byte>& buf,
+                 Toward& out) {
+  std::vector<double> small;
+  std::uint64_t word = 0;
+  for (int i = 0; i < kSmallReads; ++i) {
+    const Seconds t0 = clock_now();
+    t.cma(peer, reinterpret_cast<std::byte*>(&word), hello.word_addr, 8, false);
+    small.push_back(std::max(0.0, clock_now() - t0 - clock_cost));
+  }
+  out.cma_small = median(small);
+  Seconds best = 1e300;
+  for (int i = 0; i < 4; ++i) {  // the first one only faults the pages in
+    const Seconds t0 = clock_now();
+    if (t.cma(peer, buf.data(), hello.probe_addr, kProbeBytes, false) != Status::Ok)
+      return;
+    if (i > 0)
+      best = std::min(best, clock_now() - t0);
+  }
+  out.cma_bw = static_cast<double>(kProbeBytes) / best;
+}
+
+/// The partner of `rank` in round `round` of a round-robin over `size`
+/// ranks (the circle method: every pair meets once, each round is a
+/// matching); `size` itself means no partner this round.
+Rank partner(Rank rank, Rank size, Rank round) {
+  const Rank m = size % 2 == 0 ? size : size + 1;
+  if (rank == m - 1)
+    return round;
+  if (rank == round)
+    return m - 1;
+  return static_cast<Rank>((2 * std::uint64_t{round} + (m - 1) - rank) % (m - 1));
+}
+
+std::string hostname() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0)
+    return "localhost";
+  return name;
+}
+
+}  // namespace
+
+std::unique_ptr<Transport> make_shm_transport(Bootstrap& boot, const RuntimeOptions& options) {
+  const Rank me = boot.rank();
+  const Rank size = boot.size();
+  // Let peers attach to this process whatever Yama's ptrace_scope says, as
+  // UCX does; EINVAL where Yama is absent is harmless.
+  prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+
+  auto t = std::make_unique<ShmTransport>(me, size, options.timeout);
+  t->own_segment() = shm::Segment::create(shm_prefix(boot.job()) + std::to_string(me), me, size);
+  std::vector<std::byte> probe(kProbeBytes, std::byte{0x5a});
+  const std::uint64_t word = 0x786f766572000000ULL ^ (std::uint64_t{static_cast<std::uint32_t>(getpid())} << 8) ^ me;
+  const Hello mine{getpid(), reinterpret_cast<std::uint64_t>(&word), word, reinterpret_cast<std::uint64_t>(probe.data()),
+                   measure_memcpy()};
+
+  const std::vector<Blob> hello_blobs = boot.allgather(std::as_bytes(std::span<const Hello>(&mine, 1)));
+  std::vector<Hello> hello(size);
+  for (Rank r = 0; r < size; ++r)
+    hello[r] = decode<Hello>(hello_blobs[r], 1, r).front();
+  for (Rank r = 0; r < size; ++r) {
+    if (r != me)
+      t->mapped_segments()[r] = shm::Segment::open(shm_prefix(boot.job()) + std::to_string(r), r, size);
+    shm::Peer& p = t->peer(r);
+    p.pid = static_cast<int>(hello[r].pid);
+    p.in = t->own_segment().ring(r);
+    p.out = r == me ? t->own_segment().ring(me) : t->mapped_segments()[r].ring(me);
+  }
+  boot.barrier();  // every rank has mapped every segment: the names can go
+  t->own_segment().unlink();
+
+  // Cross-memory attach, checked toward every rank by reading its word.
+  std::vector<Toward> toward(size);
+  std::string refused;
+  Rank refusals = 0;
+  for (Rank r = 0; r < size; ++r) {
+    std::uint64_t value = 0;
+    const iovec local{&value, sizeof value};
+    const iovec remote{reinterpret_cast<void*>(hello[r].word_addr), sizeof value};
+    const ssize_t n = process_vm_readv(static_cast<pid_t>(hello[r].pid), &local, 1, &remote, 1, 0);
+    if (n == sizeof value && value == hello[r].word_value) {
+      toward[r].cma_ok = 1;
+    } else if (refusals++ == 0) {
+      refused = "rank " + std::to_string(r) + " (pid " + std::to_string(hello[r].pid) + "): " +
+                (n < 0 ? std::string(std::strerror(errno)) : std::string("read the wrong bytes"));
+    }
+  }
+  if (refusals > 0)
+    std::fprintf(stderr,
+                 "xover: shm: rank %u: cross-memory attach (process_vm_readv) refused toward %s%s; the cma lane is "
+                 "left out, so there is no rndv/get (ptrace is restricted: a container without CAP_SYS_PTRACE, or "
+                 "Yama)\n",
+                 me, refused.c_str(), refusals > 1 ? (" and " + std::to_string(refusals - 1) + " more").c_str() : "");
+
+  std::vector<double> clock_pairs;
+  for (int i = 0; i < 64; ++i) {
+    const Seconds t0 = clock_now();
+    clock_pairs.push_back(clock_now() - t0);
+  }
+  const Seconds clock_cost = median(clock_pairs);
+  std::vector<std::byte> cma_buf(kProbeBytes);
+  if (toward[me].cma_ok != 0)
+    measure_cma(*t, me, hello[me], clock_cost, cma_buf, toward[me]);
+  Prober prober(*t, options.timeout, clock_cost);
+  const Rank rounds = size % 2 == 0 ? size - 1 : size;
+  for (Rank round = 0; round < rounds; ++round) {
+    const Rank peer = partner(me, size, round);
+    if (peer >= size)
+      continue;
+    if (me < peer)
+      prober.lead(peer, toward[peer]);
+    else
+      prober.follow(peer);
+    if (toward[peer].cma_ok != 0)
+      measure_cma(*t, peer, hello[peer], clock_cost, cma_buf, toward[peer]);
+  }
+
+  // Second exchange: [o_send, o_recv] then a Toward per rank.
+  const Figures own = prober.figures();
+  std::vector<double> report{own.o_send, own.o_recv};
+  for (const Toward& w : toward)
+    report.insert(report.end(), {w.rtt, w.stream_bw, w.cma_small, w.cma_bw, w.cma_ok});
+  const std::vector<Blob> reports = boot.allgather(bytes_of(report));
+  // The peers are done reading `word` and `probe` once every report is in.
+  const std::string host = hostname();
+  for (Rank r = 0; r < size; ++r) {
+    const std::vector<double> theirs = decode<double>(reports[r], 2 + 5 * std::size_t{size}, r);
+    auto at = [&](const std::vector<double>& v, Rank peer) {
+      const double* f = v.data() + 2 + 5 * std::size_t{peer};
+      return Toward{f[0], f[1], f[2], f[3], f[4]};
+    };
+    const Toward mine_to = at(report, r);
+    const Toward theirs_to = at(theirs, me);
+    const Toward& lead = me < r ? mine_to : theirs_to;
+
+    LaneAttrs mm;
+    mm.name = "mm";
+    mm.o_send = own.o_send;
+    mm.o_recv = theirs[1];
+    if (r == me) {
+      mm.latency = 0;
+      mm.bandwidth = hello[me].memcpy_bw;
+    } else {
+      mm.latency = std::max(0.0, (lead.rtt - own.o_send - own.o_recv - theirs[0] - theirs[1]) / 2);
+      mm.bandwidth = lead.stream_bw;
+    }
+    mm.gap = 0;
+    mm.reg_cost = 0;
+    mm.reg_growth = 0;
+    mm.max_short = shm::kMaxShort;
+    mm.max_bcopy = t->peer(r).out.room();
+    mm.max_zcopy = 0;
+    mm.seg_size = t->peer(r).out.room();
+    mm.caps = {LaneCap::AmShort, LaneCap::AmBcopy, LaneCap::ConnectToIface};
+
+    shm::Peer& p = t->peer(r);
+    p.path = Path{host + ":" + std::to_string(me), host + ":" + std::to_string(r), {mm}, hello[me].memcpy_bw,
+                  hello[r].memcpy_bw};
+    p.cma = mine_to.cma_ok != 0 && theirs_to.cma_ok != 0 && mine_to.cma_bw > 0 && theirs_to.cma_bw > 0;
+    if (p.cma) {
+      LaneAttrs cma;
+      cma.name = "cma";
+      cma.latency = (mine_to.cma_small + theirs_to.cma_small) / 4;
+      cma.bandwidth = (mine_to.cma_bw + theirs_to.cma_bw) / 2;
+      cma.o_send = 0;
+      cma.o_recv = 0;
+      cma.gap = 0;
+      cma.reg_cost = 0;
+      cma.reg_growth = 0;
+      cma.max_short = 0;
+      cma.max_bcopy = 0;
+      cma.seg_size = 0;
+      cma.caps = {LaneCap::GetZcopy, LaneCap::PutZcopy, LaneCap::ConnectToIface};
+      p.path.lanes.push_back(cma);
+    }
+  }
+  t->start_watch();
+  return t;
+}
+
+}  // namespace xover::runtime
