@@ -36,6 +36,13 @@ std::size_t segment_bytes(Rank size, std::uint32_t cells) {
   return kHeaderBytes + std::size_t{size} * cells * kCellSize;
 }
 
+// Faults pages in now, so that no message pays a page fault (a cell's
+// second page is first touched by the first message that fills it). A hint:
+// kernels before 5.14 lack it and fault on first use instead.
+void prefault(std::byte* base, std::size_t bytes) {
+  madvise(base, bytes, MADV_POPULATE_WRITE);
+}
+
 [[noreturn]] void fail(const std::string& what, const std::string& name, int err) {
   throw RuntimeError("shm: " + what + " " + name + ": " + std::strerror(err));
 }
@@ -77,6 +84,7 @@ Segment Segment::create(const std::string& name, Rank owner, Rank size) {
   if (base == MAP_FAILED)
     fail("cannot map", name, err);
   seg.base_ = static_cast<std::byte*>(base);
+  prefault(seg.base_, seg.bytes_);
   for (Rank sender = 0; sender < size; ++sender) {
     std::byte* ring = seg.base_ + kHeaderBytes + std::size_t{sender} * seg.cells_ * kCellSize;
     for (std::uint32_t i = 0; i < seg.cells_; ++i)
@@ -86,7 +94,7 @@ Segment Segment::create(const std::string& name, Rank owner, Rank size) {
   return seg;
 }
 
-Segment Segment::open(const std::string& name, Rank owner, Rank size) {
+Segment Segment::open(const std::string& name, Rank owner, Rank size, Rank writer) {
   const int fd = shm_open(name.c_str(), O_RDWR, 0);
   if (fd < 0)
     fail("cannot open the segment of rank " + std::to_string(owner) + ",", name, errno);
@@ -112,6 +120,7 @@ Segment Segment::open(const std::string& name, Rank owner, Rank size) {
       header->cell_size != kCellSize)
     throw RuntimeError("shm: the segment " + name + " is not the one rank " + std::to_string(owner) +
                        " of this run created (another xover version, or a stale name)");
+  prefault(seg.base_ + kHeaderBytes + std::size_t{writer} * seg.cells_ * kCellSize, std::size_t{seg.cells_} * kCellSize);
   return seg;
 }
 

@@ -46,6 +46,7 @@ class Ring {
 
   /// Bytes of AM header and payload that one cell holds.
   Bytes room() const { return cell_size_ - sizeof(Cell); }
+  std::uint32_t cells() const { return cells_; }
 
   /// Producer: the cell for position `pos` when the consumer has freed it,
   /// else null (the ring is full).
@@ -86,13 +87,14 @@ std::uint32_t cells_per_ring(Rank size);
 class Segment {
  public:
   /// Creates `name` (O_CREAT | O_EXCL, mode 0600 whatever the umask),
-  /// registers it with unlink_shm_on_abort(), sizes and maps it, and frees
-  /// every cell of its `size` rings for `owner`.
+  /// registers it with unlink_shm_on_abort(), sizes, maps and faults it in,
+  /// and frees every cell of its `size` rings for `owner`.
   /// @throws RuntimeError saying what failed.
   static Segment create(const std::string& name, Rank owner, Rank size);
-  /// Maps the segment `name` that rank `owner` created, checking its layout.
+  /// Maps the segment `name` that rank `owner` created, checking its layout,
+  /// and faults in the ring that `writer` (this rank) fills.
   /// @throws RuntimeError when it is missing or not what a run of `size` expects.
-  static Segment open(const std::string& name, Rank owner, Rank size);
+  static Segment open(const std::string& name, Rank owner, Rank size, Rank writer);
 
   Segment() = default;
   Segment(Segment&& other) noexcept;

@@ -59,6 +59,7 @@ class ShmTransport final : public Transport {
   /// kernel refuses.
   Status cma(Rank peer, std::byte* local, std::uint64_t remote, Bytes n, bool write);
   Peer& peer(Rank r) { return peers_[r]; }
+  int peer_pid(Rank r) const { return peers_[r].pid; }
   Segment& own_segment() { return own_; }
   std::vector<Segment>& mapped_segments() { return mapped_; }
   /// Starts the fault watch from now: the wire-up's time is not idleness.

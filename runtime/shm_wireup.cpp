@@ -4,10 +4,10 @@
 //
 // Where every attribute comes from (per pair of ranks, measured once here;
 // the two ends use the same figures, so both see the same lanes):
-//   mm.o_send      the sender's median time to copy an 8-byte message into a
-//                  free cell and publish it, less one clock read
-//   mm.o_recv      the receiver's median time from seeing a cell to freeing
-//                  it, less one clock read
+//   mm.o_send      the sender's time per message of a burst of 8-byte
+//                  messages into free cells (median over its peers)
+//   mm.o_recv      the receiver's time per message to copy out and free a
+//                  burst of 8-byte messages already there (likewise)
 //   mm.latency     (median 8-byte round trip − both ends' o_send + o_recv) / 2,
 //                  over up to 200 round trips (5 ms at most) per pair
 //   mm.bandwidth   1 MiB of full cells streamed and copied out by the
@@ -125,11 +125,12 @@ BytesPerSecond measure_memcpy() {
 }
 
 /// Waits, during wire-up only, for something to be true of `peer`; yields
-/// the core after a while so that ranks sharing one still move on.
+/// the core after a while so that ranks sharing one still move on. Reads
+/// no clock until it has spun for a while: a short wait costs nothing.
 class SetupWait {
  public:
-  SetupWait(const ShmTransport& t, Rank peer, int pid, Seconds timeout)
-      : t_(t), peer_(peer), pid_(pid), start_(clock_now()), timeout_(timeout) {}
+  SetupWait(const ShmTransport& t, Rank peer, Seconds timeout)
+      : peer_(peer), pid_(t.peer_pid(peer)), self_(peer == t.rank()), timeout_(timeout) {}
   void spin() {
     if (++spins_ < 4096)
       return;
@@ -137,30 +138,32 @@ class SetupWait {
     if (spins_ % 1024 != 0)
       return;
     const Seconds t = clock_now();
-    if (peer_ != t_.rank() && !process_alive(pid_))
+    if (start_ == 0)
+      start_ = t;
+    if (!self_ && !process_alive(pid_))
       throw RuntimeError("shm: rank " + std::to_string(peer_) + " (pid " + std::to_string(pid_) +
                          ") went away during wire-up");
     if (t - start_ > timeout_)
       throw RuntimeError("shm: rank " + std::to_string(peer_) + " did not answer the wire-up probe for " +
                          std::to_string(timeout_) + " s");
   }
-  void reset() { spins_ = 0; }
 
  private:
-  const ShmTransport& t_;
   Rank peer_;
   int pid_;
-  Seconds start_;
+  bool self_;
   Seconds timeout_;
+  Seconds start_ = 0;
   long spins_ = 0;
 };
 
-/// The pair probe over the rings. One side leads (sends pings, streams),
-/// the other follows; both record their push and pop overheads.
+/// The pair probe over the rings. One side leads (pings, streams), the
+/// other follows; then each sends the other a burst of small messages,
+/// which gives its o_send and the other's o_recv.
 class Prober {
  public:
-  Prober(ShmTransport& t, Seconds timeout, Seconds clock_cost)
-      : t_(t), timeout_(timeout), clock_cost_(clock_cost), sink_(t.peer(t.rank()).in.room()) {}
+  Prober(ShmTransport& t, Seconds timeout)
+      : t_(t), timeout_(timeout), sink_(t.peer(t.rank()).in.room()) {}
 
   void lead(Rank peer, Toward& out) {
     std::vector<double> rtts;
@@ -184,6 +187,8 @@ class Prober {
       receive(peer);
       out.stream_bw = std::max(out.stream_bw, static_cast<double>(cells * (room - 8)) / (clock_now() - t0));
     }
+    burst_send(peer);
+    burst_receive(peer);
   }
 
   void follow(Rank peer) {
@@ -199,51 +204,66 @@ class Prober {
         ++streams;
       }
     }
+    burst_receive(peer);
+    burst_send(peer);
   }
 
   Figures figures() const { return {median(push_), median(pop_)}; }
 
  private:
+  /// Messages in a burst: half a ring, so that it never fills.
+  int burst(Rank peer) { return static_cast<int>(std::min<std::uint32_t>(64, t_.peer(peer).out.cells() / 2)); }
+
+  void burst_send(Rank peer) {
+    const int n = burst(peer);
+    const Seconds t0 = clock_now();
+    for (int i = 0; i < n; ++i)
+      send(peer, kPing, 8);
+    push_.push_back((clock_now() - t0) / n);
+  }
+
+  void burst_receive(Rank peer) {
+    const int n = burst(peer);
+    shm::Peer& p = t_.peer(peer);
+    SetupWait wait(t_, peer, timeout_);
+    while (!p.in.ready(p.in_pos + n - 1))
+      wait.spin();
+    const Seconds t0 = clock_now();
+    for (int i = 0; i < n; ++i)
+      take(p, p.in.ready(p.in_pos));
+    pop_.push_back((clock_now() - t0) / n);
+  }
+
   void send(Rank peer, std::uint64_t code, Bytes payload) {
     std::byte header[8];
     std::memcpy(header, &code, 8);
-    SetupWait wait(t_, peer, t_.peer(peer).pid, timeout_);
-    for (;;) {
-      const Seconds t0 = clock_now();
-      const Status st = t_.push(peer, 0, header, {sink_.data(), payload});
-      if (st == Status::Ok) {
-        if (payload == 8)
-          push_.push_back(std::max(0.0, clock_now() - t0 - clock_cost_));
-        return;
-      }
+    SetupWait wait(t_, peer, timeout_);
+    while (t_.push(peer, 0, header, {sink_.data(), payload}) != Status::Ok)
       wait.spin();
-    }
   }
 
   std::uint64_t receive(Rank peer) {
     shm::Peer& p = t_.peer(peer);
-    SetupWait wait(t_, peer, p.pid, timeout_);
+    SetupWait wait(t_, peer, timeout_);
     for (;;) {
-      Cell* cell = p.in.ready(p.in_pos);
-      if (cell) {
-        const Seconds t0 = clock_now();
-        std::uint64_t code = 0;
-        const Bytes n = std::min<Bytes>(cell->payload_len, sink_.size() - 8);
-        if (cell->header_len == 8)
-          std::memcpy(&code, cell->data(), 8);
-        std::memcpy(sink_.data(), cell->data() + 8, n);
-        p.in.release(cell, p.in_pos++);
-        if (n == 8)
-          pop_.push_back(std::max(0.0, clock_now() - t0 - clock_cost_));
-        return code;
-      }
+      if (Cell* cell = p.in.ready(p.in_pos))
+        return take(p, cell);
       wait.spin();
     }
   }
 
+  /// Copies the cell out, as a handler would, and frees it; returns its code.
+  std::uint64_t take(shm::Peer& p, Cell* cell) {
+    std::uint64_t code = 0;
+    if (cell->header_len == 8)
+      std::memcpy(&code, cell->data(), 8);
+    std::memcpy(sink_.data(), cell->data() + 8, std::min<Bytes>(cell->payload_len, sink_.size() - 8));
+    p.in.release(cell, p.in_pos++);
+    return code;
+  }
+
   ShmTransport& t_;
   Seconds timeout_;
-  Seconds clock_cost_;
   std::vector<std::byte> sink_;
   std::vector<double> push_;
   std::vector<double> pop_;
@@ -312,7 +332,7 @@ std::unique_ptr<Transport> make_shm_transport(Bootstrap& boot, const RuntimeOpti
     hello[r] = decode<Hello>(hello_blobs[r], 1, r).front();
   for (Rank r = 0; r < size; ++r) {
     if (r != me)
-      t->mapped_segments()[r] = shm::Segment::open(shm_prefix(boot.job()) + std::to_string(r), r, size);
+      t->mapped_segments()[r] = shm::Segment::open(shm_prefix(boot.job()) + std::to_string(r), r, size, me);
     shm::Peer& p = t->peer(r);
     p.pid = static_cast<int>(hello[r].pid);
     p.in = t->own_segment().ring(r);
@@ -353,7 +373,7 @@ std::unique_ptr<Transport> make_shm_transport(Bootstrap& boot, const RuntimeOpti
   std::vector<std::byte> cma_buf(kProbeBytes);
   if (toward[me].cma_ok != 0)
     measure_cma(*t, me, hello[me], clock_cost, cma_buf, toward[me]);
-  Prober prober(*t, options.timeout, clock_cost);
+  Prober prober(*t, options.timeout);
   const Rank rounds = size % 2 == 0 ? size - 1 : size;
   for (Rank round = 0; round < rounds; ++round) {
     const Rank peer = partner(me, size, round);

@@ -162,6 +162,31 @@ TEST(ShmTransport, ActiveMessagesOfManySizesCarryEveryByte) {
   }));
 }
 
+TEST(ShmTransport, ThreeRanksWireUpPairwiseAndReachEachOther) {
+  // An odd number of ranks: the wire-up's round-robin sits one out per round.
+  expect_clean(launch_local(3, {}, [](LocalBootstrap& boot) {
+    auto t = make_shm_transport(boot, {});
+    std::string problems;
+    std::vector<int> got(3);
+    t->set_am_handler(kEcho, [&](const AmMessage& msg) {
+      problems += check_message(msg, msg.source);
+      ++got[msg.source];
+    });
+    for (Rank peer = 0; peer < 3; ++peer) {
+      if (t->path(peer).lanes.empty() || t->path(peer).lanes[0].name != "mm")
+        problems += "no mm lane to rank " + std::to_string(peer) + "\n";
+      const std::vector<std::byte> payload = patterned(boot.rank(), 3000);
+      const TestHeader h{3000, boot.rank()};
+      if (t->am_send(0, peer, kEcho, as_span(h), {payload.data(), 3000}, AmMode::Bcopy, {}) != Status::Ok)
+        problems += "send to rank " + std::to_string(peer) + " refused\n";
+    }
+    poll_until(*t, [&] { return got == std::vector<int>{1, 1, 1}; });
+    boot.barrier();
+    boot.report(problems);
+    return 0;
+  }));
+}
+
 TEST(ShmTransport, FullRingSaysNoResourceThenDrainsInOrder) {
   expect_clean(launch_local(2, {}, [](LocalBootstrap& boot) {
     auto t = make_shm_transport(boot, {});
