@@ -1,0 +1,257 @@
+// Measuring the lanes of the TCP transport at set-up (tcp_measure.hpp).
+// Both ends busy-poll their non-blocking sockets, as the data path does, so
+// that a wake-up from sleep is not counted as latency.
+#include "runtime/tcp_measure.hpp"
+
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "runtime/tcp_frame.hpp"
+
+namespace xover::runtime::tcp {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kPings = 40;
+constexpr std::size_t kPingBytes = 8;
+constexpr std::size_t kChunk = 256 * 1024;
+constexpr Bytes kBulkBytes = 4 << 20;
+constexpr Seconds kBulkTime = 20e-3;
+
+Seconds median(std::vector<Seconds> v) {
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+// Busy-polled whole sends and receives on one lane, bounded by a deadline.
+class Spin {
+ public:
+  Spin(int fd, Rank peer, const std::string& lane, Clock::time_point deadline)
+      : fd_(fd), peer_(peer), lane_(lane), deadline_(deadline) {}
+
+  /// Sends all of [p, p+n); returns how long the call that finished it took.
+  Seconds send_all(const std::byte* p, std::size_t n) {
+    Seconds last = 0;
+    while (n > 0) {
+      const auto t0 = Clock::now();
+      const ssize_t w = ::send(fd_, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (w > 0) {
+        last = std::chrono::duration<double>(Clock::now() - t0).count();
+        p += w;
+        n -= static_cast<std::size_t>(w);
+      } else {
+        fail_unless_again(w);
+      }
+    }
+    return last;
+  }
+  /// Reads some bytes (at most n), waiting for them; returns the count and
+  /// how long the call that read them took.
+  std::size_t recv_some(std::byte* p, std::size_t n, Seconds* took = nullptr) {
+    for (;;) {
+      const auto t0 = Clock::now();
+      const ssize_t r = ::recv(fd_, p, n, MSG_DONTWAIT);
+      if (r > 0) {
+        if (took)
+          *took = std::chrono::duration<double>(Clock::now() - t0).count();
+        return static_cast<std::size_t>(r);
+      }
+      if (r == 0)
+        throw RuntimeError("tcp: rank " + std::to_string(peer_) + " closed lane " + lane_ +
+                           " while the lanes were measured");
+      fail_unless_again(r);
+    }
+  }
+  void recv_all(std::byte* p, std::size_t n) {
+    while (n > 0) {
+      const std::size_t r = recv_some(p, n);
+      p += r;
+      n -= r;
+    }
+  }
+  void send_double(double v) {
+    std::byte b[8];
+    put_le(b, std::bit_cast<std::uint64_t>(v));
+    send_all(b, sizeof b);
+  }
+  double recv_double() {
+    std::byte b[8];
+    recv_all(b, sizeof b);
+    return std::bit_cast<double>(get_le(b));
+  }
+
+ private:
+  void fail_unless_again(ssize_t r) {
+    if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+      throw RuntimeError("tcp: lane " + lane_ + " to rank " + std::to_string(peer_) +
+                         " failed while the lanes were measured: " + std::strerror(errno));
+    if (++spins_ % 1024 == 0 && Clock::now() > deadline_)
+      throw RuntimeError("tcp: rank " + std::to_string(peer_) + " did not answer on lane " + lane_ +
+                         " while the lanes were measured");
+  }
+
+  int fd_;
+  Rank peer_;
+  const std::string& lane_;
+  Clock::time_point deadline_;
+  unsigned spins_ = 0;
+};
+
+// What one end learns about one lane.
+struct LaneMeasure {
+  Seconds half_round_trip = 0;
+  Seconds o_send = 0;
+  Seconds o_recv = 0;
+  BytesPerSecond bandwidth_out = 0;  ///< from this end to the other
+};
+
+// The lower rank pings, the higher one echoes; the pinger shares what it
+// found.
+void ping_pong(Spin& spin, bool pinger, LaneMeasure& m) {
+  std::byte ping[kPingBytes]{};
+  if (!pinger) {
+    for (int i = 0; i < kPings; ++i) {
+      spin.recv_all(ping, sizeof ping);
+      spin.send_all(ping, sizeof ping);
+    }
+    m.half_round_trip = spin.recv_double();
+    m.o_send = spin.recv_double();
+    m.o_recv = spin.recv_double();
+    return;
+  }
+  std::vector<Seconds> rtt, o_send, o_recv;
+  for (int i = 0; i < kPings; ++i) {
+    const auto t0 = Clock::now();
+    o_send.push_back(spin.send_all(ping, sizeof ping));
+    Seconds took = 0;
+    for (std::size_t got = 0; got < sizeof ping;)
+      got += spin.recv_some(ping + got, sizeof ping - got, &took);
+    rtt.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    o_recv.push_back(took);
+  }
+  m.half_round_trip = median(rtt) / 2;
+  m.o_send = median(o_send);
+  m.o_recv = median(o_recv);
+  spin.send_double(m.half_round_trip);
+  spin.send_double(m.o_send);
+  spin.send_double(m.o_recv);
+}
+
+// A bulk transfer of chunks whose first byte says whether more follow; the
+// receiver times it from its first byte to its last and says the rate.
+void bulk(Spin& spin, bool sender, std::vector<std::byte>& chunk, LaneMeasure& m) {
+  if (sender) {
+    const auto start = Clock::now();
+    for (Bytes sent = 0;;) {
+      sent += kChunk;
+      const bool last = sent >= kBulkBytes && std::chrono::duration<double>(Clock::now() - start).count() >= kBulkTime;
+      chunk[0] = std::byte{last ? std::uint8_t{0} : std::uint8_t{1}};
+      spin.send_all(chunk.data(), chunk.size());
+      if (last)
+        break;
+    }
+    m.bandwidth_out = spin.recv_double();
+    return;
+  }
+  Bytes total = 0;
+  Bytes first_bytes = 0;
+  Clock::time_point first;
+  for (bool more = true; more;) {
+    for (std::size_t got = 0; got < chunk.size();) {
+      const std::size_t n = spin.recv_some(chunk.data() + got, chunk.size() - got);
+      if (total == 0) {
+        first = Clock::now();
+        first_bytes = n;
+      }
+      got += n;
+      total += n;
+    }
+    more = chunk[0] != std::byte{0};
+  }
+  const Seconds span = std::chrono::duration<double>(Clock::now() - first).count();
+  spin.send_double(static_cast<double>(total - first_bytes) / std::max(span, 1e-9));
+}
+
+LaneAttrs lane_attrs(const std::string& name, const LaneMeasure& m) {
+  LaneAttrs a;
+  a.name = name;
+  // One message takes o_send + L + o_recv: the half round trip. On the
+  // loopback the sender's system call carries the segment through the
+  // receiver's stack, so the two calls overlap and their sum exceeds the
+  // half round trip; then L = 0 and both shrink in proportion.
+  const Seconds cpu = m.o_send + m.o_recv;
+  const double fit = cpu > m.half_round_trip && cpu > 0 ? m.half_round_trip / cpu : 1.0;
+  a.o_send = m.o_send * fit;
+  a.o_recv = m.o_recv * fit;
+  a.latency = std::max(0.0, m.half_round_trip - a.o_send - a.o_recv);
+  a.bandwidth = m.bandwidth_out;
+  a.gap = 0;
+  a.reg_cost = 0;
+  a.reg_growth = 0;
+  a.max_short = kMaxShort;
+  a.max_bcopy = kMaxBcopy;
+  a.max_zcopy = kMaxZcopy;
+  a.seg_size = kSegSize;
+  a.caps = {LaneCap::AmShort, LaneCap::AmBcopy,  LaneCap::AmZcopy,
+            LaneCap::PutZcopy, LaneCap::GetZcopy, LaneCap::ConnectToIface};
+  return a;
+}
+
+// The partner of `me` in `round` of a round-robin over n players (n even;
+// the circle method: player n-1 stays, the others turn).
+Rank partner(Rank me, Rank round, Rank n) {
+  if (me == n - 1)
+    return round;
+  if (me == round)
+    return n - 1;
+  return static_cast<Rank>((2 * static_cast<std::uint64_t>(round) + (n - 1) - me) % (n - 1));
+}
+
+}  // namespace
+
+BytesPerSecond measure_memcpy() {
+  constexpr std::size_t n = 8 << 20;
+  std::vector<std::byte> from(n, std::byte{1}), to(n);
+  Seconds best = 1;
+  for (int i = 0; i < 4; ++i) {
+    const auto t0 = Clock::now();
+    std::memcpy(to.data(), from.data(), n);
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
+    from[static_cast<std::size_t>(i)] = to[n - 1 - static_cast<std::size_t>(i)];
+  }
+  return static_cast<double>(n) / std::max(best, 1e-9);
+}
+
+std::vector<Path> measure_lanes(Bootstrap& boot, const RuntimeOptions& options,
+                                const std::vector<std::string>& lane_names, const std::vector<std::vector<int>>& fds) {
+  const Rank me = boot.rank();
+  const Rank players = boot.size() + boot.size() % 2;
+  std::vector<Path> paths(boot.size());
+  std::vector<std::byte> chunk(kChunk);
+  for (Rank round = 0; round + 1 < players; ++round) {
+    const Rank peer = partner(me, round, players);
+    if (peer >= boot.size())
+      continue;  // a bye round
+    const bool lower = me < peer;
+    for (std::size_t lane = 0; lane < lane_names.size(); ++lane) {
+      // The partner may still be busy with its previous round: a lane's
+      // measurement waits up to the set-up timeout.
+      Spin spin(fds[peer][lane], peer, lane_names[lane],
+                Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.timeout)));
+      LaneMeasure m;
+      ping_pong(spin, lower, m);
+      bulk(spin, lower, chunk, m);
+      bulk(spin, !lower, chunk, m);
+      paths[peer].lanes.push_back(lane_attrs(lane_names[lane], m));
+    }
+  }
+  return paths;
+}
+
+}  // namespace xover::runtime::tcp

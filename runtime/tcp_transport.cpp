@@ -1,0 +1,406 @@
+// The TCP transport's data path (tcp_transport.hpp): active messages, gets
+// and puts over the lanes that tcp_wireup.cpp set up, the registration
+// table that guards this rank's memory, and the watch on silent peers.
+#include "runtime/tcp_transport.hpp"
+
+#include <poll.h>
+#include <sys/random.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <unordered_map>
+
+#include "runtime/fault.hpp"
+#include "runtime/tcp_conn.hpp"
+#include "runtime/tcp_wireup.hpp"
+
+namespace xover::runtime {
+namespace tcp {
+namespace {
+
+/// Bytes queued to one lane beyond which a send answers NoResource.
+constexpr Bytes kMaxQueued = 8 << 20;
+/// Above this many lanes in all, progress() asks poll() which sockets have
+/// something to read instead of trying each one.
+constexpr std::size_t kPollAbove = 4;
+/// A gap this long between two progress() calls means the rank was busy
+/// elsewhere, not waiting: the idle clock starts again.
+constexpr Seconds kCallGap = 0.5;
+/// How long the destructor tries to write out what is queued.
+constexpr Seconds kCloseLimit = 2;
+
+Seconds steady_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+class TcpTransport final : public Transport, private FrameSink {
+ public:
+  TcpTransport(Rank rank, Rank size, Seconds timeout, Wiring wiring);
+  ~TcpTransport() override;
+  TcpTransport(const TcpTransport&) = delete;
+  TcpTransport& operator=(const TcpTransport&) = delete;
+
+  Rank rank() const override { return rank_; }
+  Rank size() const override { return size_; }
+  const Path& path(Rank peer) const override { return paths_.at(peer); }
+  void set_am_handler(AmId id, AmHandler handler) override { handlers_[id] = std::move(handler); }
+  Status am_send(std::size_t lane, Rank peer, AmId id, std::span<const std::byte> header, ConstBuffer payload,
+                 AmMode mode, Completion done) override;
+  Status get(std::size_t lane, Rank peer, MutableBuffer local, RemoteAddr remote, Completion done) override;
+  Status put(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, Completion done) override;
+  MemoryRegion reg(Rank peer, std::size_t lane, const std::byte* base, Bytes size) override;
+  void dereg(const MemoryRegion& region) override { regions_.erase(region.key); }
+  RemoteAddr remote_addr(const MemoryRegion& region, const std::byte* base) const override {
+    return {region.key, reinterpret_cast<std::uint64_t>(base)};
+  }
+  void copy(std::byte* dst, const std::byte* src, Bytes n) override {
+    if (dst && src && n)
+      std::memcpy(dst, src, n);
+  }
+  void progress(Seconds deadline) override;
+  Seconds now() const override { return steady_now(); }
+  bool flushed() const override {
+    return std::all_of(live_.begin(), live_.end(), [](const TcpConn* c) { return c->queue_empty(); });
+  }
+
+  /// The socket of a lane, -1 when there is none.
+  int lane_socket(Rank peer, std::size_t lane) {
+    TcpConn* c = conn(lane, peer);
+    return c ? c->fd() : -1;
+  }
+
+ private:
+  struct Region {
+    const std::byte* base = nullptr;
+    Bytes size = 0;
+    Rank peer = 0;  ///< the only rank that may read or write it
+  };
+  struct PendingGet {
+    TcpConn* conn = nullptr;
+    std::byte* to = nullptr;
+    Bytes size = 0;
+    Completion done;
+  };
+  struct PendingPut {
+    TcpConn* conn = nullptr;
+    Completion done;
+  };
+
+  void on_am(TcpConn& conn, AmId id, std::span<const std::byte> header, ConstBuffer payload) override;
+  RmaTarget on_put(TcpConn& conn, std::uint64_t key, std::uint64_t addr, Bytes length) override;
+  void on_put_landed(TcpConn& conn, std::uint64_t id, bool accepted) override;
+  void on_put_ack(TcpConn& conn, std::uint64_t id, RmaStatus status) override;
+  void on_get_request(TcpConn& conn, std::uint64_t id, std::uint64_t key, std::uint64_t addr, Bytes length) override;
+  std::byte* on_get_response(TcpConn& conn, std::uint64_t id, RmaStatus status, Bytes length) override;
+  void on_get_landed(TcpConn& conn, std::uint64_t id, RmaStatus status) override;
+
+  /// The lane to `peer` that may carry a new operation, or null.
+  TcpConn* conn(std::size_t lane, Rank peer) {
+    if (peer >= size_ || peer == rank_ || lane >= lanes_)
+      return nullptr;
+    TcpConn* c = conns_[peer * lanes_ + lane].get();
+    return c->peer_done() ? nullptr : c;
+  }
+  /// The memory a peer's get or put names, when it may touch it; null
+  /// otherwise (after saying why on stderr).
+  std::byte* reachable(const TcpConn& conn, const char* what, std::uint64_t key, std::uint64_t addr, Bytes length);
+  /// Sends a frame of this transport's own (a reply): never refused.
+  void send_reply(TcpConn& conn, FrameType type, std::uint64_t id, RmaStatus status, ConstBuffer payload);
+  void watch_idle();
+  /// An unguessable registration key.
+  std::uint64_t fresh_key();
+
+  Rank rank_;
+  Rank size_;
+  Seconds timeout_;
+  std::size_t lanes_;
+  std::vector<Path> paths_;
+  std::vector<std::unique_ptr<TcpConn>> conns_;  ///< [peer * lanes_ + lane]; null toward this rank
+  std::vector<TcpConn*> live_;                   ///< the non-null ones
+  std::vector<pollfd> polls_;                    ///< one per live_ entry
+  std::array<AmHandler, 256> handlers_;
+  std::unordered_map<std::uint64_t, Region> regions_;
+  std::array<std::uint64_t, 256> key_pool_{};
+  std::size_t keys_left_ = 0;
+  std::unordered_map<std::uint64_t, PendingGet> gets_;
+  std::unordered_map<std::uint64_t, PendingPut> puts_;
+  std::uint64_t next_op_ = 1;
+  std::vector<DueCompletion> due_;
+  std::vector<DueCompletion> running_;
+  bool in_io_ = false;
+  Bytes moved_ = 0;       ///< bytes moved on all lanes at the last look
+  Seconds last_move_ = 0;
+  Seconds last_call_ = 0;
+};
+
+TcpTransport::TcpTransport(Rank rank, Rank size, Seconds timeout, Wiring wiring)
+    : rank_(rank), size_(size), timeout_(timeout), lanes_(wiring.lane_names.size()), paths_(std::move(wiring.paths)),
+      conns_(static_cast<std::size_t>(size) * lanes_) {
+  for (Rank peer = 0; peer < size; ++peer)
+    for (std::size_t lane = 0; lane < wiring.fds[peer].size(); ++lane) {
+      auto& c = conns_[peer * lanes_ + lane];
+      c = std::make_unique<TcpConn>(wiring.fds[peer][lane], rank, peer, lane, wiring.lane_names[lane]);
+      live_.push_back(c.get());
+      polls_.push_back({c->fd(), POLLIN, 0});
+    }
+  // Registration costs a random key and a table entry: time it.
+  constexpr int kRegs = 256;
+  const std::byte probe{};
+  const Seconds t0 = steady_now();
+  for (int i = 0; i < kRegs; ++i)
+    dereg(reg(0, 0, &probe, 1));
+  const Seconds reg_cost = (steady_now() - t0) / kRegs;
+  for (Path& path : paths_) {
+    for (LaneAttrs& lane : path.lanes)
+      lane.reg_cost = reg_cost;
+  }
+}
+
+TcpTransport::~TcpTransport() {
+  const Seconds deadline = steady_now() + kCloseLimit;
+  for (TcpConn* c : live_)
+    c->close_gracefully(std::max(0.0, deadline - steady_now()));
+}
+
+Status TcpTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<const std::byte> header,
+                             ConstBuffer payload, AmMode mode, Completion done) {
+  TcpConn* c = conn(lane, peer);
+  const Bytes limit = mode == AmMode::Short ? kMaxShort : mode == AmMode::Bcopy ? kMaxBcopy : kSegSize;
+  if (!c || header.size() > kMaxAmHeader || header.size() + payload.size > limit || (payload.size && !payload.data))
+    return Status::Error;
+  if (c->queued_bytes() > kMaxQueued)
+    return Status::NoResource;
+  std::array<std::byte, kFrameHeader + kMaxAmHeader> head;
+  FrameHeader{static_cast<std::uint8_t>(FrameType::Am), id, static_cast<std::uint16_t>(header.size()), 0, payload.size}
+      .encode(head.data());
+  if (!header.empty())
+    std::memcpy(head.data() + kFrameHeader, header.data(), header.size());
+  const bool zcopy = mode == AmMode::Zcopy;
+  const std::span<const std::byte> frame{head.data(), kFrameHeader + header.size()};
+  if (c->send(frame, payload, !zcopy, zcopy ? std::move(done) : Completion{}))
+    return Status::Ok;  // all in the kernel already: the buffer is free
+  return zcopy ? Status::InProgress : Status::Ok;
+}
+
+Status TcpTransport::get(std::size_t lane, Rank peer, MutableBuffer local, RemoteAddr remote, Completion done) {
+  TcpConn* c = conn(lane, peer);
+  if (!c || local.size > kMaxZcopy || (local.size && !local.data))
+    return Status::Error;
+  if (local.size == 0)
+    return Status::Ok;
+  if (c->queued_bytes() > kMaxQueued)
+    return Status::NoResource;
+  const std::uint64_t id = next_op_++;
+  std::array<std::byte, kFrameHeader + kGetRequestHeader> head;
+  FrameHeader{static_cast<std::uint8_t>(FrameType::GetRequest), 0, kGetRequestHeader, 0, 0}.encode(head.data());
+  put_le(head.data() + kFrameHeader, id);
+  put_le(head.data() + kFrameHeader + 8, remote.key);
+  put_le(head.data() + kFrameHeader + 16, remote.addr);
+  put_le(head.data() + kFrameHeader + 24, local.size);
+  gets_.emplace(id, PendingGet{c, local.data, local.size, std::move(done)});
+  c->send(head, {}, true, {});
+  return Status::InProgress;
+}
+
+Status TcpTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, Completion done) {
+  TcpConn* c = conn(lane, peer);
+  if (!c || local.size > kMaxZcopy || (local.size && !local.data))
+    return Status::Error;
+  if (c->queued_bytes() > kMaxQueued)
+    return Status::NoResource;
+  const std::uint64_t id = next_op_++;
+  std::array<std::byte, kFrameHeader + kPutRequestHeader> head;
+  FrameHeader{static_cast<std::uint8_t>(FrameType::PutRequest), 0, kPutRequestHeader, 0, local.size}.encode(
+      head.data());
+  put_le(head.data() + kFrameHeader, id);
+  put_le(head.data() + kFrameHeader + 8, remote.key);
+  put_le(head.data() + kFrameHeader + 16, remote.addr);
+  // Complete when the target says the bytes are in its memory (or refused
+  // them), as an RDMA write completes once flushed.
+  puts_.emplace(id, PendingPut{c, std::move(done)});
+  c->send(head, local, false, {});
+  return Status::InProgress;
+}
+
+std::uint64_t TcpTransport::fresh_key() {
+  if (keys_left_ == 0) {
+    // The kernel's random bytes, a pool at a time: one system call per 256
+    // registrations.
+    auto* bytes = reinterpret_cast<char*>(key_pool_.data());
+    for (std::size_t got = 0; got < sizeof key_pool_;) {
+      const ssize_t n = getrandom(bytes + got, sizeof key_pool_ - got, 0);
+      if (n > 0)
+        got += static_cast<std::size_t>(n);
+    }
+    keys_left_ = key_pool_.size();
+  }
+  return key_pool_[--keys_left_];
+}
+
+MemoryRegion TcpTransport::reg(Rank peer, std::size_t, const std::byte* base, Bytes size) {
+  std::uint64_t key = 0;
+  while (key == 0 || regions_.contains(key))
+    key = fresh_key();
+  regions_.emplace(key, Region{base, size, peer});
+  return {key, base, size};
+}
+
+std::byte* TcpTransport::reachable(const TcpConn& conn, const char* what, std::uint64_t key, std::uint64_t addr,
+                                   Bytes length) {
+  auto it = regions_.find(key);
+  const char* why = nullptr;
+  if (it == regions_.end() || it->second.peer != conn.peer()) {
+    why = "no region with that key is registered for it";
+  } else {
+    const auto base = reinterpret_cast<std::uint64_t>(it->second.base);
+    if (addr < base || addr - base > it->second.size || length > it->second.size - (addr - base))
+      why = "the range is not inside the region";
+  }
+  if (!why)
+    return reinterpret_cast<std::byte*>(addr);
+  std::fprintf(stderr, "xover: rank %u: tcp: refused a %s of %llu bytes from rank %u: %s\n", rank_, what,
+               static_cast<unsigned long long>(length), conn.peer(), why);
+  return nullptr;
+}
+
+void TcpTransport::send_reply(TcpConn& conn, FrameType type, std::uint64_t id, RmaStatus status,
+                              ConstBuffer payload) {
+  std::array<std::byte, kFrameHeader + kRmaReplyHeader> head;
+  FrameHeader{static_cast<std::uint8_t>(type), 0, kRmaReplyHeader, 0, payload.size}.encode(head.data());
+  put_le(head.data() + kFrameHeader, id);
+  put_le(head.data() + kFrameHeader + 8, static_cast<std::uint64_t>(status));
+  conn.send(head, payload, false, {});
+}
+
+void TcpTransport::on_am(TcpConn& conn, AmId id, std::span<const std::byte> header, ConstBuffer payload) {
+  if (handlers_[id])
+    handlers_[id](AmMessage{conn.peer(), conn.lane(), header, payload});
+}
+
+RmaTarget TcpTransport::on_put(TcpConn& conn, std::uint64_t key, std::uint64_t addr, Bytes length) {
+  std::byte* to = reachable(conn, "put", key, addr, length);
+  return {to, to != nullptr};
+}
+
+void TcpTransport::on_put_landed(TcpConn& conn, std::uint64_t id, bool accepted) {
+  send_reply(conn, FrameType::PutAck, id, accepted ? RmaStatus::Ok : RmaStatus::Refused, {});
+}
+
+void TcpTransport::on_put_ack(TcpConn& conn, std::uint64_t id, RmaStatus status) {
+  auto it = puts_.find(id);
+  if (it == puts_.end() || it->second.conn != &conn)
+    conn.malformed("a put ack for request " + std::to_string(id) + ", which is not outstanding on this lane");
+  due_.emplace_back(std::move(it->second.done), status == RmaStatus::Ok ? Status::Ok : Status::Error);
+  puts_.erase(it);
+}
+
+void TcpTransport::on_get_request(TcpConn& conn, std::uint64_t id, std::uint64_t key, std::uint64_t addr,
+                                  Bytes length) {
+  // The answer's payload is written from this rank's memory, zero-copy.
+  if (const std::byte* from = reachable(conn, "get", key, addr, length))
+    send_reply(conn, FrameType::GetResponse, id, RmaStatus::Ok, {from, length});
+  else
+    send_reply(conn, FrameType::GetResponse, id, RmaStatus::Refused, {});
+}
+
+std::byte* TcpTransport::on_get_response(TcpConn& conn, std::uint64_t id, RmaStatus status, Bytes length) {
+  auto it = gets_.find(id);
+  if (it == gets_.end() || it->second.conn != &conn)
+    conn.malformed("a get response for request " + std::to_string(id) + ", which is not outstanding on this lane");
+  if (status == RmaStatus::Ok && length != it->second.size)
+    conn.malformed("a get response of " + std::to_string(length) + " bytes for a get of " +
+                   std::to_string(it->second.size));
+  return status == RmaStatus::Ok ? it->second.to : nullptr;
+}
+
+void TcpTransport::on_get_landed(TcpConn&, std::uint64_t id, RmaStatus status) {
+  auto it = gets_.find(id);
+  due_.emplace_back(std::move(it->second.done), status == RmaStatus::Ok ? Status::Ok : Status::Error);
+  gets_.erase(it);
+}
+
+void TcpTransport::progress(Seconds) {
+  if (in_io_)
+    return;  // called from a handler: the frame being delivered is not done
+  in_io_ = true;
+  for (TcpConn* c : live_)
+    if (!c->queue_empty())
+      c->flush(due_);
+  if (live_.size() > kPollAbove) {
+    if (::poll(polls_.data(), polls_.size(), 0) > 0)
+      for (std::size_t i = 0; i < live_.size(); ++i)
+        if (polls_[i].revents && !live_[i]->closed())
+          live_[i]->receive(*this);
+  } else {
+    for (TcpConn* c : live_)
+      if (!c->closed())
+        c->receive(*this);
+  }
+  in_io_ = false;
+  // Completions may send, get or put again: run them once the lanes are
+  // in a steady state.
+  running_.swap(due_);
+  for (DueCompletion& d : running_)
+    if (d.first)
+      d.first(d.second);
+  running_.clear();
+  watch_idle();
+}
+
+void TcpTransport::watch_idle() {
+  const Seconds t = steady_now();
+  Bytes moved = 0;
+  for (const TcpConn* c : live_)
+    moved += c->moved();
+  if (moved != moved_ || t - last_call_ > kCallGap) {
+    moved_ = moved;
+    last_move_ = t;
+  }
+  last_call_ = t;
+  if (t - last_move_ <= timeout_)
+    return;
+  // Name the peers this rank waits on: those with something under way, or
+  // every peer still there when nothing is (it waits for a message).
+  std::vector<bool> waiting(size_, false);
+  for (const TcpConn* c : live_)
+    if (!c->queue_empty() || c->receiving())
+      waiting[c->peer()] = true;
+  for (const auto& [id, g] : gets_)
+    waiting[g.conn->peer()] = true;
+  for (const auto& [id, p] : puts_)
+    waiting[p.conn->peer()] = true;
+  const bool busy = std::find(waiting.begin(), waiting.end(), true) != waiting.end();
+  std::string peers;
+  for (const TcpConn* c : live_)
+    if ((busy ? waiting[c->peer()] : !c->peer_done()) && peers.find(" " + std::to_string(c->peer()) + ",") == std::string::npos)
+      peers += " " + std::to_string(c->peer()) + ",";
+  if (!peers.empty())
+    peers.pop_back();
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", timeout_);
+  abort_rank(rank_, std::string("nothing moved for ") + seconds + " s while waiting on rank(s)" + peers +
+                        (busy ? " (sends, gets or puts under way)" : " (for a message)") + "; are they alive?");
+}
+
+}  // namespace
+}  // namespace tcp
+
+std::unique_ptr<Transport> make_tcp_transport(Bootstrap& boot, const RuntimeOptions& options) {
+  return make_tcp_transport(boot, options, {});
+}
+
+std::unique_ptr<Transport> make_tcp_transport(Bootstrap& boot, const RuntimeOptions& options,
+                                              const TcpTestHooks& hooks) {
+  tcp::Wiring wiring = tcp::wire_up(boot, options, hooks);
+  return std::make_unique<tcp::TcpTransport>(boot.rank(), boot.size(), options.timeout, std::move(wiring));
+}
+
+int tcp_lane_socket(Transport& transport, Rank peer, std::size_t lane) {
+  auto* tcp = dynamic_cast<tcp::TcpTransport*>(&transport);
+  return tcp ? tcp->lane_socket(peer, lane) : -1;
+}
+
+}  // namespace xover::runtime

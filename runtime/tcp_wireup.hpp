@@ -1,0 +1,42 @@
+// The TCP transport's set-up: listen on each interface, swap the addresses
+// through the bootstrap, connect every lane to every peer (the lower rank
+// connects, the higher one accepts and checks the hello), then measure each
+// lane to each peer in both directions. What it hands over is a socket per
+// (peer, lane) and the measured paths; the data path is tcp_transport.cpp's.
+//
+// Measuring, peer by peer in a round-robin schedule (each rank measures with
+// one partner at a time, so pairs do not share a CPU or a link while they
+// are timed), and lane by lane:
+//   latency   40 ping-pongs of 8 bytes, busy-polled; the median half
+//             round trip is o_send + L + o_recv, where o_send and o_recv are
+//             the medians of the send and the receive system calls (scaled
+//             down together when they overlap, as on the loopback: L = 0).
+//   bandwidth a bulk transfer of at least 4 MiB and at least 20 ms each way,
+//             timed by the receiver from its first to its last byte and
+//             reported back to the sender.
+//   memcpy    each rank times a large memcpy once; the bootstrap swaps it.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "protocols/lanes/lane.hpp"
+#include "runtime/bootstrap.hpp"
+#include "runtime/tcp_transport.hpp"
+
+namespace xover::runtime::tcp {
+
+/// Sockets and measured paths, ready for the data path.
+struct Wiring {
+  std::vector<std::string> lane_names;  ///< per lane, the same on every rank
+  std::vector<std::vector<int>> fds;    ///< [peer][lane]: connected, non-blocking; empty for this rank
+  std::vector<Path> paths;              ///< [peer]: lanes with their measured attributes
+};
+
+/// The collective set-up; see the file comment.
+/// @throws RuntimeError when an interface has no IPv4 address, a lane
+/// cannot be connected, or a peer does not answer within options.timeout.
+Wiring wire_up(Bootstrap& boot, const RuntimeOptions& options, const TcpTestHooks& hooks);
+
+}  // namespace xover::runtime::tcp

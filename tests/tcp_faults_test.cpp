@@ -1,0 +1,245 @@
+// The TCP transport's faults on the loopback, each rank a forked child
+// (launch.hpp): strangers at the door during set-up, and peers that send a
+// malformed frame, die, fall silent or leave in good order.
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <thread>
+
+#include "runtime/fault.hpp"
+#include "runtime/tcp_frame.hpp"
+#include "tests/support/tcp_ranks.hpp"
+
+namespace xover::runtime::tcp_test {
+namespace {
+
+// Strangers knock on rank 1's listener during set-up with bad hellos; each
+// is refused with its reason, and the run goes on.
+TEST(TcpTransport, StrangersAreRefused) {
+  static std::vector<int> knocking;  // held open until set-up is over
+  static std::vector<std::string> refused;
+  TcpTestHooks hooks;
+  hooks.on_listening = [](Rank rank, const std::vector<std::vector<TcpListener>>& all) {
+    if (rank != 0)
+      return;
+    auto knock = [&](std::span<const std::byte> bytes, bool hang_up) {
+      const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      sockaddr_in a{};
+      a.sin_family = AF_INET;
+      a.sin_addr.s_addr = htonl(all[1][0].address);
+      a.sin_port = htons(all[1][0].port);
+      if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && !bytes.empty())
+        send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+      if (hang_up)
+        close(fd);
+      else
+        knocking.push_back(fd);
+    };
+    auto hello = [](std::uint64_t magic, std::uint64_t job, std::uint32_t rank, std::uint32_t lane) {
+      std::vector<std::byte> b(tcp::Hello::kSize);
+      tcp::Hello{magic, job, rank, lane}.encode(b.data());
+      return b;
+    };
+    knock(hello(42, 0, 0, 0), false);
+    knock(hello(tcp::Hello::kMagic, 0, 7, 0), false);
+    knock(hello(tcp::Hello::kMagic, 0, 0, 5), false);
+    knock(hello(tcp::Hello::kMagic, 12345, 0, 0), false);
+    knock({}, false);
+    const std::vector<std::byte> half = hello(tcp::Hello::kMagic, 0, 0, 0);
+    knock(std::span(half).first(10), true);
+  };
+  hooks.on_refused = [](const std::string& line) { refused.push_back(line); };
+  const Outcome out = run_tcp(2, [](LocalBootstrap& boot, Transport& t) {
+    for (int fd : knocking)
+      close(fd);
+    std::string problems;
+    bool got = false;
+    t.set_am_handler(kData, [&](const AmMessage&) { got = true; });
+    if (send_am(t, 0, 1 - boot.rank(), kData, {}, {}, AmMode::Short, {}) != Status::Ok ||
+        !progress_until(t, [&] { return got; }))
+      problems += "the lane does not work after the strangers; ";
+    if (boot.rank() == 1) {
+      for (const char* why : {"bad magic", "rank 7 out of range", "lane 5 out of range", "another job", "no hello",
+                              "bytes of hello"})
+        if (std::none_of(refused.begin(), refused.end(), [&](const std::string& l) { return l.find(why) != l.npos; }))
+          problems += std::string("no refusal for '") + why + "'; ";
+      if (refused.size() != 6)
+        problems += std::to_string(refused.size()) + " refusals instead of 6; ";
+    }
+    return problems;
+  }, {}, hooks);
+  EXPECT_TRUE(out.result.ok) << out.all();
+}
+
+struct Garbage {
+  const char* name;
+  tcp::FrameHeader frame;
+  std::vector<std::byte> rest;
+  const char* expect;
+};
+
+class MalformedFrame : public ::testing::TestWithParam<Garbage> {};
+
+// Rank 0 writes a malformed frame straight onto its socket; rank 1 must
+// stop with kExitPeerLost and say what was wrong, without reading past a
+// buffer or allocating what the frame asks (the ASan build checks).
+TEST_P(MalformedFrame, EndsTheReceiver) {
+  const Garbage g = GetParam();
+  const std::string name = std::string("malformed_") + g.name;
+  const Outcome out = run_tcp(2, [g](LocalBootstrap& boot, Transport& t) {
+    if (boot.rank() == 0) {
+      std::vector<std::byte> bytes(tcp::kFrameHeader);
+      g.frame.encode(bytes.data());
+      bytes.insert(bytes.end(), g.rest.begin(), g.rest.end());
+      send(tcp_lane_socket(t, 1, 0), bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    }
+    progress_until(t, [] { return false; });
+    return std::string("still running");
+  }, {}, {}, name);
+  ASSERT_EQ(out.result.exit_status.size(), 2U);
+  EXPECT_EQ(out.result.exit_status[1], kExitPeerLost) << out.all();
+  const std::string said = slurp(stderr_file(name, 1));
+  EXPECT_NE(said.find(std::string("xover: rank 1: rank 0 sent a malformed frame on lane tcp:lo: ") + g.expect),
+            std::string::npos)
+      << said;
+  EXPECT_LT(out.seconds, 10.0);
+}
+
+using tcp::FrameType;
+constexpr std::uint8_t type(FrameType t) {
+  return static_cast<std::uint8_t>(t);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    TcpTransport, MalformedFrame,
+    ::testing::Values(
+        Garbage{"unknown_type", {99, 0, 0, 0, 0}, {}, "unknown frame type 99"},
+        Garbage{"reserved", {type(FrameType::Am), 1, 0, 7, 0}, {}, "reserved field is 7"},
+        Garbage{"long_header", {type(FrameType::Am), 1, 2000, 0, 0}, {}, "active message with a 2000-byte header"},
+        Garbage{"huge_payload", {type(FrameType::Am), 1, 16, 0, 1ULL << 60}, {},
+                "active message with a 16-byte header and a 1152921504606846976-byte payload"},
+        Garbage{"huge_put", {type(FrameType::PutRequest), 0, 24, 0, 1ULL << 31}, {}, "put request with a 24-byte header"},
+        Garbage{"stray_response", {type(FrameType::GetResponse), 0, 16, 0, 8}, u64s({12345, 0}),
+                "a get response for request 12345"},
+        Garbage{"bad_status", {type(FrameType::PutAck), 0, 16, 0, 0}, u64s({1, 9}), "RMA status 9"}),
+    [](const ::testing::TestParamInfo<Garbage>& info) { return std::string(info.param.name); });
+
+// Rank 1 dies (without a goodbye) while rank 0 waits for its answer: rank 0
+// says so and stops within a few seconds.
+TEST(TcpTransport, DeadPeerEndsTheOther) {
+  const Outcome out = run_tcp(2, [](LocalBootstrap& boot, Transport& t) {
+    if (boot.rank() == 1) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      _exit(0);
+    }
+    std::byte into[8];
+    t.get(0, 1, {into, sizeof into}, {1, 1}, {});
+    progress_until(t, [] { return false; });
+    return std::string("still running");
+  }, {}, {}, "dead");
+  ASSERT_EQ(out.result.exit_status.size(), 2U);
+  EXPECT_EQ(out.result.exit_status[0], kExitPeerLost) << out.all();
+  const std::string said = slurp(stderr_file("dead", 0));
+  EXPECT_NE(said.find("xover: rank 0: rank 1 closed lane tcp:lo ("), std::string::npos) << said;
+  EXPECT_NE(said.find("did it die?)"), std::string::npos) << said;
+  EXPECT_LT(out.seconds, 5.0);
+}
+
+// Rank 1 is slow to answer once (shorter than the timeout: no fault), then
+// falls silent with its sockets open: rank 0 gives up after the timeout and
+// names it.
+TEST(TcpTransport, SilentPeerTimesOut) {
+  RuntimeOptions options;
+  options.timeout = 1.5;
+  const Outcome out = run_tcp(2, [](LocalBootstrap& boot, Transport& t) {
+    std::vector<std::uint64_t> key;
+    t.set_am_handler(kKeys, [&](const AmMessage& m) { key = {u64_at(m.header, 0), u64_at(m.header, 1)}; });
+    if (boot.rank() == 1) {
+      const std::vector<std::byte> region = filled(4, 4096);
+      const MemoryRegion r = t.reg(0, 0, region.data(), region.size());
+      const RemoteAddr ra = t.remote_addr(r, region.data());
+      send_am(t, 0, 0, kKeys, u64s({ra.key, ra.addr}), {}, AmMode::Short, {});
+      std::this_thread::sleep_for(std::chrono::milliseconds(700));
+      bool phase2 = false;
+      t.set_am_handler(kCheck, [&](const AmMessage&) { phase2 = true; });
+      progress_until(t, [&] { return phase2; });
+      std::this_thread::sleep_for(std::chrono::seconds(20));
+      return std::string("still running");
+    }
+    progress_until(t, [&] { return key.size() == 2; });
+    std::vector<std::byte> into(4096);
+    Status got = Status::InProgress;
+    t.get(0, 1, {into.data(), into.size()}, {key[0], key[1]}, [&](Status s) { got = s; });
+    progress_until(t, [&] { return got != Status::InProgress; });
+    std::fprintf(stderr, "phase 1: %s\n", got == Status::Ok && into == filled(4, 4096) ? "ok" : "failed");
+    std::fflush(stderr);
+    send_am(t, 0, 1, kCheck, {}, {}, AmMode::Short, {});
+    got = Status::InProgress;
+    t.get(0, 1, {into.data(), into.size()}, {key[0], key[1]}, [&](Status s) { got = s; });
+    progress_until(t, [] { return false; });
+    return std::string("still running");
+  }, options, {}, "silent");
+  ASSERT_EQ(out.result.exit_status.size(), 2U);
+  EXPECT_EQ(out.result.exit_status[0], kExitPeerLost) << out.all();
+  const std::string said = slurp(stderr_file("silent", 0));
+  EXPECT_NE(said.find("phase 1: ok"), std::string::npos) << said;
+  EXPECT_NE(said.find("xover: rank 0: nothing moved for 1.5 s while waiting on rank(s) 1 ("), std::string::npos)
+      << said;
+  EXPECT_LT(out.seconds, 10.0);
+}
+
+// A rank that is done says goodbye and leaves; the other may go on polling
+// (no fault), and a send to the one that left fails cleanly.
+TEST(TcpTransport, APeerThatFinishedIsNoFault) {
+  const LaunchResult r = launch_local(2, {}, [](LocalBootstrap& boot) {
+    std::unique_ptr<Transport> t = make_tcp_transport(boot, {});
+    std::string problems;
+    if (boot.rank() == 0) {
+      const std::vector<std::byte> payload = filled(5, 65000);
+      if (t->am_send(0, 1, kData, {}, {payload.data(), payload.size()}, AmMode::Bcopy, {}) != Status::Ok)
+        problems = "send failed";
+      t.reset();
+    } else {
+      bool got = false;
+      t->set_am_handler(kData, [&](const AmMessage& m) {
+        got = m.payload.size == 65000 && std::equal(m.payload.data, m.payload.data + 65000, filled(5, 65000).begin());
+      });
+      if (!progress_until(*t, [&] { return got; }))
+        problems = "no message; ";
+      const auto until = Clock::now() + std::chrono::milliseconds(300);
+      progress_until(*t, [&] { return Clock::now() > until; });
+      if (t->am_send(0, 0, kData, {}, {}, AmMode::Short, {}) != Status::Error)
+        problems += "a send to a rank that left did not fail; ";
+    }
+    boot.report(problems);
+    return problems.empty() ? 0 : 1;
+  });
+  EXPECT_TRUE(r.ok) << r.message << (r.reports.size() == 2 ? r.reports[0] + r.reports[1] : "");
+}
+
+TEST(TcpTransport, AnInterfaceWithoutAddressIsASetUpError) {
+  const LaunchResult r = launch_local(1, {}, [](LocalBootstrap& boot) {
+    RuntimeOptions options;
+    options.tcp_interfaces = {"nosuch0"};
+    try {
+      make_tcp_transport(boot, options);
+      boot.report("no error");
+    } catch (const RuntimeError& e) {
+      boot.report(e.what());
+    }
+    return 0;
+  });
+  ASSERT_EQ(r.reports.size(), 1U);
+  EXPECT_NE(r.reports[0].find("tcp: interface 'nosuch0' has no IPv4 address (interfaces with one: "), std::string::npos)
+      << r.reports[0];
+}
+
+
+}  // namespace
+}  // namespace xover::runtime::tcp_test
