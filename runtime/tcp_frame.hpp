@@ -27,9 +27,11 @@
 
 namespace xover::runtime::tcp {
 
-/// The largest inline active message, header included: small enough that the
-/// copy is noise, so short and bcopy differ only in what the cost model says.
-inline constexpr Bytes kMaxShort = 1024;
+/// The largest inline active message, header included. On a socket short and
+/// bcopy travel alike (one sendmsg, copied only when queued); this keeps
+/// "short" to what the cost model's copy-free premise fits, the platforms'
+/// default.
+inline constexpr Bytes kMaxShort = 128;
 /// The largest active message that lands, header included; bcopy and AM zcopy
 /// share it (UCX's tcp transport receives into 64 KiB segments too).
 inline constexpr Bytes kSegSize = 64 * 1024;

@@ -8,7 +8,7 @@
 //   options.tcp_connections = 2;            // lanes "tcp:lo.0", "tcp:lo.1"
 //   auto transport = make_tcp_transport(boot, options);
 //
-// Limits (every lane): max_short 1 KiB, max_bcopy = seg_size = 64 KiB
+// Limits (every lane): max_short 128 B, max_bcopy = seg_size = 64 KiB
 // (header included; AM zcopy is bounded by seg_size as well), max_zcopy
 // 1 GiB for a get or a put. Capabilities: am short/bcopy/zcopy, put zcopy,
 // get zcopy, connect-to-iface; no atomics.

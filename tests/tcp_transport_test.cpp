@@ -23,7 +23,7 @@ TEST(TcpTransport, LanesAreMeasuredAtSetUp) {
       return std::string("expected one lane tcp:lo");
     const LaneAttrs& a = p.lanes[0];
     if (!(a.bandwidth > 1e7) || !(a.o_send > 0) || !(a.o_recv > 0) || !(a.latency >= 0) || a.latency > 1e-3 ||
-        !(p.memcpy_bw_local > 1e8) || !(p.memcpy_bw_remote > 1e8) || a.seg_size != 64 * 1024 || a.max_short != 1024 ||
+        !(p.memcpy_bw_local > 1e8) || !(p.memcpy_bw_remote > 1e8) || a.seg_size != 64 * 1024 || a.max_short != 128 ||
         !a.caps.has(LaneCap::GetZcopy) || a.caps.has(LaneCap::Atomics) || p.to.find(":" + std::to_string(1 - boot.rank())) == std::string::npos)
       s << "implausible lane: ";
     s << "L=" << a.latency * 1e6 << "us o_s=" << a.o_send * 1e6 << "us o_r=" << a.o_recv * 1e6
@@ -47,7 +47,7 @@ TEST(TcpTransport, ActiveMessagesCarryEveryByte) {
     const Rank peer = 1 - boot.rank();
     const Bytes h = 16;
     std::vector<std::pair<AmMode, Bytes>> list;
-    for (Bytes n : {0, 1, 8, 100, 1024 - 16})
+    for (Bytes n : {0, 1, 8, 100, 128 - 16})
       list.emplace_back(AmMode::Short, n);
     for (Bytes n : {0, 1, 1000, 4096, 32768, 65536 - 16})
       list.emplace_back(AmMode::Bcopy, n);
@@ -97,7 +97,7 @@ TEST(TcpTransport, ActiveMessagesCarryEveryByte) {
       if (t.am_send(lane, to, kData, {header.data(), hlen}, {big.data(), n}, mode, {}) != Status::Error)
         problems += std::string(what) + " was not refused; ";
     };
-    refused(0, peer, 16, 1024 - 15, AmMode::Short, "a short message over max_short");
+    refused(0, peer, 16, 128 - 15, AmMode::Short, "a short message over max_short");
     refused(0, peer, 16, 65536 - 15, AmMode::Bcopy, "a bcopy message over max_bcopy");
     refused(0, peer, 16, 65536 - 15, AmMode::Zcopy, "a zcopy message over seg_size");
     refused(0, peer, 1025, 0, AmMode::Bcopy, "a 1025-byte header");
