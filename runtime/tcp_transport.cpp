@@ -377,8 +377,11 @@ void TcpTransport::watch_idle() {
   for (const TcpConn* c : live_)
     if ((busy ? waiting[c->peer()] : !c->peer_done()) && peers.find(" " + std::to_string(c->peer()) + ",") == std::string::npos)
       peers += " " + std::to_string(c->peer()) + ",";
-  if (!peers.empty())
-    peers.pop_back();
+  if (peers.empty()) {
+    last_move_ = t;  // no peer left to wait on (alone, or all said goodbye)
+    return;
+  }
+  peers.pop_back();
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%g", timeout_);
   abort_rank(rank_, std::string("nothing moved for ") + seconds + " s while waiting on rank(s)" + peers +
