@@ -3,9 +3,11 @@
 #include <cstdlib>
 
 #ifdef XOVER_HAVE_MPI
+#include <dlfcn.h>
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstring>
 #include <random>
 #endif
 
@@ -22,6 +24,13 @@ namespace {
 class MpiBootstrap final : public Bootstrap {
  public:
   MpiBootstrap() {
+    // SimGrid's library exports an MPI of its own (SMPI): the program must
+    // be linked so that Open MPI's comes first.
+    Dl_info where{};
+    if (dladdr(reinterpret_cast<void*>(&MPI_Init), &where) != 0 && where.dli_fname &&
+        std::strstr(where.dli_fname, "simgrid"))
+      throw RuntimeError(std::string("MPI_Init resolves to ") + where.dli_fname +
+                         ", not to Open MPI: link libmpi before libsimgrid");
     int ready = 0;
     MPI_Initialized(&ready);
     if (!ready && MPI_Init(nullptr, nullptr) != MPI_SUCCESS)
