@@ -8,6 +8,11 @@
 #include <string>
 #include <vector>
 
+namespace xover {
+struct Scenario;
+class Results;
+}  // namespace xover
+
 namespace xover::tools {
 
 /// Exit status for bad input: a file, an option or a setting.
@@ -20,6 +25,19 @@ std::optional<int> parse_options(const std::string& command, const std::vector<s
                                  const boost::program_options::options_description& opts,
                                  const boost::program_options::positional_options_description& positional,
                                  boost::program_options::variables_map& vm);
+
+/// Prints the results table, writes the results CSV to `out` and says
+/// where; returns 1 when a message was corrupt or missing (or the CSV could
+/// not be written), 0 otherwise.
+int report_results(const Scenario& scenario, const Results& results, const std::string& backend,
+                   const std::string& platform, const std::string& out);
+
+/// The hardware part of `xover run` (run_hw.cpp): starts the ranks on this
+/// node, or, in a rank (started by this command or by mpirun), runs its
+/// part; rank 0 reports. `args` are run's own, to start the ranks with.
+int run_on_hardware(const Scenario& scenario, const std::string& backend,
+                    const boost::program_options::variables_map& vm, const std::vector<std::string>& args,
+                    const std::string& out);
 
 int proto_info_command(const std::vector<std::string>& args);
 int run_command(const std::vector<std::string>& args);

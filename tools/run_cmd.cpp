@@ -1,5 +1,5 @@
-// xover run: a scenario in simulation, a table on the terminal and the
-// results CSV on disk.
+// xover run: a scenario in simulation or on this machine's hardware, a
+// table on the terminal and the results CSV on disk.
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -19,13 +19,22 @@ namespace xover::tools {
 
 int run_command(const std::vector<std::string>& args) {
   po::options_description opts(
-      "usage: xover run SCENARIO [--out FILE.csv] [--platform FILE] [--backend sim]\n\n"
+      "usage: xover run SCENARIO [--out FILE.csv] [--platform FILE] [--backend sim|shm|tcp]\n\n"
       "Runs a scenario file: every protocol curve at every size, on the simulated platform the\n"
-      "scenario names (or --platform). Prints a table and writes the results CSV.\n\noptions");
+      "scenario names (or --platform), or on this machine's shared memory or TCP. Prints a table\n"
+      "and writes the results CSV. On hardware, xover starts the scenario's ranks on this node;\n"
+      "started by mpirun (mpirun -np 2 xover run SCENARIO --backend tcp --tcp-if eth0), the ranks\n"
+      "bootstrap through MPI and rank 0 writes the results.\n\noptions");
   opts.add_options()("help,h", "this help")("scenario", po::value<std::string>(), "scenario file")(
       "out,o", po::value<std::string>(), "results CSV (default results/NAME.csv)")(
       "platform,p", po::value<std::string>(), "run on this platform instead of the scenario's")(
-      "backend,b", po::value<std::string>()->default_value("sim"), "sim (the simulator)");
+      "backend,b", po::value<std::string>()->default_value("sim"),
+      "sim (the simulator), shm (shared memory) or tcp")(
+      "timeout", po::value<double>()->default_value(10.0),
+      "hardware: seconds a rank waits with nothing moving before it gives up on its peers")(
+      "tcp-if", po::value<std::string>()->default_value("lo"),
+      "tcp: interfaces to use, one lane each (lo; eth0,eth1)")(
+      "tcp-conns", po::value<std::size_t>()->default_value(1), "tcp: connections per interface, one lane each");
   po::positional_options_description positional;
   positional.add("scenario", 1);
   po::variables_map vm;
@@ -35,8 +44,9 @@ int run_command(const std::vector<std::string>& args) {
     std::cerr << "xover run: no scenario file given (see xover run --help)\n";
     return kExitBadInput;
   }
-  if (vm["backend"].as<std::string>() != "sim") {
-    std::cerr << "xover run: unknown backend '" << vm["backend"].as<std::string>() << "' (this build has: sim)\n";
+  const std::string backend = vm["backend"].as<std::string>();
+  if (backend != "sim" && backend != "shm" && backend != "tcp") {
+    std::cerr << "xover run: unknown backend '" << backend << "' (this build has: sim, shm, tcp)\n";
     return kExitBadInput;
   }
 
@@ -49,6 +59,9 @@ int run_command(const std::vector<std::string>& args) {
   }
   if (vm.count("platform"))
     scenario.platform = vm["platform"].as<std::string>();
+  const std::string out = vm.count("out") ? vm["out"].as<std::string>() : "results/" + scenario.name + ".csv";
+  if (backend != "sim")
+    return run_on_hardware(scenario, backend, vm, args, out);
 
   const bool terminal = isatty(STDERR_FILENO) != 0;
   Results results;
@@ -66,8 +79,12 @@ int run_command(const std::vector<std::string>& args) {
     return kExitBadInput;
   }
 
-  std::cout << format_results_table(scenario, results);
-  const std::string out = vm.count("out") ? vm["out"].as<std::string>() : "results/" + scenario.name + ".csv";
+  return report_results(scenario, results, "sim", scenario.platform, out);
+}
+
+int report_results(const Scenario& scenario, const Results& results, const std::string& backend,
+                   const std::string& platform, const std::string& out) {
+  std::cout << format_results_table(scenario, results, backend, platform);
   const std::filesystem::path dir = std::filesystem::path(out).parent_path();
   std::error_code ec;
   if (!dir.empty())
@@ -77,7 +94,7 @@ int run_command(const std::vector<std::string>& args) {
     std::cerr << "xover run: cannot write " << out << "\n";
     return 1;
   }
-  write_csv(csv, results, scenario.name, "sim", scenario.platform, std::string(workload_name(scenario.workload)));
+  write_csv(csv, results, scenario.name, backend, platform, std::string(workload_name(scenario.workload)));
   std::cout << "results: " << out << "\n";
   if (results.errors() > 0) {
     std::cerr << "xover run: " << results.errors() << " corrupt or missing messages\n";

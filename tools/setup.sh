@@ -8,6 +8,7 @@ packages=(
   libsimgrid-dev libboost-program-options-dev libpugixml-dev
   libgtest-dev googletest
   python3 python3-matplotlib libxml2-utils
+  openmpi-bin libopenmpi-dev iproute2 util-linux procps ucx-utils
 )
 # Optional backends, built when present.
 optional=(libibverbs-dev)

@@ -1,0 +1,131 @@
+// xover run --backend shm|tcp: the scenario on this machine's hardware.
+//
+// Started by a user, the command is the launcher: it starts the scenario's
+// ranks on this node, each one this same command line again with a
+// bootstrap socket in its environment (runtime/launch.hpp), and watches
+// over them. Started by mpirun, every process is a rank already and
+// bootstraps through MPI. Either way, each rank runs its part of the
+// workload over the chosen transport, the ranks swap their findings through
+// the bootstrap, and rank 0 prints the table and writes the CSV.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "protocols/workload/scenario.hpp"
+#include "protocols/workload/workload.hpp"
+#include "runtime/backends.hpp"
+#include "runtime/launch.hpp"
+#include "runtime/mpi_bootstrap.hpp"
+#include "tools/commands.hpp"
+
+namespace po = boost::program_options;
+
+namespace xover::tools {
+namespace {
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty())
+      out.push_back(item);
+  return out;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+int launch(const Scenario& scenario, const std::vector<std::string>& args) {
+  runtime::LaunchOptions options;
+  options.command = {"/proc/self/exe", "run"};
+  options.command.insert(options.command.end(), args.begin(), args.end());
+  const runtime::LaunchResult result = runtime::launch_local(workload_ranks(scenario), options);
+  if (result.ok)
+    return 0;
+  std::cerr << "xover run: the run failed: " << result.message << "\n";
+  return 1;
+}
+
+int run_rank(const Scenario& scenario, runtime::Backend backend, const runtime::RuntimeOptions& options,
+             runtime::Bootstrap& boot, const std::string& out) {
+  const Rank need = workload_ranks(scenario);
+  if (boot.size() != need) {
+    if (boot.rank() == 0)
+      std::cerr << "xover run: " << scenario.file << " needs " << need << " ranks, " << boot.size()
+                << " were started (mpirun -np " << need << ")\n";
+    return kExitBadInput;
+  }
+  std::unique_ptr<Transport> transport = runtime::make_transport(backend, boot, options);
+  Results mine;
+  const bool terminal = boot.rank() == 0 && isatty(STDERR_FILENO) != 0;
+  if (terminal)
+    mine.on_new_point = [&](const Point& p) {
+      std::fprintf(stderr, "\r\033[K%s: %s at %s B", scenario.name.c_str(), p.curve.c_str(),
+                   std::to_string(p.size).c_str());
+    };
+  run_workload(scenario, boot.rank(), *transport, mine);
+  if (terminal)
+    std::fprintf(stderr, "\r\033[K");
+  const std::string text = mine.to_text();
+  const std::vector<runtime::Blob> all = boot.allgather(std::as_bytes(std::span(text.data(), text.size())));
+  transport.reset();
+  if (boot.rank() != 0)
+    return 0;
+  Results merged;
+  for (const runtime::Blob& blob : all)
+    merged.merge_text(std::string_view(reinterpret_cast<const char*>(blob.data()), blob.size()));
+  return report_results(scenario, merged, std::string(runtime::backend_name(backend)), host_name(), out);
+}
+
+}  // namespace
+
+int run_on_hardware(const Scenario& scenario, const std::string& backend_text, const po::variables_map& vm,
+                    const std::vector<std::string>& args, const std::string& out) {
+  const runtime::Backend backend = *runtime::backend_from_name(backend_text);
+  runtime::RuntimeOptions options;
+  options.timeout = vm["timeout"].as<double>();
+  options.tcp_interfaces = split_commas(vm["tcp-if"].as<std::string>());
+  options.tcp_connections = vm["tcp-conns"].as<std::size_t>();
+  if (!(options.timeout > 0) || !std::isfinite(options.timeout)) {
+    std::cerr << "xover run: --timeout must be a positive number of seconds\n";
+    return kExitBadInput;
+  }
+  if (options.tcp_interfaces.empty()) {
+    std::cerr << "xover run: --tcp-if names no interface\n";
+    return kExitBadInput;
+  }
+  if (options.tcp_connections < 1 || options.tcp_connections > 16) {
+    std::cerr << "xover run: --tcp-conns must be from 1 to 16\n";
+    return kExitBadInput;
+  }
+  if (scenario.phantom) {
+    std::cerr << "xover run: " << scenario.file << ": phantom payloads are for simulation; hardware moves real bytes "
+              << "(use <payload mode=\"verify\"/>)\n";
+    return kExitBadInput;
+  }
+
+  std::unique_ptr<runtime::Bootstrap> boot;
+  try {
+    boot = runtime::LocalBootstrap::from_environment();
+    if (!boot && runtime::launched_by_mpi())
+      boot = runtime::make_mpi_bootstrap();
+    if (!boot)
+      return launch(scenario, args);
+    return run_rank(scenario, backend, options, *boot, out);
+  } catch (const runtime::RuntimeError& e) {
+    std::cerr << "xover run: " << (boot ? "rank " + std::to_string(boot->rank()) + ": " : "") << e.what() << "\n";
+    return 1;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "xover run: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace xover::tools
