@@ -1,17 +1,22 @@
 // The matching suite: messages from one rank to another are matched in the
 // order they were sent, whatever protocol, lanes or fragment order carried
 // them, with tag masks, unexpected messages, truncation and a thousand
-// requests in flight. One set of bodies, run over every backend; every
+// requests in flight. One set of bodies, run over every backend (the
+// simulation, shared memory, TCP with two connections per peer); every
 // payload byte is checked against a pattern of (sender, message index,
 // offset).
 //
-// The platform, tests/data/platforms/two_rails_skewed.xml, has two rails:
-// r0 at 5 us and 10 GB/s, r1 at 0.5 us and 8 GB/s, with 1 KiB segments.
-// Multi-eager and rendezvous lanes list r0 first, small messages go on r1:
-// a multi-eager message arrives out of offset order, and a message on r1
-// overtakes an earlier one on r0. The tests check that premise too, so that
-// a change of platform or lane selection that stops the overtaking fails
-// them rather than leaving tests that test nothing.
+// In simulation the platform, tests/data/platforms/two_rails_skewed.xml,
+// has two rails: r0 at 5 us and 10 GB/s, r1 at 0.5 us and 8 GB/s, with 1 KiB
+// segments. Multi-eager and rendezvous lanes list r0 first, small messages
+// go on r1: a multi-eager message arrives out of offset order, and a
+// message on r1 overtakes an earlier one on r0. The tests check that
+// premise too, so that a change of platform or lane selection that stops
+// the overtaking fails them rather than leaving tests that test nothing.
+// On hardware, which protocol carries a size and whether one message
+// overtakes another depend on the lanes the backend measured and on
+// timing: those premises are checked in simulation only, and a hardware run
+// checks instead that the sizes of a test took several protocols.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -33,6 +38,10 @@
 
 namespace xover::test {
 namespace {
+
+/// True where the premises above are exact (in simulation); set by the
+/// fixture before the ranks start, so forked ranks see it too.
+bool strict_premises = true;
 
 std::string platform() {
   return std::string(XOVER_SOURCE_DIR) + "/tests/data/platforms/two_rails_skewed.xml";
@@ -227,11 +236,26 @@ void check_protocol(Worker& worker, Rank peer, Bytes size, const std::string& pr
                     std::size_t lanes = 0) {
   const ProtoChoice* choice = worker.table(peer).lookup(size);
   const std::string got = choice ? std::string(choice->protocol->name) : "no protocol";
+  if (!strict_premises)
+    return;
   if (got != protocol)
     problems.push_back("premise: " + std::to_string(size) + " bytes take " + got + ", not " + protocol);
   else if (lanes && choice->candidate.lanes.size() != lanes)
     problems.push_back("premise: " + protocol + " uses " + std::to_string(choice->candidate.lanes.size()) +
                        " lanes, not " + std::to_string(lanes));
+}
+
+/// On hardware: a problem when the sizes of a test took fewer than
+/// `at_least` distinct protocols toward `peer`.
+void check_protocol_variety(Worker& worker, Rank peer, const std::vector<Bytes>& sizes, std::size_t at_least,
+                            Problems& problems) {
+  std::set<std::string> names;
+  for (Bytes size : sizes)
+    if (const ProtoChoice* choice = worker.table(peer).lookup(size))
+      names.insert(std::string(choice->protocol->name));
+  if (!strict_premises && names.size() < at_least)
+    problems.push_back("premise: the sizes took " + std::to_string(names.size()) + " protocols, want at least " +
+                       std::to_string(at_least));
 }
 
 /// Rank 1's receives: posted by `post_all` before rank 0 starts sending
@@ -283,7 +307,8 @@ RankBody one_multi_eager(const std::string& protocol, const PostWhen& post_when,
       in.post(kMultiSize, kMultiTag);
     in.wait_all();
     in.check(0, {0, 0, kMultiSize, kMultiTag}, p);
-    log.check_out_of_order(p);
+    if (strict_premises)
+      log.check_out_of_order(p);
     if (check_stats)
       check_stats(at_post, worker.stats(), p);
   };
@@ -301,7 +326,10 @@ bool first_piece_in(const Worker&, const ArrivalLog& log) {
 /// several runs labels each run's problems.
 class Matching : public ::testing::TestWithParam<BackendKind> {
  protected:
-  Problems run(Rank nranks, const RankBody& body) const { return run_ranks(GetParam(), nranks, platform(), body); }
+  Problems run(Rank nranks, const RankBody& body) const {
+    strict_premises = GetParam() == BackendKind::Sim;
+    return run_ranks(GetParam(), nranks, platform(), body);
+  }
   void run(const std::string& label, Rank nranks, const RankBody& body, Problems& all) const {
     for (const std::string& problem : run(nranks, body))
       all.push_back(label + ": " + problem);
@@ -321,8 +349,12 @@ TEST_P(Matching, OrderHoldsAcrossProtocolsAndLanes) {
     ArrivalLog log(transport);
     Worker worker(log, every_protocol());
     if (rank == 0) {
-      for (const SizedProtocol& s : sizes)
+      std::vector<Bytes> all;
+      for (const SizedProtocol& s : sizes) {
         check_protocol(worker, 1, s.size, s.protocol, p, s.protocol == "eager/multi/bcopy" ? 2 : 0);
+        all.push_back(s.size);
+      }
+      check_protocol_variety(worker, 1, all, 4, p);
       send_stream(worker, rank, 1, messages, [](std::size_t) { return kTag; }, size_of, p);
       return;
     }
@@ -334,7 +366,7 @@ TEST_P(Matching, OrderHoldsAcrossProtocolsAndLanes) {
     in.wait_all();
     for (std::size_t i = 0; i < messages; ++i)
       in.check(i, {0, i, size_of(i), kTag}, p);
-    if (!log.messages_overtook())
+    if (strict_premises && !log.messages_overtook())
       p.push_back("premise: every message began to arrive after the one sent before it");
   });
   EXPECT_TRUE(problems.empty()) << join(problems);
@@ -346,6 +378,8 @@ TEST_P(Matching, OrderHoldsAcrossProtocolsAndLanes) {
 TEST_P(Matching, MultiEagerFragmentsOutOfOrder) {
   Problems problems;
   for (const std::string protocol : {"eager/multi/bcopy", "eager/multi/zcopy"}) {
+    if (GetParam() == BackendKind::Shm && protocol == "eager/multi/zcopy")
+      continue;  // shared memory has no zero-copy active messages (nor has UCX's mm)
     run(protocol + ", posted first", 2, one_multi_eager(protocol, nullptr), problems);
     run(protocol + ", posted late", 2, one_multi_eager(protocol, all_held), problems);
   }
@@ -373,7 +407,7 @@ TEST_P(Matching, UnexpectedMultiEagerIsHeldThenDelivered) {
 TEST_P(Matching, ReceivePostedWhileMultiEagerArrives) {
   const Problems problems = run(2, one_multi_eager("eager/multi/bcopy", first_piece_in,
                                                    [](const WorkerStats& at_post, const WorkerStats& at_end, Problems& p) {
-    if (at_post.buffered_now == 0 || at_post.buffered_now >= kMultiSize)
+    if (strict_premises && (at_post.buffered_now == 0 || at_post.buffered_now >= kMultiSize))
       p.push_back("premise: " + std::to_string(at_post.buffered_now) + " bytes held when the receive was posted");
     if (at_end.unexpected != 1 || at_end.buffered_now != 0)
       p.push_back(std::to_string(at_end.unexpected) + " unexpected, " + std::to_string(at_end.buffered_now) +
@@ -484,8 +518,12 @@ TEST_P(Matching, TruncationFailsOneReceiveAndSparesTheNext) {
         [&](Rank rank, Transport& transport, Problems& p) {
           Worker worker(transport, every_protocol());
           if (rank == 0) {
-            for (const SizedProtocol& c : cases)
+            std::vector<Bytes> all;
+            for (const SizedProtocol& c : cases) {
               check_protocol(worker, 1, c.size, c.protocol, p);
+              all.push_back(c.size);
+            }
+            check_protocol_variety(worker, 1, all, 3, p);
             send_stream(worker, rank, 1, messages, [](std::size_t) { return kTag; }, size_of, p);
             return;
           }
@@ -535,15 +573,15 @@ TEST_P(Matching, TwoSendersKeepTheirOwnOrder) {
       const std::size_t index = next[source]++;
       in.check(i, {source, index, size_of(index), kTag}, p);
     }
-    if (switches < 2)
+    if (strict_premises && switches < 2)
       p.push_back("premise: the two senders' messages did not interleave");
-    if (!log.messages_overtook())
+    if (strict_premises && !log.messages_overtook())
       p.push_back("premise: every message began to arrive after the one its sender sent before it");
   });
   EXPECT_TRUE(problems.empty()) << join(problems);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, Matching, ::testing::Values(BackendKind::Sim),
+INSTANTIATE_TEST_SUITE_P(Backends, Matching, ::testing::Values(BackendKind::Sim, BackendKind::Shm, BackendKind::Tcp),
                          [](const ::testing::TestParamInfo<BackendKind>& info) { return backend_name(info.param); });
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <exception>
 #include <stdexcept>
 
+#include "runtime/backends.hpp"
+#include "runtime/launch.hpp"
 #include "sim/platform_loader.hpp"
 #include "sim/sim_transport.hpp"
 #include "sim/in_child.hpp"
@@ -69,12 +71,52 @@ std::string run_sim(Rank nranks, const std::string& platform_file, const RankBod
   return report;
 }
 
+// Every rank a process of its own, on a hardware backend.
+Problems run_hardware(runtime::Backend backend, Rank nranks, const RankBody& body) {
+  runtime::RuntimeOptions options;
+  options.timeout = 20;
+  options.tcp_connections = 2;
+  runtime::LaunchOptions launch;
+  launch.deadline = 300;
+  const runtime::LaunchResult result = runtime::launch_local(nranks, launch, [&](runtime::LocalBootstrap& boot) {
+    Problems found;
+    {
+      std::unique_ptr<Transport> transport = runtime::make_transport(backend, boot, options);
+      try {
+        body(boot.rank(), *transport, found);
+      } catch (const std::exception& error) {
+        found.push_back(std::string("threw: ") + error.what());
+      }
+      while (!transport->flushed())
+        transport->progress();
+      std::string report;
+      for (const std::string& problem : found)
+        report += "rank " + std::to_string(boot.rank()) + ": " + one_line(problem) + "\n";
+      boot.report(report);
+      // No rank closes its connections while another still needs them.
+      boot.barrier();
+    }
+    return 0;
+  });
+  Problems problems;
+  for (const std::string& report : result.reports)
+    for (const std::string& line : split_lines(report))
+      problems.push_back(line);
+  if (!result.ok)
+    problems.push_back("the run failed: " + one_line(result.message));
+  return problems;
+}
+
 }  // namespace
 
 std::string backend_name(BackendKind kind) {
   switch (kind) {
     case BackendKind::Sim:
       return "sim";
+    case BackendKind::Shm:
+      return "shm";
+    case BackendKind::Tcp:
+      return "tcp";
   }
   return "unknown";
 }
@@ -87,6 +129,10 @@ Problems run_ranks(BackendKind kind, Rank nranks, const std::string& platform_fi
       } catch (const std::exception& error) {
         return {std::string("the run failed: ") + one_line(error.what())};
       }
+    case BackendKind::Shm:
+      return run_hardware(runtime::Backend::Shm, nranks, body);
+    case BackendKind::Tcp:
+      return run_hardware(runtime::Backend::Tcp, nranks, body);
   }
   return {"unknown backend"};
 }

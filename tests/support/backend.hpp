@@ -1,7 +1,7 @@
 // Running one test body over every backend: a body is what each rank does
 // with its Transport, written once; run_ranks() starts the ranks on the
-// backend asked for and brings back what went wrong. Today the backend is
-// the SimGrid simulation; shared memory and TCP plug in here later.
+// backend asked for (the SimGrid simulation, shared memory or TCP over the
+// loopback) and brings back what went wrong.
 //
 //   Problems problems = run_ranks(BackendKind::Sim, 2, platform, [](Rank rank, Transport& t, Problems& p) {
 //     ...
@@ -26,9 +26,11 @@ namespace xover::test {
 
 enum class BackendKind {
   Sim,  ///< SimGrid: every rank an actor of one simulation, in a forked child
+  Shm,  ///< shared memory: every rank a forked process (runtime::launch_local)
+  Tcp,  ///< TCP over the loopback, two connections (two lanes) per peer
 };
 
-/// The backend's name, as test names and logs show it: "sim".
+/// The backend's name, as test names and logs show it: "sim", "shm", "tcp".
 std::string backend_name(BackendKind kind);
 
 /// Prints the backend's name where GoogleTest prints a test's parameter.
@@ -53,6 +55,11 @@ using RankBody = std::function<void(Rank rank, Transport& transport, Problems& p
 /// when every rank waits for a request that never completes, SimGrid 3.32
 /// reports "Deadlock detected" on stderr and aborts the child, which comes
 /// back as "the run failed: ... signal 6".
+///
+/// Shm, Tcp: `platform_file` is not used; ranks are processes started by
+/// runtime::launch_local, wired up by the backend, with a 20 s timeout for
+/// a silent peer and 300 s for the whole run. A rank that fails comes back
+/// as "the run failed: ..." with the launcher's account.
 Problems run_ranks(BackendKind kind, Rank nranks, const std::string& platform_file, const RankBody& body);
 
 /// The problems, one per line, for a failure message.

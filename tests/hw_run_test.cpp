@@ -1,0 +1,195 @@
+// xover run on hardware as a user runs it: shared memory and TCP started by
+// xover itself and by mpirun, every payload byte checked, the same results
+// CSV as the simulation; a rank killed halfway stops the run with a message
+// and leaves no shared-memory segment behind; bad options exit 2.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "tests/support/run.hpp"
+
+namespace xover {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kXover = XOVER_BINARY;
+const std::string kSource = XOVER_SOURCE_DIR;
+
+std::string scenario(const std::string& name) {
+  return kSource + "/tests/data/scenarios/" + name + ".xml";
+}
+
+std::vector<std::vector<std::string>> read_csv(const std::string& file) {
+  std::ifstream in(file);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');)
+      cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+/// Names in /dev/shm that xover made.
+std::vector<std::string> xover_segments() {
+  std::vector<std::string> out;
+  if (DIR* dir = opendir("/dev/shm")) {
+    while (const dirent* e = readdir(dir))
+      if (std::strncmp(e->d_name, "xover-", 6) == 0)
+        out.push_back(e->d_name);
+    closedir(dir);
+  }
+  return out;
+}
+
+/// Checks a hardware results CSV: the backend, every point timed
+/// `iterations` times, no corrupt message, and `sizes` points on the auto
+/// curve (a forced protocol has points only where it carries the size).
+void expect_good_csv(const std::string& file, const std::string& backend, const std::string& iterations,
+                     std::size_t sizes) {
+  const auto rows = read_csv(file);
+  ASSERT_GT(rows.size(), sizes) << file;
+  std::size_t on_auto = 0;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].size(), 15U) << "row " << i;
+    EXPECT_EQ(rows[i][1], backend);
+    EXPECT_EQ(rows[i][8], iterations) << "row " << i;
+    EXPECT_EQ(rows[i][14], "0") << "corrupt or missing messages in row " << i;
+    EXPECT_GT(std::stod(rows[i][9]), 0) << "row " << i;
+    EXPECT_LE(std::stod(rows[i][10]), std::stod(rows[i][9]));
+    EXPECT_LE(std::stod(rows[i][9]), std::stod(rows[i][11]));
+    if (rows[i][4] != "auto" && rows[i][4] != "rndv" && rows[i][4] != "eager/multi") {
+      EXPECT_EQ(rows[i][4], rows[i][5]);
+    }
+    on_auto += rows[i][4] == "auto";
+  }
+  EXPECT_EQ(on_auto, sizes);
+}
+
+class HwRun : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(HwRun, PingPongOfEveryCurveChecksEveryByte) {
+  const std::string out = ::testing::TempDir() + "/hw-small-" + GetParam() + ".csv";
+  const auto r = test::run_command(kXover + " run " + scenario("hw_small") + " --backend " + GetParam() +
+                                   " --out " + out);
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("hw-small: pingpong on " + GetParam() + " on "));
+  expect_good_csv(out, GetParam(), "5", 7);
+  EXPECT_TRUE(xover_segments().empty());
+}
+
+TEST_P(HwRun, StreamChecksEveryByte) {
+  const std::string out = ::testing::TempDir() + "/hw-stream-" + GetParam() + ".csv";
+  const auto r = test::run_command(kXover + " run " + scenario("hw_stream") + " --backend " + GetParam() +
+                                   " --out " + out);
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  expect_good_csv(out, GetParam(), "4", 3);
+}
+
+// A rank killed halfway: the launcher stops the other within seconds, says
+// which rank went and how, exits non-zero and leaves no segment.
+TEST_P(HwRun, KilledRankStopsTheRunCleanly) {
+  const std::string err = ::testing::TempDir() + "/hw-kill-" + GetParam() + ".err";
+  const pid_t launcher = fork();
+  ASSERT_GE(launcher, 0);
+  if (launcher == 0) {
+    const std::string command = kXover + " run " + scenario("hw_long") + " --backend " + GetParam() + " --out " +
+                                ::testing::TempDir() + "/hw-long.csv --timeout 3 >/dev/null 2>" + err;
+    execl("/bin/sh", "sh", "-c", ("exec " + command).c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait for both ranks, then let them run a while.
+  std::vector<pid_t> ranks;
+  for (int i = 0; i < 100 && ranks.size() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ranks.clear();
+    const auto r = test::run_command("pgrep -P " + std::to_string(launcher));
+    std::stringstream ss(r.out);
+    for (pid_t pid; ss >> pid;)
+      ranks.push_back(pid);
+  }
+  ASSERT_EQ(ranks.size(), 2U) << "the ranks did not start";
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  ASSERT_EQ(kill(ranks[1], SIGKILL), 0);
+  const auto killed = std::chrono::steady_clock::now();
+
+  int status = 0;
+  pid_t done = 0;
+  while ((done = waitpid(launcher, &status, WNOHANG)) == 0 &&
+         std::chrono::steady_clock::now() - killed < std::chrono::seconds(15))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (done == 0) {
+    kill(launcher, SIGKILL);
+    waitpid(launcher, &status, 0);
+    FAIL() << "the run went on for 15 s after a rank was killed";
+  }
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
+  EXPECT_LT(took, 5.0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  std::ifstream in(err);
+  const std::string said((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(said, HasSubstr("rank 1"));
+  EXPECT_THAT(said, HasSubstr("signal"));
+  for (pid_t pid : ranks)
+    EXPECT_NE(kill(pid, 0), 0) << "rank pid " << pid << " is still there";
+  EXPECT_TRUE(xover_segments().empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, HwRun, ::testing::Values("shm", "tcp"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+TEST(HwRunMpi, MpirunStartsTheRanksAndRankZeroWritesTheResults) {
+  if (test::run_command("command -v mpirun").status != 0)
+    GTEST_SKIP() << "no mpirun (Debian's openmpi-bin)";
+  const std::string out = ::testing::TempDir() + "/hw-mpi.csv";
+  const auto r = test::run_command("ASAN_OPTIONS=detect_leaks=0 mpirun --allow-run-as-root --oversubscribe -np 2 " +
+                                   kXover + " run " + scenario("hw_small") + " --backend tcp --out " + out);
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  expect_good_csv(out, "tcp", "5", 7);
+}
+
+TEST(HwRunMpi, WrongRankCountIsBadInput) {
+  if (test::run_command("command -v mpirun").status != 0)
+    GTEST_SKIP() << "no mpirun (Debian's openmpi-bin)";
+  const auto r = test::run_command("ASAN_OPTIONS=detect_leaks=0 mpirun --allow-run-as-root --oversubscribe -np 3 " +
+                                   kXover + " run " + scenario("hw_small") + " --backend tcp --out " +
+                                   ::testing::TempDir() + "/hw-mpi3.csv");
+  EXPECT_NE(r.status, 0);
+  EXPECT_THAT(r.err, HasSubstr("needs 2 ranks, 3 were started"));
+}
+
+TEST(HwRunOptions, BadOptionsExitTwo) {
+  const std::string s = scenario("hw_small");
+  for (const std::string args : {"--backend verbs", "--backend shm --timeout 0", "--backend tcp --tcp-if ,",
+                                  "--backend tcp --tcp-conns 0"}) {
+    const auto r = test::run_command(kXover + " run " + s + " " + args);
+    EXPECT_EQ(r.status, 2) << args << ": " << r.err;
+    EXPECT_FALSE(r.err.empty()) << args;
+  }
+  const auto phantom = test::run_command(kXover + " run " + scenario("phantom_big") + " --backend shm");
+  EXPECT_EQ(phantom.status, 2);
+  EXPECT_THAT(phantom.err, HasSubstr("phantom"));
+}
+
+TEST(HwRunOptions, MissingInterfaceIsNamed) {
+  const auto r = test::run_command(kXover + " run " + scenario("hw_small") + " --backend tcp --tcp-if nosuch0");
+  EXPECT_NE(r.status, 0);
+  EXPECT_THAT(r.err, HasSubstr("nosuch0"));
+}
+
+}  // namespace
+}  // namespace xover

@@ -1,0 +1,178 @@
+// Two ranks in two network namespaces joined by two veth pairs, shaped by
+// TBF to 200 and 100 Mbit/s: the TCP backend measures each lane, the lane
+// selection weighs them by what it measured, and a rendezvous stripes its
+// bytes over both in that proportion, as the interfaces' own byte counters
+// show. Needs root and iproute2; skips otherwise.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "protocols/core/worker.hpp"
+#include "runtime/backends.hpp"
+#include "runtime/launch.hpp"
+#include "tests/support/run.hpp"
+
+namespace xover::test {
+namespace {
+
+constexpr double kRate0 = 200e6 / 8;  // bytes per second on x0
+constexpr double kRate1 = 100e6 / 8;  // on x1
+constexpr Bytes kMessage = 3 << 20;
+constexpr int kMessages = 4;
+
+/// Two namespaces, two veth pairs (x0, x1 on both sides), each shaped.
+class Namespaces {
+ public:
+  Namespaces() {
+    const std::string id = std::to_string(getpid());
+    a_ = "xo-a-" + id;
+    b_ = "xo-b-" + id;
+    const std::string script =
+        "set -e; ip netns add " + a_ + "; ip netns add " + b_ + ";"
+        "for i in 0 1; do ip link add x$i netns " + a_ + " type veth peer name x$i netns " + b_ + ";"
+        " ip -n " + a_ + " addr add 10.231.$i.1/24 dev x$i; ip -n " + b_ + " addr add 10.231.$i.2/24 dev x$i;"
+        " ip -n " + a_ + " link set x$i up; ip -n " + b_ + " link set x$i up; done;"
+        "ip -n " + a_ + " link set lo up; ip -n " + b_ + " link set lo up;"
+        "for ns in " + a_ + " " + b_ + "; do"
+        " tc -n $ns qdisc add dev x0 root tbf rate 200mbit burst 32kb latency 200ms;"
+        " tc -n $ns qdisc add dev x1 root tbf rate 100mbit burst 32kb latency 200ms; done";
+    const CommandResult r = run_command(script);
+    ok_ = r.status == 0;
+    why_ = r.err;
+  }
+  ~Namespaces() { run_command("ip netns del " + a_ + " 2>/dev/null; ip netns del " + b_ + " 2>/dev/null"); }
+  bool ok() const { return ok_; }
+  const std::string& why() const { return why_; }
+  std::string name(Rank r) const { return r == 0 ? a_ : b_; }
+
+ private:
+  std::string a_, b_;
+  bool ok_ = false;
+  std::string why_;
+};
+
+/// Bytes sent per interface, from this process's network namespace.
+std::map<std::string, double> tx_bytes() {
+  std::ifstream in("/proc/self/net/dev");
+  std::map<std::string, double> out;
+  std::string line;
+  std::getline(in, line);
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::replace(line.begin(), line.end(), ':', ' ');
+    std::stringstream ss(line);
+    std::string name;
+    double v[9];
+    ss >> name;
+    for (double& x : v)
+      ss >> x;
+    out[name] = v[8];
+  }
+  return out;
+}
+
+TEST(TcpNetns, RendezvousStripesByMeasuredBandwidth) {
+  if (geteuid() != 0)
+    GTEST_SKIP() << "needs root for network namespaces";
+  if (run_command("command -v ip && command -v tc").status != 0)
+    GTEST_SKIP() << "needs iproute2 (ip, tc)";
+  Namespaces ns;
+  ASSERT_TRUE(ns.ok()) << "could not make the namespaces: " << ns.why();
+
+  runtime::LaunchOptions launch;
+  launch.deadline = 120;
+  const runtime::LaunchResult r = runtime::launch_local(2, launch, [&](runtime::LocalBootstrap& boot) {
+    const int fd = open(("/var/run/netns/" + ns.name(boot.rank())).c_str(), O_RDONLY);
+    if (fd < 0 || setns(fd, CLONE_NEWNET) != 0)
+      return 10;
+    runtime::RuntimeOptions options;
+    options.tcp_interfaces = {"x0", "x1"};
+    auto transport = runtime::make_transport(runtime::Backend::Tcp, boot, options);
+    std::ostringstream report;
+    const Path& path = transport->path(1 - boot.rank());
+    for (const LaneAttrs& lane : path.lanes)
+      report << "lane " << lane.name << " " << lane.bandwidth << "\n";
+    SelectConfig config;
+    config.set("proto", "rndv");
+    config.set("max_rndv_lanes", "2");
+    {
+      Worker worker(*transport, config);
+      const ProtoChoice* choice = worker.table(1 - boot.rank()).lookup(kMessage);
+      report << "protocol " << (choice ? std::string(choice->protocol->name) : "none") << " lanes "
+             << (choice ? choice->candidate.lanes.size() : 0) << "\n";
+      std::vector<std::byte> buf(kMessage);
+      const auto before = tx_bytes();
+      const Seconds t0 = transport->now();
+      for (int i = 0; i < kMessages; ++i) {
+        for (Bytes k = 0; k < kMessage; ++k)
+          if (boot.rank() == 0)
+            buf[k] = static_cast<std::byte>(k * 7 + i);
+        Request* q = boot.rank() == 0 ? worker.tag_send(1, {buf.data(), kMessage}, 5)
+                                      : worker.tag_recv({buf.data(), kMessage}, 5);
+        worker.wait(q);
+        bool good = q->status == Status::Ok;
+        for (Bytes k = 0; boot.rank() == 1 && k < kMessage; ++k)
+          good = good && buf[k] == static_cast<std::byte>(k * 7 + i);
+        if (!good)
+          report << "problem: message " << i << " corrupt\n";
+        worker.release(q);
+      }
+      const Seconds took = transport->now() - t0;
+      const auto after = tx_bytes();
+      report << "moved " << after.at("x0") - before.at("x0") << " " << after.at("x1") - before.at("x1") << " in "
+             << took << "\n";
+    }
+    boot.report(report.str());
+    boot.barrier();
+    return 0;
+  });
+  ASSERT_TRUE(r.ok) << r.message << "\n" << r.reports[0] << r.reports[1];
+
+  // Rank 1 reads the data with RDMA-like gets: its requests go out, rank 0
+  // sends the bytes. Rank 0's counters carry the payload.
+  std::map<std::string, double> bw;
+  double moved0 = 0, moved1 = 0, took = 0;
+  std::string protocol;
+  std::size_t lanes = 0;
+  std::istringstream in(r.reports[0]);
+  for (std::string word; in >> word;) {
+    if (word == "lane") {
+      std::string name;
+      double b;
+      in >> name >> b;
+      bw[name] = b;
+    } else if (word == "protocol") {
+      std::string w;
+      in >> protocol >> w >> lanes;
+    } else if (word == "moved") {
+      std::string w;
+      in >> moved0 >> moved1 >> w >> took;
+    } else if (word == "problem:") {
+      ADD_FAILURE() << r.reports[0];
+    }
+  }
+  EXPECT_EQ(r.reports[1].find("problem"), std::string::npos) << r.reports[1];
+  ASSERT_EQ(bw.size(), 2U) << r.reports[0];
+  EXPECT_EQ(lanes, 2U) << protocol;
+  // The measured bandwidths are the shaped rates, within 25 %.
+  const double b0 = bw.begin()->second, b1 = std::next(bw.begin())->second;
+  EXPECT_NEAR(b0 / kRate0, 1.0, 0.25) << "x0 measured " << b0;
+  EXPECT_NEAR(b1 / kRate1, 1.0, 0.25) << "x1 measured " << b1;
+  // The bytes split as the measured bandwidths, within 10 %, and the
+  // transfer took what both lanes together allow.
+  const double payload = static_cast<double>(kMessage) * kMessages;
+  EXPECT_GT(moved0 + moved1, payload);
+  EXPECT_NEAR((moved0 / moved1) / (b0 / b1), 1.0, 0.10) << moved0 << " and " << moved1 << " bytes";
+  EXPECT_LT(took, 1.3 * payload / (kRate0 + kRate1)) << "s for " << payload << " bytes";
+  EXPECT_GT(took, payload / (kRate0 + kRate1) / 1.1);
+}
+
+}  // namespace
+}  // namespace xover::test
