@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""xover against ucx_perftest on the same transports, in one run.
+
+For shared memory (xover --backend shm; UCX posix + cma) and TCP over the
+loopback (xover --backend tcp; UCX tcp), it measures:
+
+  - tag ping-pong latency (half a round trip, median) at 8 B, 4 KiB, 64 KiB
+    and 1 MiB: xover's pingpong workload against `ucx_perftest -t tag_lat`;
+  - streaming bandwidth at 64 KiB and 4 MiB: xover's stream workload (a
+    window of messages, then an 8-byte ack) against `ucx_perftest -t tag_bw`;
+
+and prints a table with the ratios. Targets: small-message latency within
+1.25x of UCX, large-message bandwidth at least 0.9x of UCX. Both sides run
+two processes pinned to cores 0 and 1; xover's protocol selection is `auto`.
+
+usage: bench/vs_ucx.py [--xover build/tools/xover] [--quick]
+"""
+import argparse
+import csv
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+LAT_SIZES = [8, 4096, 65536, 1 << 20]
+BW_SIZES = [65536, 4 << 20]
+TRANSPORTS = {"shm": "posix,cma,self", "tcp": "tcp,self"}
+
+SCENARIO = """<?xml version="1.0"?>
+<scenario name="{name}" seed="1">
+  <platform file="{platform}"/>
+  <workload kind="{kind}" iterations="{iterations}" warmup="{warmup}"{window}/>
+  <sizes list="{size}"/>
+</scenario>
+"""
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def xover_point(xover, backend, kind, size, iterations, window, tmp, platform):
+    """Median seconds per message of one xover run."""
+    name = f"{backend}-{kind}-{size}"
+    path = os.path.join(tmp, name + ".xml")
+    with open(path, "w") as f:
+        f.write(SCENARIO.format(name=name, platform=platform, kind=kind, iterations=iterations,
+                                warmup=max(iterations // 10, 2), size=size,
+                                window=f' window="{window}"' if kind == "stream" else ""))
+    out = os.path.join(tmp, name + ".csv")
+    subprocess.run([xover, "run", path, "--backend", backend, "--out", out], check=True,
+                   stdout=subprocess.DEVNULL)
+    with open(out) as f:
+        row = next(csv.DictReader(f))
+    if row["errors"] != "0":
+        sys.exit(f"xover: {row['errors']} corrupt messages in {name}")
+    return float(row["t_median_us"]) * 1e-6, row["selected"]
+
+
+def ucx_point(transport, test, size, iterations, window):
+    """UCX's seconds per message: the median half round trip (tag_lat) or
+    the overall time per message (tag_bw, from its message rate)."""
+    env = dict(os.environ, UCX_TLS=TRANSPORTS[transport], UCX_NET_DEVICES="lo" if transport == "tcp" else "all")
+    port = str(free_port())
+    common = ["-t", test, "-s", str(size), "-n", str(iterations), "-w", str(max(iterations // 10, 2)), "-p", port]
+    if test == "tag_bw":
+        common += ["-O", str(window)]
+    server = subprocess.Popen(["taskset", "-c", "0", "ucx_perftest"] + common, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for attempt in range(50):
+            client = subprocess.run(["taskset", "-c", "1", "ucx_perftest", "127.0.0.1"] + common, env=env,
+                                    capture_output=True, text=True)
+            if client.returncode == 0:
+                break
+            time.sleep(0.1)
+        else:
+            sys.exit(f"ucx_perftest failed: {client.stderr.strip()}")
+    finally:
+        server.wait(timeout=30)
+    final = [line for line in client.stdout.splitlines() if line.startswith("Final:")]
+    if not final:
+        sys.exit(f"ucx_perftest printed no result:\n{client.stdout}")
+    # Final: iterations, p50 latency, avg latency, overall latency (us),
+    # bandwidth avg, overall (MB/s), message rate avg, overall.
+    fields = re.split(r"\s+", final[0].strip())[1:]
+    if test == "tag_lat":
+        return float(fields[1]) * 1e-6
+    return 1.0 / float(fields[7])
+
+
+def fmt_time(t):
+    return f"{t * 1e6:9.3f} us"
+
+
+def fmt_bw(size, t):
+    return f"{size / t / 1e9:9.3f} GB/s"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--xover", default=os.path.join(os.path.dirname(__file__), "..", "build", "tools", "xover"))
+    parser.add_argument("--quick", action="store_true", help="fewer iterations: a rough table in seconds")
+    parser.add_argument("--only", choices=sorted(TRANSPORTS), help="one transport")
+    args = parser.parse_args()
+    if not shutil.which("ucx_perftest"):
+        sys.exit("no ucx_perftest: apt-get install ucx-utils")
+    platform = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "platforms", "shm-intra.xml"))
+    scale = 10 if args.quick else 1
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for backend in [args.only] if args.only else ["shm", "tcp"]:
+            for size in LAT_SIZES:
+                n = max((20000 if size <= 4096 else 2000 if size <= 65536 else 300) // scale, 20)
+                t_x, proto = xover_point(args.xover, backend, "pingpong", size, n, 1, tmp, platform)
+                t_u = ucx_point(backend, "tag_lat", size, n, 1)
+                rows.append((backend, "latency", size, proto, fmt_time(t_x), fmt_time(t_u), t_x / t_u, "<= 1.25"
+                             if size <= 4096 else ""))
+            for size in BW_SIZES:
+                window = 16
+                n = max((400 if size <= 65536 else 40) // scale, 4)
+                t_x, proto = xover_point(args.xover, backend, "stream", size, n, window, tmp, platform)
+                t_u = ucx_point(backend, "tag_bw", size, n * window, window)
+                rows.append((backend, "bandwidth", size, proto, fmt_bw(size, t_x), fmt_bw(size, t_u), t_u / t_x,
+                             ">= 0.9" if size >= (4 << 20) else ""))
+
+    print(f"{'backend':8} {'test':10} {'size':>8}  {'xover protocol':18} {'xover':>14} {'ucx_perftest':>14}"
+          f"  {'ratio':>6}  target")
+    for backend, test, size, proto, x, u, ratio, target in rows:
+        ok = ""
+        if target:
+            ok = " met" if (ratio <= 1.25 if target.startswith("<=") else ratio >= 0.9) else " MISSED"
+        print(f"{backend:8} {test:10} {size:>8}  {proto:18} {x:>14} {u:>14}  {ratio:6.2f}  {target}{ok}")
+    print("ratio: xover / UCX for latency (lower is better), xover / UCX bandwidth (higher is better)")
+
+
+if __name__ == "__main__":
+    main()
