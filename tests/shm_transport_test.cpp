@@ -6,10 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -315,18 +316,32 @@ TEST(ShmTransport, SegmentIsPrivateWhateverTheUmask) {
 }
 
 TEST(ShmTransport, NothingIsLeftInDevShmAfterSetUpAndEverySegmentSeenIs0600) {
-  // A watcher in this process records the mode of every xover segment it
-  // catches while the ranks set up.
-  std::atomic<bool> stop = false;
-  std::map<std::string, unsigned> seen;
-  std::thread watcher([&] {
-    while (!stop)
+  // A watcher process records the mode of every xover segment it catches
+  // while the ranks set up, one line a change, on a pipe. (A process, not a
+  // thread: the ranks are forked from this one, and a fork while another
+  // thread holds the allocator's lock can deadlock the child.)
+  int lines[2];
+  ASSERT_EQ(pipe(lines), 0);
+  const pid_t watcher = fork();
+  ASSERT_GE(watcher, 0);
+  if (watcher == 0) {
+    close(lines[0]);
+    std::map<std::string, unsigned> modes;
+    for (;;)
       for (const std::string& name : shm_names("xover-")) {
         struct stat st {};
-        if (stat(("/dev/shm/" + name).c_str(), &st) == 0)
-          seen[name] = st.st_mode & 0777;
+        if (stat(("/dev/shm/" + name).c_str(), &st) != 0)
+          continue;
+        const auto known = modes.find(name);
+        if (known != modes.end() && known->second == (st.st_mode & 0777))
+          continue;
+        modes[name] = st.st_mode & 0777;
+        const std::string line = name + " " + std::to_string(modes[name]) + "\n";
+        if (write(lines[1], line.data(), line.size()) < 0)
+          _exit(1);
       }
-  });
+  }
+  close(lines[1]);
   const LaunchResult r = launch_local(2, {}, [](LocalBootstrap& boot) {
     umask(0);
     auto t = make_shm_transport(boot, {});
@@ -335,8 +350,20 @@ TEST(ShmTransport, NothingIsLeftInDevShmAfterSetUpAndEverySegmentSeenIs0600) {
     boot.report(boot.rank() == 0 ? boot.job() + "\n" + problems : problems);
     return 0;
   });
-  stop = true;
-  watcher.join();
+  kill(watcher, SIGKILL);
+  waitpid(watcher, nullptr, 0);
+  std::map<std::string, unsigned> seen;
+  {
+    std::string text;
+    char buf[4096];
+    for (ssize_t n; (n = read(lines[0], buf, sizeof buf)) > 0;)
+      text.append(buf, static_cast<std::size_t>(n));
+    close(lines[0]);
+    std::istringstream in(text);
+    std::string name;
+    for (unsigned mode; in >> name >> mode;)
+      seen[name] = mode;
+  }
   ASSERT_TRUE(r.ok) << r.message;
   const std::string job = r.reports[0].substr(0, r.reports[0].find('\n'));
   EXPECT_EQ(r.reports[0].substr(job.size() + 1), "");

@@ -84,6 +84,11 @@ struct Garbage {
   const char* expect;
 };
 
+/// Names the case where GoogleTest prints a test's parameter.
+void PrintTo(const Garbage& g, std::ostream* out) {
+  *out << g.name;
+}
+
 class MalformedFrame : public ::testing::TestWithParam<Garbage> {};
 
 // Rank 0 writes a malformed frame straight onto its socket; rank 1 must
