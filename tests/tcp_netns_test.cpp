@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -109,14 +110,17 @@ TEST(TcpNetns, RendezvousStripesByMeasuredBandwidth) {
              << (choice ? choice->candidate.lanes.size() : 0) << "\n";
       std::vector<std::byte> buf(kMessage);
       const auto before = tx_bytes();
-      const Seconds t0 = transport->now();
+      Seconds took = 0;
       for (int i = 0; i < kMessages; ++i) {
-        for (Bytes k = 0; k < kMessage; ++k)
-          if (boot.rank() == 0)
-            buf[k] = static_cast<std::byte>(k * 7 + i);
+        for (Bytes k = 0; boot.rank() == 0 && k < kMessage; ++k)
+          buf[k] = static_cast<std::byte>(k * 7 + i);
+        // Both sides ready (filled, checked) before the clock starts.
+        boot.barrier();
+        const Seconds t0 = transport->now();
         Request* q = boot.rank() == 0 ? worker.tag_send(1, {buf.data(), kMessage}, 5)
                                       : worker.tag_recv({buf.data(), kMessage}, 5);
         worker.wait(q);
+        took += transport->now() - t0;
         bool good = q->status == Status::Ok;
         for (Bytes k = 0; boot.rank() == 1 && k < kMessage; ++k)
           good = good && buf[k] == static_cast<std::byte>(k * 7 + i);
@@ -124,7 +128,6 @@ TEST(TcpNetns, RendezvousStripesByMeasuredBandwidth) {
           report << "problem: message " << i << " corrupt\n";
         worker.release(q);
       }
-      const Seconds took = transport->now() - t0;
       const auto after = tx_bytes();
       report << "moved " << after.at("x0") - before.at("x0") << " " << after.at("x1") - before.at("x1") << " in "
              << took << "\n";
@@ -136,7 +139,8 @@ TEST(TcpNetns, RendezvousStripesByMeasuredBandwidth) {
   ASSERT_TRUE(r.ok) << r.message << "\n" << r.reports[0] << r.reports[1];
 
   // Rank 1 reads the data with RDMA-like gets: its requests go out, rank 0
-  // sends the bytes. Rank 0's counters carry the payload.
+  // sends the bytes. Rank 0's counters carry the payload; rank 1's clock,
+  // from each receive's post to its completion, the transfer time.
   std::map<std::string, double> bw;
   double moved0 = 0, moved1 = 0, took = 0;
   std::string protocol;
@@ -153,12 +157,16 @@ TEST(TcpNetns, RendezvousStripesByMeasuredBandwidth) {
       in >> protocol >> w >> lanes;
     } else if (word == "moved") {
       std::string w;
-      in >> moved0 >> moved1 >> w >> took;
+      double rank0_took;
+      in >> moved0 >> moved1 >> w >> rank0_took;
     } else if (word == "problem:") {
       ADD_FAILURE() << r.reports[0];
     }
   }
   EXPECT_EQ(r.reports[1].find("problem"), std::string::npos) << r.reports[1];
+  const std::size_t in_at = r.reports[1].rfind(" in ");
+  ASSERT_NE(in_at, std::string::npos) << r.reports[1];
+  took = std::stod(r.reports[1].substr(in_at + 4));
   ASSERT_EQ(bw.size(), 2U) << r.reports[0];
   EXPECT_EQ(lanes, 2U) << protocol;
   // The measured bandwidths are the shaped rates, within 25 %.
@@ -168,6 +176,8 @@ TEST(TcpNetns, RendezvousStripesByMeasuredBandwidth) {
   // The bytes split as the measured bandwidths, within 10 %, and the
   // transfer took what both lanes together allow.
   const double payload = static_cast<double>(kMessage) * kMessages;
+  std::printf("measured %.1f and %.1f Mbit/s; sent %.0f and %.0f bytes (ratio %.3f, bandwidths' %.3f) in %.3f s\n",
+              b0 * 8e-6, b1 * 8e-6, moved0, moved1, moved0 / moved1, b0 / b1, took);
   EXPECT_GT(moved0 + moved1, payload);
   EXPECT_NEAR((moved0 / moved1) / (b0 / b1), 1.0, 0.10) << moved0 << " and " << moved1 << " bytes";
   EXPECT_LT(took, 1.3 * payload / (kRate0 + kRate1)) << "s for " << payload << " bytes";
