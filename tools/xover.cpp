@@ -12,7 +12,7 @@ constexpr const char* kUsage =
     "usage: xover COMMAND [options]\n"
     "\n"
     "commands:\n"
-    "  run          run a scenario in simulation: a table and the results CSV (xover run --help)\n"
+    "  run          run a scenario in simulation or on shm/tcp: a table and the results CSV (xover run --help)\n"
     "  crossover    where two protocols' simulated times cross (xover crossover --help)\n"
     "  proto-info   the protocol thresholds table of a platform path (xover proto-info --help)\n"
     "\n"
