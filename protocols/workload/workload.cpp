@@ -126,7 +126,6 @@ class Driver {
         point.errors += worker_.stats().bad_headers - bad_before;
       }
     }
-    worker_.flush();
   }
 
  private:
@@ -258,6 +257,8 @@ class Driver {
   Rank rank_;
   Transport& t_;
   Results& results_;
+  /// Flushes on destruction, before run_workload() returns: a peer may
+  /// still need the last bytes this rank sent.
   Worker worker_;
   bool leader_ = true;
   Rank peer_ = 1;
