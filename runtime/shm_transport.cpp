@@ -20,6 +20,9 @@ namespace {
 constexpr int kBatch = 32;
 /// While polling without traffic, how often the peers' processes are checked.
 constexpr Seconds kAliveInterval = 0.1;
+/// Idle polls between two looks at the clock: the watch stays off the
+/// polling loop that a message's arrival waits on.
+constexpr unsigned kPollsPerWatch = 256;
 /// A longer gap between two polls means the rank was busy elsewhere, not
 /// waiting: idleness starts again from the next poll.
 constexpr Seconds kBusyGap = 0.5;
@@ -163,7 +166,7 @@ void ShmTransport::progress(Seconds) {
   }
   if (arrived)
     moved_ = true;
-  else
+  else if (++idle_polls_ % kPollsPerWatch == 0)
     watch();
 }
 

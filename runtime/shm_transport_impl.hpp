@@ -79,7 +79,8 @@ class ShmTransport final : public Transport {
   std::uint64_t next_key_ = 1;
   bool moved_ = true;            ///< something was sent or arrived since the last idle poll
   Seconds idle_since_ = 0;       ///< when the current stretch of polling without traffic began
-  Seconds last_poll_ = 0;        ///< the previous idle poll
+  unsigned idle_polls_ = 0;      ///< polls that found nothing, counted to space the watches
+  Seconds last_poll_ = 0;        ///< the previous watched idle poll
   Seconds last_alive_check_ = 0;
 };
 
