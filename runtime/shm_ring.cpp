@@ -47,6 +47,16 @@ void prefault(std::byte* base, std::size_t bytes) {
   throw RuntimeError("shm: " + what + " " + name + ": " + std::strerror(err));
 }
 
+/// Maps `bytes` of the segment `fd` shared and read-write, then closes `fd`.
+std::byte* map_and_close(int fd, std::size_t bytes, const std::string& name) {
+  void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  const int err = errno;
+  close(fd);
+  if (base == MAP_FAILED)
+    fail("cannot map", name, err);
+  return static_cast<std::byte*>(base);
+}
+
 }  // namespace
 
 std::uint32_t cells_per_ring(Rank size) {
@@ -78,12 +88,7 @@ Segment Segment::create(const std::string& name, Rank owner, Rank size) {
     close(fd);
     fail("cannot size (is /dev/shm full?)", name, err);
   }
-  void* base = mmap(nullptr, seg.bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  const int err = errno;
-  close(fd);
-  if (base == MAP_FAILED)
-    fail("cannot map", name, err);
-  seg.base_ = static_cast<std::byte*>(base);
+  seg.base_ = map_and_close(fd, seg.bytes_, name);
   prefault(seg.base_, seg.bytes_);
   for (Rank sender = 0; sender < size; ++sender) {
     std::byte* ring = seg.base_ + kHeaderBytes + std::size_t{sender} * seg.cells_ * kCellSize;
@@ -109,12 +114,7 @@ Segment Segment::open(const std::string& name, Rank owner, Rank size, Rank write
                        std::to_string(st.st_size) + " bytes, not the " + std::to_string(seg.bytes_) +
                        " a run of " + std::to_string(size) + " ranks makes");
   }
-  void* base = mmap(nullptr, seg.bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  const int err = errno;
-  close(fd);
-  if (base == MAP_FAILED)
-    fail("cannot map", name, err);
-  seg.base_ = static_cast<std::byte*>(base);
+  seg.base_ = map_and_close(fd, seg.bytes_, name);
   const auto* header = reinterpret_cast<const SegmentHeader*>(seg.base_);
   if (header->magic != kMagic || header->owner != owner || header->size != size || header->cells != seg.cells_ ||
       header->cell_size != kCellSize)
