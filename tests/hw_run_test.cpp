@@ -30,19 +30,6 @@ std::string scenario(const std::string& name) {
   return kSource + "/tests/data/scenarios/" + name + ".xml";
 }
 
-std::vector<std::vector<std::string>> read_csv(const std::string& file) {
-  std::ifstream in(file);
-  std::vector<std::vector<std::string>> rows;
-  for (std::string line; std::getline(in, line);) {
-    std::vector<std::string> cells;
-    std::stringstream ss(line);
-    for (std::string cell; std::getline(ss, cell, ',');)
-      cells.push_back(cell);
-    rows.push_back(cells);
-  }
-  return rows;
-}
-
 /// Names in /dev/shm that xover made.
 std::vector<std::string> xover_segments() {
   std::vector<std::string> out;
@@ -60,7 +47,7 @@ std::vector<std::string> xover_segments() {
 /// curve (a forced protocol has points only where it carries the size).
 void expect_good_csv(const std::string& file, const std::string& backend, const std::string& iterations,
                      std::size_t sizes) {
-  const auto rows = read_csv(file);
+  const auto rows = test::read_csv(file);
   ASSERT_GT(rows.size(), sizes) << file;
   std::size_t on_auto = 0;
   for (std::size_t i = 1; i < rows.size(); ++i) {

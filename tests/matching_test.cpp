@@ -245,14 +245,17 @@ void check_protocol(Worker& worker, Rank peer, Bytes size, const std::string& pr
                        " lanes, not " + std::to_string(lanes));
 }
 
-/// On hardware: a problem when the sizes of a test took fewer than
-/// `at_least` distinct protocols toward `peer`.
-void check_protocol_variety(Worker& worker, Rank peer, const std::vector<Bytes>& sizes, std::size_t at_least,
-                            Problems& problems) {
+/// Checks check_protocol() for every case (multi-eager over two lanes) and,
+/// on hardware, that the sizes took at least `at_least` distinct protocols
+/// toward `peer`.
+void check_protocols(Worker& worker, Rank peer, const std::vector<SizedProtocol>& cases, std::size_t at_least,
+                     Problems& problems) {
   std::set<std::string> names;
-  for (Bytes size : sizes)
-    if (const ProtoChoice* choice = worker.table(peer).lookup(size))
+  for (const SizedProtocol& c : cases) {
+    check_protocol(worker, peer, c.size, c.protocol, problems, c.protocol == "eager/multi/bcopy" ? 2 : 0);
+    if (const ProtoChoice* choice = worker.table(peer).lookup(c.size))
       names.insert(std::string(choice->protocol->name));
+  }
   if (!strict_premises && names.size() < at_least)
     problems.push_back("premise: the sizes took " + std::to_string(names.size()) + " protocols, want at least " +
                        std::to_string(at_least));
@@ -349,12 +352,7 @@ TEST_P(Matching, OrderHoldsAcrossProtocolsAndLanes) {
     ArrivalLog log(transport);
     Worker worker(log, every_protocol());
     if (rank == 0) {
-      std::vector<Bytes> all;
-      for (const SizedProtocol& s : sizes) {
-        check_protocol(worker, 1, s.size, s.protocol, p, s.protocol == "eager/multi/bcopy" ? 2 : 0);
-        all.push_back(s.size);
-      }
-      check_protocol_variety(worker, 1, all, 4, p);
+      check_protocols(worker, 1, sizes, 4, p);
       send_stream(worker, rank, 1, messages, [](std::size_t) { return kTag; }, size_of, p);
       return;
     }
@@ -518,12 +516,7 @@ TEST_P(Matching, TruncationFailsOneReceiveAndSparesTheNext) {
         [&](Rank rank, Transport& transport, Problems& p) {
           Worker worker(transport, every_protocol());
           if (rank == 0) {
-            std::vector<Bytes> all;
-            for (const SizedProtocol& c : cases) {
-              check_protocol(worker, 1, c.size, c.protocol, p);
-              all.push_back(c.size);
-            }
-            check_protocol_variety(worker, 1, all, 3, p);
+            check_protocols(worker, 1, cases, 3, p);
             send_stream(worker, rank, 1, messages, [](std::size_t) { return kTag; }, size_of, p);
             return;
           }

@@ -19,25 +19,12 @@ using ::testing::StartsWith;
 const std::string kXover = XOVER_BINARY;
 const std::string kSource = XOVER_SOURCE_DIR;
 
-std::vector<std::vector<std::string>> read_csv(const std::string& file) {
-  std::ifstream in(file);
-  std::vector<std::vector<std::string>> rows;
-  for (std::string line; std::getline(in, line);) {
-    std::vector<std::string> cells;
-    std::stringstream ss(line);
-    for (std::string cell; std::getline(ss, cell, ',');)
-      cells.push_back(cell);
-    rows.push_back(cells);
-  }
-  return rows;
-}
-
 TEST(RunCli, DefaultScenarioWritesTheResultsCsv) {
   const std::string out = ::testing::TempDir() + "/eager-vs-rndv.csv";
   const auto r = test::run_command(kXover + " run " + kSource + "/scenarios/eager-vs-rndv.xml --out " + out);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("eager-vs-rndv: pingpong in simulation"));
-  const auto rows = read_csv(out);
+  const auto rows = test::read_csv(out);
   ASSERT_GT(rows.size(), 40u);
   EXPECT_EQ(rows[0], (std::vector<std::string>{"scenario", "backend", "platform", "workload", "protocol", "selected",
                                                 "lanes", "size", "iterations", "t_median_us", "t_p10_us", "t_p90_us",
@@ -65,7 +52,7 @@ TEST(RunCli, PhantomPayloadsRunGibibyteMessages) {
   const std::string out = ::testing::TempDir() + "/phantom.csv";
   const auto r = test::run_command(kXover + " run " + kSource + "/tests/data/scenarios/phantom_big.xml --out " + out);
   ASSERT_EQ(r.status, 0) << r.err;
-  const auto rows = read_csv(out);
+  const auto rows = test::read_csv(out);
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[2][7], "1073741824");
   EXPECT_EQ(rows[2][5], "rndv/get");

@@ -41,4 +41,17 @@ CommandResult run_command(const std::string& command) {
   return result;
 }
 
+std::vector<std::vector<std::string>> read_csv(const std::string& file) {
+  std::ifstream in(file);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');)
+      cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
 }  // namespace xover::test

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace xover::test {
 
@@ -14,5 +15,8 @@ struct CommandResult {
 
 /// Runs `command` through /bin/sh.
 CommandResult run_command(const std::string& command);
+
+/// The cells of a CSV file without quoted fields (a results CSV), row by row.
+std::vector<std::vector<std::string>> read_csv(const std::string& file);
 
 }  // namespace xover::test
