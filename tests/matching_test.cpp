@@ -13,10 +13,12 @@
 // message on r1 overtakes an earlier one on r0. The tests check that
 // premise too, so that a change of platform or lane selection that stops
 // the overtaking fails them rather than leaving tests that test nothing.
-// On hardware, which protocol carries a size and whether one message
-// overtakes another depend on the lanes the backend measured and on
-// timing: those premises are checked in simulation only, and a hardware run
-// checks instead that the sizes of a test took several protocols.
+// On hardware, the lanes report fixed figures to the worker (SteadyFigures,
+// tests/support/forwarding_transport.hpp), so which protocol carries a size
+// depends only on what the backend's lanes can do, not on what it measured;
+// whether one message overtakes another depends on timing. Those premises
+// are checked in simulation only, and a hardware run checks instead that
+// the sizes of a test took several protocols.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -256,9 +258,13 @@ void check_protocols(Worker& worker, Rank peer, const std::vector<SizedProtocol>
     if (const ProtoChoice* choice = worker.table(peer).lookup(c.size))
       names.insert(std::string(choice->protocol->name));
   }
-  if (!strict_premises && names.size() < at_least)
-    problems.push_back("premise: the sizes took " + std::to_string(names.size()) + " protocols, want at least " +
-                       std::to_string(at_least));
+  if (!strict_premises && names.size() < at_least) {
+    std::string taken;
+    for (const std::string& name : names)
+      taken += (taken.empty() ? "" : ", ") + name;
+    problems.push_back("premise: the sizes took " + std::to_string(names.size()) + " protocols (" + taken +
+                       "), want at least " + std::to_string(at_least));
+  }
 }
 
 /// Rank 1's receives: posted by `post_all` before rank 0 starts sending

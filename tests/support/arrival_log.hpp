@@ -10,9 +10,9 @@
 #include <tuple>
 #include <vector>
 
-#include "protocols/core/transport.hpp"
 #include "protocols/wire.hpp"
 #include "tests/support/backend.hpp"
+#include "tests/support/forwarding_transport.hpp"
 
 namespace xover::test {
 
@@ -20,13 +20,13 @@ namespace xover::test {
 /// message from the peer as it reaches the worker: eager messages,
 /// multi-eager fragments and RTSs, whose headers (protocols/wire.hpp) begin
 /// {tag, seq}, a fragment's going on {total, offset}.
-class ArrivalLog final : public Transport {
+class ArrivalLog final : public ForwardingTransport {
  public:
   /// A piece of a message: its source, its sequence number from that
   /// source and, for a multi-eager fragment, its offset.
   using Piece = std::tuple<Rank, std::uint64_t, Bytes>;
 
-  explicit ArrivalLog(Transport& inner) : inner_(inner) {}
+  explicit ArrivalLog(Transport& inner) : ForwardingTransport(inner) {}
 
   const std::vector<Piece>& pieces() const { return pieces_; }
 
@@ -49,9 +49,6 @@ class ArrivalLog final : public Transport {
                          " fragments arrived in offset order; no lane overtook another");
   }
 
-  Rank rank() const override { return inner_.rank(); }
-  Rank size() const override { return inner_.size(); }
-  const Path& path(Rank peer) const override { return inner_.path(peer); }
   void set_am_handler(AmId id, AmHandler handler) override {
     if (id != wire::kAmEager && id != wire::kAmMulti && id != wire::kAmRts) {
       inner_.set_am_handler(id, std::move(handler));
@@ -70,30 +67,8 @@ class ArrivalLog final : public Transport {
       handler(msg);
     });
   }
-  Status am_send(std::size_t lane, Rank peer, AmId id, std::span<const std::byte> header, ConstBuffer payload,
-                 AmMode mode, Completion done) override {
-    return inner_.am_send(lane, peer, id, header, payload, mode, std::move(done));
-  }
-  Status get(std::size_t lane, Rank peer, MutableBuffer local, RemoteAddr remote, Completion done) override {
-    return inner_.get(lane, peer, local, remote, std::move(done));
-  }
-  Status put(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, Completion done) override {
-    return inner_.put(lane, peer, local, remote, std::move(done));
-  }
-  MemoryRegion reg(Rank peer, std::size_t lane, const std::byte* base, Bytes size) override {
-    return inner_.reg(peer, lane, base, size);
-  }
-  void dereg(const MemoryRegion& region) override { inner_.dereg(region); }
-  RemoteAddr remote_addr(const MemoryRegion& region, const std::byte* base) const override {
-    return inner_.remote_addr(region, base);
-  }
-  void copy(std::byte* dst, const std::byte* src, Bytes n) override { inner_.copy(dst, src, n); }
-  void progress(Seconds deadline) override { inner_.progress(deadline); }
-  Seconds now() const override { return inner_.now(); }
-  bool flushed() const override { return inner_.flushed(); }
 
  private:
-  Transport& inner_;
   std::vector<Piece> pieces_;
 };
 

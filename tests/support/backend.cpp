@@ -9,6 +9,7 @@
 #include "sim/platform_loader.hpp"
 #include "sim/sim_transport.hpp"
 #include "sim/in_child.hpp"
+#include "tests/support/forwarding_transport.hpp"
 
 namespace xover::test {
 namespace {
@@ -82,8 +83,9 @@ Problems run_hardware(runtime::Backend backend, Rank nranks, const RankBody& bod
     Problems found;
     {
       std::unique_ptr<Transport> transport = runtime::make_transport(backend, boot, options);
+      SteadyFigures steady(*transport);
       try {
-        body(boot.rank(), *transport, found);
+        body(boot.rank(), steady, found);
       } catch (const std::exception& error) {
         found.push_back(std::string("threw: ") + error.what());
       }

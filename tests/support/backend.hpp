@@ -58,8 +58,10 @@ using RankBody = std::function<void(Rank rank, Transport& transport, Problems& p
 ///
 /// Shm, Tcp: `platform_file` is not used; ranks are processes started by
 /// runtime::launch_local, wired up by the backend, with a 20 s timeout for
-/// a silent peer and 300 s for the whole run. A rank that fails comes back
-/// as "the run failed: ..." with the launcher's account.
+/// a silent peer and 300 s for the whole run. The body's Transport reports
+/// fixed figures for the lanes (SteadyFigures), so the protocol each size
+/// takes is the same on every run. A rank that fails comes back as "the run
+/// failed: ..." with the launcher's account.
 Problems run_ranks(BackendKind kind, Rank nranks, const std::string& platform_file, const RankBody& body);
 
 /// The problems, one per line, for a failure message.
