@@ -14,6 +14,8 @@ const std::array kRegistry{
     &eager_multi_zcopy_proto, &rndv_am_proto,     &rndv_get_proto,
 };
 
+const std::array kCollRegistry{&coll_alltoall_proxy_proto, &coll_alltoall_direct_proto};
+
 const std::array kAmHandlers{
     AmHandlerEntry{wire::kAmEager, eager_handle},    AmHandlerEntry{wire::kAmMulti, multi_handle},
     AmHandlerEntry{wire::kAmRts, rts_handle},        AmHandlerEntry{wire::kAmRtr, rtr_handle},
@@ -24,6 +26,17 @@ const std::array kAmHandlers{
 
 std::span<const Protocol* const> protocol_registry() {
   return kRegistry;
+}
+
+std::span<const CollProtocol* const> coll_registry() {
+  return kCollRegistry;
+}
+
+const CollProtocol* coll_protocol(std::string_view name) {
+  for (const CollProtocol* protocol : kCollRegistry)
+    if (protocol->name == name)
+      return protocol;
+  return nullptr;
 }
 
 std::span<const AmHandlerEntry> am_handlers() {

@@ -1,15 +1,23 @@
-// The one list of protocols, in order. The order breaks ties in selection.
+// The one list of protocols, in order, and the one list of collective
+// protocols. The order breaks ties in selection.
 #pragma once
 
 #include <span>
 #include <string_view>
 
+#include "protocols/coll/alltoall.hpp"
 #include "protocols/proto.hpp"
 
 namespace xover {
 
 /// Every protocol, in registry order.
 std::span<const Protocol* const> protocol_registry();
+
+/// Every collective protocol, in registry order.
+std::span<const CollProtocol* const> coll_registry();
+
+/// The collective protocol called `name`, or null.
+const CollProtocol* coll_protocol(std::string_view name);
 
 /// The active-message handlers of all protocols.
 std::span<const AmHandlerEntry> am_handlers();

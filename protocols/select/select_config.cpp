@@ -62,6 +62,8 @@ void SelectConfig::set(std::string_view key, std::string_view value) {
     reg_cache = parse_switch(key, value);
   } else if (key == "rndv_perf_diff") {
     rndv_perf_diff = parse_number(key, value, 0, 99);
+  } else if (key == "direct_perf_diff") {
+    direct_perf_diff = parse_number(key, value, 0, 1000);
   } else if (key == "eager_limit") {
     eager_limit = parse_size(value);
   } else if (key == "multi_eager_limit") {
@@ -83,7 +85,7 @@ void SelectConfig::set(std::string_view key, std::string_view value) {
     lanes.min_bw_ratio = parse_number(key, value, 1, 1e9);
   } else {
     throw std::invalid_argument("unknown setting '" + std::string(key) + "' (known: " +
-                                "perf, reg_cache, rndv_perf_diff, eager_limit, multi_eager_limit, rndv_thresh, "
+                                "perf, reg_cache, rndv_perf_diff, direct_perf_diff, eager_limit, multi_eager_limit, rndv_thresh, "
                                 "proto, disable, max_eager_lanes, max_rndv_lanes, min_bw_ratio)");
   }
 }
@@ -99,6 +101,7 @@ std::string SelectConfig::help() {
   return "  perf=latency|streaming     optimise one message's latency (default) or a stream's rate\n"
          "  reg_cache=on|off           registration cache (default on): off charges every zcopy registration\n"
          "  rndv_perf_diff=PERCENT     rendezvous must win by this much (default 1, the seed's d = 0.99)\n"
+         "  direct_perf_diff=PERCENT   the direct alltoall must beat the proxy by this much (default 5)\n"
          "  eager_limit=SIZE           largest single-message eager size\n"
          "  multi_eager_limit=SIZE     largest multi-eager size\n"
          "  rndv_thresh=SIZE|auto      sizes at or above use rendezvous, below eager\n"

@@ -22,6 +22,9 @@ struct SelectConfig {
   /// Percent by which rendezvous must beat eager (UCX_RNDV_PERF_DIFF); the
   /// seed's `d` is 1 − rndv_perf_diff/100.
   double rndv_perf_diff = 1.0;
+  /// Percent by which the direct alltoall must beat the proxy one to be
+  /// chosen: it keeps the device's threads busy posting.
+  double direct_perf_diff = 5.0;
   std::optional<Bytes> eager_limit;        ///< largest size for single-message eager
   std::optional<Bytes> multi_eager_limit;  ///< largest size for multi-eager
   std::optional<Bytes> rndv_thresh;        ///< sizes at or above use rendezvous, below eager
