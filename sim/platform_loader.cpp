@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -59,6 +60,32 @@ constexpr std::array kLinkProps{
 };
 constexpr std::string_view kPrefix = "xover:";
 constexpr std::string_view kMemcpyBw = "xover:memcpy_bw";
+constexpr std::string_view kNicGap = "xover:gap";
+constexpr std::string_view kHostProps = "xover:memcpy_bw, xover:gap, xover:device_o, xover:threads, xover:proxy_o, xover:proxy_wake";
+
+/// Sets the node property `key` (not xover:memcpy_bw) of `device` from
+/// `value`; false when the key is unknown.
+/// @throws std::invalid_argument for a bad value.
+bool set_device_prop(DeviceAttrs& device, std::string_view key, const std::string& value) {
+  if (key == "xover:threads") {
+    std::uint32_t threads = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), threads);
+    if (error != std::errc() || end != value.data() + value.size() || threads == 0 || threads > 1u << 20)
+      throw std::invalid_argument("'" + value + "' is not a thread count from 1 to 1048576");
+    device.threads = threads;
+    return true;
+  }
+  Seconds DeviceAttrs::*time = key == "xover:device_o"     ? &DeviceAttrs::device_o
+                               : key == "xover:proxy_o"    ? &DeviceAttrs::proxy_o
+                               : key == "xover:proxy_wake" ? &DeviceAttrs::proxy_wake
+                                                           : nullptr;
+  if (!time)
+    return false;
+  device.*time = parse_time(value);
+  if (device.*time < 0)
+    throw std::invalid_argument("'" + value + "' is a negative time");
+  return true;
+}
 
 /// A size that must not be zero while the link has any of `needed_by`.
 struct SizeNeed {
@@ -269,7 +296,7 @@ void LogGPPlatform::Impl::read_hosts(const s4u::Engine& engine, const PlatformXm
       fail(file_, index.line(owner),
            "host '" + name + "' reads as a NIC of '" + *node + "', which is itself a NIC of '" + *node_of(*node) +
                "'; rail names cannot contain '.'");
-    BytesPerSecond memcpy_bw = PlatformNode{}.memcpy_bw;
+    PlatformNode attrs;
     for (const auto& [key, value] : sorted(host->get_properties())) {
       if (!key.starts_with(kPrefix))
         continue;
@@ -279,14 +306,20 @@ void LogGPPlatform::Impl::read_hosts(const s4u::Engine& engine, const PlatformXm
         line = index.line(zone + " " + key);
       if (line == 0)
         line = index.line(owner);
-      if (key != kMemcpyBw)
-        fail(file_, line,
-             "host '" + name + "': unknown property '" + key + "' (known: " + std::string(kMemcpyBw) +
-                 "; the other xover: properties go on links)");
       if (node)
         fail(file_, line, "host '" + name + "': " + key + " belongs on the node host '" + *node + "', not on its NIC");
       try {
-        memcpy_bw = parse_bandwidth(value);
+        if (key == kMemcpyBw) {
+          attrs.memcpy_bw = parse_bandwidth(value);
+        } else if (key == kNicGap) {
+          attrs.gap = parse_time(value);
+          if (attrs.gap < 0)
+            throw std::invalid_argument("'" + value + "' is a negative time");
+        } else if (!set_device_prop(attrs.device, key, value)) {
+          fail(file_, line,
+               "host '" + name + "': unknown property '" + key + "' (known: " + std::string(kHostProps) +
+                   "; the other xover: properties go on links)");
+        }
       } catch (const std::invalid_argument& error) {
         fail(file_, line, "host '" + name + "': " + key + ": " + error.what());
       }
@@ -295,7 +328,8 @@ void LogGPPlatform::Impl::read_hosts(const s4u::Engine& engine, const PlatformXm
       nics_of[*node].push_back(name);
       rail_of_nic_.emplace(name, name.substr(node->size() + 1));
     } else {
-      nodes_.push_back(PlatformNode{name, {}, memcpy_bw});
+      attrs.name = name;
+      nodes_.push_back(std::move(attrs));
     }
   }
   // NICs in the order of their <host> elements; generated ones after, by name.
@@ -345,6 +379,7 @@ std::vector<LogGPPlatform::Impl::Lane> LogGPPlatform::Impl::lanes(const std::str
       LaneAttrs attrs = merge(route);
       attrs.name = lane_name(a, b, link_info_.at(route.front())->lane_name);
       attrs.latency = latency;
+      attrs.gap = std::max(attrs.gap, src.gap);
       result.push_back(Lane{NicPair{a, b}, std::move(attrs)});
     }
   }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "protocols/coll/alltoall.hpp"
 #include "protocols/lanes/lane.hpp"
 #include "protocols/units.hpp"
 
@@ -33,6 +34,8 @@ struct PlatformNode {
   std::string name;                 ///< the node's host name
   std::vector<std::string> nics;    ///< NIC host names in platform order; {name} when the node has no NIC hosts
   BytesPerSecond memcpy_bw = 10e9;  ///< the `xover:memcpy_bw` host property (default 10GBps)
+  Seconds gap = 0;                  ///< `xover:gap` on the node: its NIC's gap, for lanes whose links set a smaller one
+  DeviceAttrs device;               ///< `xover:device_o`, `xover:threads`, `xover:proxy_o`, `xover:proxy_wake`
 };
 
 /// A SimGrid platform read as LogGP lanes (platforms/README.md has the full rules).
@@ -56,7 +59,11 @@ struct PlatformNode {
 /// route set one, times and sizes take the largest value and `caps` the
 /// intersection; when none does, LaneAttrs' default applies. Properties
 /// written on a SPLITDUPLEX `<link>` apply to both directions. On node hosts
-/// (or a `<cluster>`), `xover:memcpy_bw` is a bandwidth, 10GBps by default.
+/// (or a `<cluster>`), `xover:memcpy_bw` is a bandwidth, 10GBps by default;
+/// `xover:gap` is the gap of the node's NIC, which its lanes take when their
+/// links give a smaller one (a `<cluster>` cannot put properties on the links
+/// it makes); and the alltoall's device properties are read into
+/// PlatformNode::device.
 ///
 /// Caveats: SimGrid allows one engine and one platform per process, so load()
 /// succeeds at most once per process (tests load in a child process).
