@@ -1,6 +1,7 @@
 #include "sim/simulate.hpp"
 
 #include "protocols/workload/workload.hpp"
+#include "sim/alltoall_sim.hpp"
 #include "sim/sim_transport.hpp"
 
 namespace xover::sim {
@@ -24,6 +25,8 @@ std::vector<std::string> rank_nodes(const Scenario& scenario, const LogGPPlatfor
 
 Results simulate(const Scenario& scenario, const LogGPPlatform& platform,
                  const std::function<void(const Point&)>& on_new_point) {
+  if (scenario.workload == WorkloadKind::Alltoall)
+    return simulate_alltoall_scenario(scenario, platform, on_new_point);
   SimNetwork network(platform, rank_nodes(scenario, platform));
   // Both directions must have lanes before any actor starts.
   network.route(0, 1);

@@ -199,10 +199,20 @@ TEST(ScenarioRead, EachWorkloadKindAndItsAttributes) {
   EXPECT_EQ(s.pairs, 2u);
   EXPECT_EQ(parse(with_workload(R"(<workload kind="pairs" pairs="8"/>)")).pairs, 8u);
 
+  s = parse(with_workload(R"(<workload kind="alltoall" pes="64"/>)"));
+  EXPECT_EQ(s.workload, WorkloadKind::Alltoall);
+  EXPECT_EQ(s.pes, 64u);
+  EXPECT_EQ(s.threads, std::nullopt);
+  EXPECT_EQ(s.batch, 0u);
+  s = parse(with_workload(R"(<workload kind="alltoall" pes="8" threads="32" batch="4"/>)"));
+  EXPECT_EQ(s.threads, 32u);
+  EXPECT_EQ(s.batch, 4u);
+  EXPECT_EQ(parse(with_workload(R"(<workload kind="alltoall" pes="8" batch="auto"/>)")).batch, 0u);
+
   for (WorkloadKind kind : {WorkloadKind::PingPong, WorkloadKind::Stream, WorkloadKind::Unexpected,
-                            WorkloadKind::Pairs})
+                            WorkloadKind::Pairs, WorkloadKind::Alltoall})
     EXPECT_EQ(workload_from_name(workload_name(kind)), kind);
-  EXPECT_EQ(workload_from_name("alltoall"), std::nullopt);
+  EXPECT_EQ(workload_from_name("allreduce"), std::nullopt);
 }
 
 TEST(ScenarioRead, OtherElements) {
@@ -317,8 +327,31 @@ TEST(ScenarioErrors, BadUnitOrNumber) {
 }
 
 TEST(ScenarioErrors, UnknownWorkloadKind) {
+  EXPECT_THAT(error(with_workload(R"(<workload kind="allreduce"/>)")),
+              StartsWith("t.xml:4: unknown workload kind 'allreduce' (known: pingpong, stream, unexpected, pairs, "
+                         "alltoall)"));
+}
+
+TEST(ScenarioErrors, AlltoallAttributesAndCurves) {
   EXPECT_THAT(error(with_workload(R"(<workload kind="alltoall"/>)")),
-              StartsWith("t.xml:4: unknown workload kind 'alltoall' (known: pingpong, stream, unexpected, pairs)"));
+              StartsWith("t.xml:4: <workload> needs a 'pes' attribute"));
+  EXPECT_THAT(error(with_workload(R"(<workload kind="alltoall" pes="1"/>)")), StartsWith("t.xml:4: bad "));
+  EXPECT_THAT(error(with_workload(R"(<workload kind="alltoall" pes="4194304"/>)")),
+              HasSubstr("at most 1048576"));
+  EXPECT_THAT(error(with_workload(R"(<workload kind="alltoall" pes="8" threads="0"/>)")), StartsWith("t.xml:4: bad "));
+  EXPECT_THAT(error(with_workload(R"(<workload kind="alltoall" pes="8" batch="0"/>)")), StartsWith("t.xml:4: bad "));
+  EXPECT_THAT(error(with_workload(R"(<workload kind="pingpong" pes="8"/>)")),
+              StartsWith("t.xml:4: attribute 'pes' does not apply to kind=\"pingpong\" (only to kind=\"alltoall\")"));
+  EXPECT_THAT(error(scenario({R"(<platform file="../../../platforms/hdr-2rail.xml" from="a" to="b"/>)",
+                              R"(<workload kind="alltoall" pes="8"/>)",
+                              kSizes})),
+              StartsWith("t.xml:4: an alltoall runs on the platform's first 'pes' nodes"));
+  EXPECT_THAT(error(scenario({kPlatformElement, R"(<workload kind="alltoall" pes="8"/>)", kSizes,
+                              "<curves>auto rndv/get</curves>"})),
+              StartsWith("t.xml:6: unknown protocol 'rndv/get' in <curves> for an alltoall (known: auto, "
+                         "coll/alltoall/proxy, coll/alltoall/direct)"));
+  EXPECT_THAT(error(with({"<curves>auto coll/alltoall/direct</curves>"})),
+              StartsWith("t.xml:6: 'coll/alltoall/direct' in <curves> is an alltoall protocol; the workload is pingpong"));
 }
 
 TEST(ScenarioErrors, UnknownProtocol) {
@@ -448,7 +481,7 @@ TEST(ScenarioFixtures, BadFixturesSayFileAndLine) {
   EXPECT_THAT(load_error(kFixtures + "/bad_unknown_element.xml"),
               StartsWith(kFixtures + "/bad_unknown_element.xml:6: unknown element <sizez>"));
   EXPECT_THAT(load_error(kFixtures + "/bad_workload_kind.xml"),
-              StartsWith(kFixtures + "/bad_workload_kind.xml:5: unknown workload kind 'alltoall'"));
+              StartsWith(kFixtures + "/bad_workload_kind.xml:5: unknown workload kind 'allreduce'"));
 }
 
 TEST(ScenarioFixtures, RelativePathsResolveAgainstTheScenarioFile) {

@@ -42,7 +42,7 @@ Seconds Point::p90() const {
 
 double Point::bandwidth() const {
   const Seconds t = median();
-  return t > 0 ? static_cast<double>(size) / t : 0;
+  return t > 0 ? static_cast<double>(moved.value_or(size)) / t : 0;
 }
 
 Point& Results::point(const std::string& curve, Bytes size) {

@@ -22,6 +22,9 @@ struct Point {
   std::string selected;   ///< the protocol that ran
   std::string lanes;      ///< its lanes and shares: "r0:0.5 r1:0.5"
   Bytes size = 0;
+  /// The bytes one sample moves per rank, for bandwidth(): `size`, or
+  /// (P − 1)·size for an alltoall.
+  std::optional<Bytes> moved;
   std::vector<Seconds> samples;
   std::optional<Seconds> model;  ///< the selected protocol's cost at `size`
   std::size_t errors = 0;        ///< corrupt or missing messages
@@ -30,7 +33,7 @@ struct Point {
   Seconds median() const;
   Seconds p10() const;
   Seconds p90() const;
-  /// Bytes per second at the median time.
+  /// Bytes per second at the median time: moved (or size) over the median.
   double bandwidth() const;
 };
 

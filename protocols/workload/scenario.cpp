@@ -9,11 +9,12 @@
 namespace xover {
 namespace {
 
-constexpr std::array<std::pair<WorkloadKind, std::string_view>, 4> kWorkloadNames{{
+constexpr std::array<std::pair<WorkloadKind, std::string_view>, 5> kWorkloadNames{{
     {WorkloadKind::PingPong, "pingpong"},
     {WorkloadKind::Stream, "stream"},
     {WorkloadKind::Unexpected, "unexpected"},
     {WorkloadKind::Pairs, "pairs"},
+    {WorkloadKind::Alltoall, "alltoall"},
 }};
 
 }  // namespace

@@ -22,9 +22,11 @@ enum class WorkloadKind {
   Stream,      ///< messages back to back, `window` of them in flight
   Unexpected,  ///< the receiver posts its receive `delay` after the send
   Pairs,       ///< `pairs` sender/receiver pairs at once
+  Alltoall,    ///< `pes` PEs each put n bytes to every other (simulation only)
 };
 
-/// "pingpong", "stream", "unexpected" or "pairs": the name scenario files use.
+/// "pingpong", "stream", "unexpected", "pairs" or "alltoall": the name
+/// scenario files use.
 std::string_view workload_name(WorkloadKind kind);
 
 /// The kind a scenario file names, or nothing when the name is unknown.
@@ -61,6 +63,15 @@ struct Scenario {
   /// For an unexpected receive: how long after the send the receiver posts
   /// (a file's unexpected workload defaults to 10us).
   Seconds delay = 0;
+  /// Alltoall: the PEs, on the platform's first `pes` nodes in natural
+  /// order (pe2 before pe10); at least 2 there.
+  std::uint32_t pes = 0;
+  /// Alltoall: device threads posting at once, overriding the platform's
+  /// `xover:threads`.
+  std::optional<std::uint32_t> threads;
+  /// Alltoall: puts per simulated flow (1: one flow per put); 0 chooses
+  /// (sim/alltoall_sim.hpp, alltoall_batch()).
+  std::size_t batch = 0;
   std::vector<Bytes> sizes;         ///< message sizes, strictly increasing
   std::vector<std::string> curves;  ///< one curve each: "auto" or a protocol name or prefix
   SelectConfig select;              ///< selection settings from <select key="value"/>

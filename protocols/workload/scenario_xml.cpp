@@ -55,11 +55,17 @@ struct KindAttribute {
   WorkloadKind kind;
 };
 
-constexpr std::array<KindAttribute, 3> kKindAttributes{{
+constexpr std::array<KindAttribute, 6> kKindAttributes{{
     {"window", WorkloadKind::Stream},
     {"delay", WorkloadKind::Unexpected},
     {"pairs", WorkloadKind::Pairs},
+    {"pes", WorkloadKind::Alltoall},
+    {"threads", WorkloadKind::Alltoall},
+    {"batch", WorkloadKind::Alltoall},
 }};
+
+/// The most PEs an alltoall takes, and the most threads.
+constexpr std::uint64_t kMaxPes = 1u << 20;
 
 constexpr std::size_t kStreamWindow = 16;
 constexpr std::size_t kPairs = 2;
@@ -92,6 +98,13 @@ constexpr std::string_view kSpaces = " \t\r\n";
 std::string known_protocols() {
   std::string out;
   for (const Protocol* protocol : protocol_registry())
+    out += (out.empty() ? "" : ", ") + std::string(protocol->name);
+  return out;
+}
+
+std::string known_coll_protocols() {
+  std::string out;
+  for (const CollProtocol* protocol : coll_registry())
     out += (out.empty() ? "" : ", ") + std::string(protocol->name);
   return out;
 }
@@ -324,13 +337,14 @@ class ScenarioReader {
     const std::string_view kind_name = required(node, "kind");
     const auto kind = workload_from_name(kind_name);
     if (!kind)
-      fail(node, "unknown workload kind '" + std::string(kind_name) + "' (known: pingpong, stream, unexpected, pairs)");
+      fail(node, "unknown workload kind '" + std::string(kind_name) +
+                     "' (known: pingpong, stream, unexpected, pairs, alltoall)");
     scenario_.workload = *kind;
     for (const KindAttribute& a : kKindAttributes)
       if (a.kind != *kind && attribute(node, a.name))
         fail(node, "attribute '" + std::string(a.name) + "' does not apply to kind=\"" +
                        std::string(kind_name) + "\" (only to kind=\"" + std::string(workload_name(a.kind)) + "\")");
-    check_attributes(node, {"kind", "iterations", "warmup", "window", "delay", "pairs"});
+    check_attributes(node, {"kind", "iterations", "warmup", "window", "delay", "pairs", "pes", "threads", "batch"});
 
     if (const auto v = attribute(node, "iterations"))
       scenario_.iterations = count(node, "iterations", *v, 1);
@@ -344,6 +358,8 @@ class ScenarioReader {
       const auto v = attribute(node, "pairs");
       scenario_.pairs = v ? count(node, "pairs", *v, 2) : kPairs;
     }
+    if (*kind == WorkloadKind::Alltoall)
+      read_alltoall(node);
     if (*kind == WorkloadKind::Unexpected) {
       const auto v = attribute(node, "delay");
       scenario_.delay = kUnexpectedDelay;
@@ -357,6 +373,22 @@ class ScenarioReader {
           fail(node, "bad " + where(node, "delay", *v) + ": a delay cannot be negative");
       }
     }
+  }
+
+  void read_alltoall(const pugi::xml_node& node) {
+    if (!scenario_.from.empty())
+      fail(node, "an alltoall runs on the platform's first 'pes' nodes; <platform> takes no 'from' or 'to' with it");
+    scenario_.pes = static_cast<std::uint32_t>(std::min(count(node, "pes", required(node, "pes"), 2), kMaxPes + 1));
+    if (scenario_.pes > kMaxPes)
+      fail(node, "bad " + where(node, "pes", *attribute(node, "pes")) + ": at most " + std::to_string(kMaxPes));
+    if (const auto v = attribute(node, "threads")) {
+      const std::uint64_t threads = count(node, "threads", *v, 1);
+      if (threads > kMaxPes)
+        fail(node, "bad " + where(node, "threads", *v) + ": at most " + std::to_string(kMaxPes));
+      scenario_.threads = static_cast<std::uint32_t>(threads);
+    }
+    if (const auto v = attribute(node, "batch"); v && *v != "auto")
+      scenario_.batch = count(node, "batch", *v, 1);
   }
 
   void read_sizes(const pugi::xml_node& node) {
@@ -408,8 +440,15 @@ class ScenarioReader {
     }
     check_attributes(node, {});
     const std::string text = text_of(node);
+    const bool alltoall = scenario_.workload == WorkloadKind::Alltoall;
     for (std::string_view curve : split(text, kSpaces)) {
-      if (curve != "auto" && !protocol_name_known(curve))
+      if (alltoall && curve != "auto" && !coll_protocol(curve))
+        fail(node, "unknown protocol '" + std::string(curve) + "' in <curves> for an alltoall (known: auto, " +
+                       known_coll_protocols() + ")");
+      if (!alltoall && coll_protocol(curve))
+        fail(node, "'" + std::string(curve) + "' in <curves> is an alltoall protocol; the workload is " +
+                       std::string(workload_name(scenario_.workload)));
+      if (!alltoall && curve != "auto" && !protocol_name_known(curve))
         fail(node, "unknown protocol '" + std::string(curve) + "' in <curves> (known: auto, " + known_protocols() +
                        ", or a prefix of one such as eager/multi)");
       if (std::find(scenario_.curves.begin(), scenario_.curves.end(), curve) != scenario_.curves.end())

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 #include <vector>
 
 #include "protocols/core/worker.hpp"
@@ -121,6 +122,8 @@ class Driver {
           case WorkloadKind::Unexpected:
             unexpected(point, n);
             break;
+          case WorkloadKind::Alltoall:
+            break;  // refused by run_workload()
         }
         // A dropped malformed header is a corrupt message too.
         point.errors += worker_.stats().bad_headers - bad_before;
@@ -277,6 +280,9 @@ Rank workload_ranks(const Scenario& scenario) {
 }
 
 void run_workload(const Scenario& scenario, Rank rank, Transport& transport, Results& results) {
+  if (scenario.workload == WorkloadKind::Alltoall)
+    throw std::invalid_argument("scenario '" + scenario.name +
+                                "': the alltoall runs in simulation only (sim::simulate), not over a Transport");
   Driver(scenario, rank, transport, results).run();
 }
 

@@ -25,6 +25,8 @@ Rank workload_ranks(const Scenario& scenario);
 /// Runs `rank`'s part of the scenario over `transport`, every curve and
 /// size in order, adding what it measures and the errors it finds to
 /// `results`.
+/// @throws std::invalid_argument for an alltoall, which the simulator runs
+/// itself (sim/alltoall_sim.hpp).
 void run_workload(const Scenario& scenario, Rank rank, Transport& transport, Results& results);
 
 /// The byte at `offset` of message `seq` from `sender`: what receivers check.

@@ -1,0 +1,82 @@
+// The alltoall (protocols/coll/alltoall.hpp) in SimGrid. Each PE is an
+// actor on its node for the device's threads and, in the proxy flavour, a
+// second actor for its proxy thread; they meet at a command ring (the PE
+// writes a posting round's commands, the proxy waits for them and serves
+// them one by one). Whoever posts runs the stages of PostClock and starts,
+// for each put, a host-to-host transfer of n bytes from its node to the
+// target's at the date the NIC injects it; the transfer shares links as
+// SimGrid's CM02 model computes, and the put's signal lands with its last
+// byte.
+//
+// Aggregation: with a batch of k > 1, one transfer of k·n bytes carries k
+// consecutive puts of a PE, to the last one's target, started so that,
+// alone on its links, it ends when the last put would: at s_last + L + n·G.
+// The time of a contention-free exchange is unchanged. What it approximates: the batch's
+// earlier puts land with the last one, the bytes take the last put's
+// route, and contention shares bytes per batch. It costs the simulator k
+// times fewer transfers.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "protocols/coll/alltoall.hpp"
+#include "protocols/workload/results.hpp"
+#include "protocols/workload/scenario.hpp"
+#include "sim/platform_loader.hpp"
+
+namespace xover::sim {
+
+/// One alltoall to simulate.
+struct AlltoallSpec {
+  AlltoallFlavour flavour = AlltoallFlavour::Direct;
+  std::uint32_t pes = 2;
+  Bytes size = 0;
+  std::optional<std::uint32_t> threads;  ///< device threads, overriding the platform's `xover:threads`
+  std::size_t batch = 1;                 ///< puts per simulated transfer
+  bool verify = false;                   ///< carry every byte and check it at the target
+  std::uint64_t seed = 1;                ///< for the payload pattern
+};
+
+/// What one simulated alltoall gave.
+struct AlltoallOutcome {
+  Seconds time = 0;             ///< from the start to the last put's landing
+  std::uint64_t flows = 0;      ///< SimGrid transfers started
+  std::uint64_t late_flows = 0; ///< batched transfers that could not start at their date (see alltoall_sim.cpp)
+  std::size_t errors = 0;       ///< puts missing, landed twice or, when verified, with a wrong byte
+};
+
+/// The platform's first `pes` nodes in natural order (pe2 before pe10).
+/// @throws PlatformError when the platform has fewer.
+std::vector<std::string> alltoall_nodes(const LogGPPlatform& platform, std::uint32_t pes);
+
+/// The figures the closed form takes for `spec` on `nodes`: the first lane
+/// from the first node to the second, and the first node's device.
+AlltoallParams alltoall_params(const LogGPPlatform& platform, const std::vector<std::string>& nodes,
+                               const AlltoallSpec& spec);
+
+/// The batch a scenario that names none gets: enough puts per transfer
+/// that a PE has about one transfer on the wire at a time (⌈(L + n·G) / the
+/// time between its puts⌉) and an exchange about 65536 transfers at most
+/// (256 at P = 4096), whichever is larger; 1 where neither asks for more.
+/// SimGrid 3.32's cost grows with the transfers in flight: unbatched, a
+/// direct alltoall of 8 B at P = 256 (16 M puts at P = 4096) takes minutes.
+std::size_t alltoall_batch(AlltoallFlavour flavour, const AlltoallParams& params);
+
+/// Runs one alltoall on `nodes` (one PE each) from the current simulated
+/// time. May be called many times in one process.
+/// @throws std::invalid_argument when verifying would need more than 1 GiB.
+AlltoallOutcome simulate_alltoall(const LogGPPlatform& platform, const std::vector<std::string>& nodes,
+                                  const AlltoallSpec& spec);
+
+/// Runs an alltoall scenario: every curve (`auto`, chosen by
+/// alltoall_selection() with the scenario's `direct_perf_diff`, or a forced
+/// flavour) at every size, warm-up and timed iterations, each a whole
+/// exchange. Payloads are verified unless the scenario's are phantom.
+Results simulate_alltoall_scenario(const Scenario& scenario, const LogGPPlatform& platform,
+                                   const std::function<void(const Point&)>& on_new_point = {});
+
+}  // namespace xover::sim
