@@ -153,6 +153,7 @@ def draw(data, out):
     top.set_ylabel("median time per message (\u00b5s)")
     bottom.set_ylabel("time / best")
     bottom.set_xlabel("message size (bytes)")
+    bottom.yaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1, 2, 5)))
     bottom.yaxis.set_major_formatter(ticker.FuncFormatter(lambda y, _: f"{y:g}\u00d7"))
     bottom.yaxis.set_minor_formatter(ticker.NullFormatter())
 
