@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
-#include <set>
 #include <sstream>
 
 #include "tools/commands.hpp"
@@ -58,6 +57,12 @@ std::string cell(const std::string& text, int width) {
   return buf;
 }
 
+// A table line without the padding of its last cell.
+std::string trimmed(std::string line) {
+  line.erase(line.find_last_not_of(' ') + 1);
+  return line + "\n";
+}
+
 void print_crossovers(std::ostream& os, const char* which, const std::vector<Crossover>& crossovers) {
   if (crossovers.empty())
     os << "  " << which << ": none\n";
@@ -85,13 +90,13 @@ void print_text(std::ostream& os, const ResultsFile& sim, const ResultsFile& hw,
   for (const PointError& p : c.points)
     by_size[p.size][p.protocol] = &p;
   bool chose_differently = false;
-  os << "\nrel err per size\n" << cell("size", 8);
+  std::string header = cell("size", 8);
   for (const ProtocolErrors& p : c.protocols)
     if (p.matched)
-      os << cell(p.protocol, 20);
-  os << "\n";
+      header += cell(p.protocol, 20);
+  os << "\nrel err per size\n" << trimmed(header);
   for (const auto& [size, row] : by_size) {
-    os << cell(format_size(size), 8);
+    std::string line = cell(format_size(size), 8);
     for (const ProtocolErrors& p : c.protocols) {
       if (!p.matched)
         continue;
@@ -104,9 +109,9 @@ void print_text(std::ostream& os, const ResultsFile& sim, const ResultsFile& hw,
           chose_differently = true;
         }
       }
-      os << cell(text, 20);
+      line += cell(text, 20);
     }
-    os << "\n";
+    os << trimmed(line);
   }
   if (chose_differently)
     os << "* simulation and hardware ran different protocols at this size\n";

@@ -149,7 +149,8 @@ def draw(data, out):
         axis.set_xscale("log", base=2)
         axis.set_yscale("log")
         axis.grid(True, which="major", alpha=0.3)
-    size_ticks(bottom, sizes)
+    if sizes:
+        size_ticks(bottom, sizes)
     top.set_ylabel("median time per message (\u00b5s)")
     bottom.set_ylabel("time / best")
     bottom.set_xlabel("message size (bytes)")
