@@ -1,7 +1,8 @@
 // xover run on hardware as a user runs it: shared memory and TCP started by
 // xover itself and by mpirun, every payload byte checked, the same results
-// CSV as the simulation; a rank killed halfway stops the run with a message
-// and leaves no shared-memory segment behind; bad options exit 2.
+// CSV as the simulation, and its plot; a rank killed halfway stops the run
+// with a message and leaves no shared-memory segment behind; bad options
+// exit 2.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -84,6 +86,23 @@ TEST_P(HwRun, StreamChecksEveryByte) {
                                    " --out " + out);
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   expect_good_csv(out, GetParam(), "4", 3);
+}
+
+// Rank 0 draws the plot once it has written the CSV.
+TEST_P(HwRun, PlotFollowsTheCsv) {
+  if (!test::python_imports(XOVER_PYTHON, "matplotlib"))
+    GTEST_SKIP() << XOVER_PYTHON << " cannot import matplotlib: install python3-matplotlib (tools/setup.sh)";
+  const std::string out = ::testing::TempDir() + "/hw-plot-" + GetParam() + ".csv";
+  const std::string svg = ::testing::TempDir() + "/hw-plot-" + GetParam() + ".svg";
+  std::remove(svg.c_str());
+  const auto r = test::run_command(kXover + " run " + scenario("hw_small") + " --backend " + GetParam() +
+                                   " --out " + out + " --plot " + svg);
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("results: " + out + "\nplot: " + svg + "\n"));
+  std::ifstream in(svg);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(text, HasSubstr("hw-small: pingpong"));
+  EXPECT_THAT(text, HasSubstr(">" + GetParam() + " on "));
 }
 
 // A rank killed halfway: the launcher stops the other within seconds, says

@@ -32,15 +32,27 @@ std::optional<int> parse_options(const std::string& command, const std::vector<s
 int report_results(const Scenario& scenario, const Results& results, const std::string& backend,
                    const std::string& platform, const std::string& out);
 
+/// True when `file` names a plot xover can write (.png or .svg); otherwise
+/// says so on stderr, as `xover COMMAND: ...`.
+bool check_plot_output(const std::string& command, const std::string& file);
+
+/// Draws the results CSVs `csvs` into `out` (plot_cmd.cpp) and says where;
+/// returns kExitBadInput for a bad file (`file:line: what is wrong`), 1
+/// when python3 or matplotlib is missing or drawing failed, 0 otherwise.
+int plot_results(const std::string& command, const std::vector<std::string>& csvs, const std::string& out);
+
 /// The hardware part of `xover run` (run_hw.cpp): starts the ranks on this
 /// node, or, in a rank (started by this command or by mpirun), runs its
-/// part; rank 0 reports. `args` are run's own, to start the ranks with.
+/// part; rank 0 reports, and plots into `plot` when it is not empty.
+/// `args` are run's own, to start the ranks with.
 int run_on_hardware(const Scenario& scenario, const std::string& backend,
                     const boost::program_options::variables_map& vm, const std::vector<std::string>& args,
-                    const std::string& out);
+                    const std::string& out, const std::string& plot);
 
 int proto_info_command(const std::vector<std::string>& args);
 int run_command(const std::vector<std::string>& args);
 int crossover_command(const std::vector<std::string>& args);
+int plot_command(const std::vector<std::string>& args);
+int compare_command(const std::vector<std::string>& args);
 
 }  // namespace xover::tools

@@ -19,7 +19,7 @@ namespace xover::tools {
 
 int run_command(const std::vector<std::string>& args) {
   po::options_description opts(
-      "usage: xover run SCENARIO [--out FILE.csv] [--platform FILE] [--backend sim|shm|tcp]\n\n"
+      "usage: xover run SCENARIO [--out FILE.csv] [--plot FILE.png|svg] [--platform FILE] [--backend sim|shm|tcp]\n\n"
       "Runs a scenario file: every protocol curve at every size, on the simulated platform the\n"
       "scenario names (or --platform), or on this machine's shared memory or TCP. Prints a table\n"
       "and writes the results CSV. On hardware, xover starts the scenario's ranks on this node;\n"
@@ -27,6 +27,7 @@ int run_command(const std::vector<std::string>& args) {
       "bootstrap through MPI and rank 0 writes the results.\n\noptions");
   opts.add_options()("help,h", "this help")("scenario", po::value<std::string>(), "scenario file")(
       "out,o", po::value<std::string>(), "results CSV (default results/NAME.csv)")(
+      "plot", po::value<std::string>(), "also draw the results into this .png or .svg (as xover plot)")(
       "platform,p", po::value<std::string>(), "run on this platform instead of the scenario's")(
       "backend,b", po::value<std::string>()->default_value("sim"),
       "sim (the simulator), shm (shared memory) or tcp")(
@@ -60,8 +61,11 @@ int run_command(const std::vector<std::string>& args) {
   if (vm.count("platform"))
     scenario.platform = vm["platform"].as<std::string>();
   const std::string out = vm.count("out") ? vm["out"].as<std::string>() : "results/" + scenario.name + ".csv";
+  const std::string plot = vm.count("plot") ? vm["plot"].as<std::string>() : "";
+  if (!plot.empty() && !check_plot_output("run", plot))
+    return kExitBadInput;
   if (backend != "sim")
-    return run_on_hardware(scenario, backend, vm, args, out);
+    return run_on_hardware(scenario, backend, vm, args, out, plot);
 
   const bool terminal = isatty(STDERR_FILENO) != 0;
   Results results;
@@ -79,7 +83,8 @@ int run_command(const std::vector<std::string>& args) {
     return kExitBadInput;
   }
 
-  return report_results(scenario, results, "sim", scenario.platform, out);
+  const int status = report_results(scenario, results, "sim", scenario.platform, out);
+  return status == 0 && !plot.empty() ? plot_results("run", {out}, plot) : status;
 }
 
 int report_results(const Scenario& scenario, const Results& results, const std::string& backend,

@@ -54,7 +54,7 @@ int launch(const Scenario& scenario, const std::vector<std::string>& args) {
 }
 
 int run_rank(const Scenario& scenario, runtime::Backend backend, const runtime::RuntimeOptions& options,
-             runtime::Bootstrap& boot, const std::string& out) {
+             runtime::Bootstrap& boot, const std::string& out, const std::string& plot) {
   const Rank need = workload_ranks(scenario);
   if (boot.size() != need) {
     if (boot.rank() == 0)
@@ -81,13 +81,14 @@ int run_rank(const Scenario& scenario, runtime::Backend backend, const runtime::
   Results merged;
   for (const runtime::Blob& blob : all)
     merged.merge_text(std::string_view(reinterpret_cast<const char*>(blob.data()), blob.size()));
-  return report_results(scenario, merged, std::string(runtime::backend_name(backend)), host_name(), out);
+  const int status = report_results(scenario, merged, std::string(runtime::backend_name(backend)), host_name(), out);
+  return status == 0 && !plot.empty() ? plot_results("run", {out}, plot) : status;
 }
 
 }  // namespace
 
 int run_on_hardware(const Scenario& scenario, const std::string& backend_text, const po::variables_map& vm,
-                    const std::vector<std::string>& args, const std::string& out) {
+                    const std::vector<std::string>& args, const std::string& out, const std::string& plot) {
   const runtime::Backend backend = *runtime::backend_from_name(backend_text);
   runtime::RuntimeOptions options;
   options.timeout = vm["timeout"].as<double>();
@@ -118,7 +119,7 @@ int run_on_hardware(const Scenario& scenario, const std::string& backend_text, c
       boot = runtime::make_mpi_bootstrap();
     if (!boot)
       return launch(scenario, args);
-    return run_rank(scenario, backend, options, *boot, out);
+    return run_rank(scenario, backend, options, *boot, out, plot);
   } catch (const runtime::RuntimeError& e) {
     std::cerr << "xover run: " << (boot ? "rank " + std::to_string(boot->rank()) + ": " : "") << e.what() << "\n";
     return 1;

@@ -15,6 +15,8 @@ constexpr const char* kUsage =
     "  run          run a scenario in simulation or on shm/tcp: a table and the results CSV (xover run --help)\n"
     "  crossover    where two protocols' simulated times cross (xover crossover --help)\n"
     "  proto-info   the protocol thresholds table of a platform path (xover proto-info --help)\n"
+    "  plot         draw results CSVs: time against size, thresholds and crossovers (xover plot --help)\n"
+    "  compare      a simulated run against a hardware run: errors and thresholds (xover compare --help)\n"
     "\n"
     "xover --help prints this; every command takes --help.\n";
 
@@ -37,6 +39,10 @@ int main(int argc, char** argv) {
     return xover::tools::run_command(args);
   if (command == "crossover")
     return xover::tools::crossover_command(args);
+  if (command == "plot")
+    return xover::tools::plot_command(args);
+  if (command == "compare")
+    return xover::tools::compare_command(args);
   std::cerr << "xover: unknown command '" << command << "'\n" << kUsage;
   return xover::tools::kExitBadInput;
 }

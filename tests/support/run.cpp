@@ -41,6 +41,10 @@ CommandResult run_command(const std::string& command) {
   return result;
 }
 
+bool python_imports(const std::string& python, const std::string& module) {
+  return run_command(python + " -c 'import " + module + "'").status == 0;
+}
+
 std::vector<std::vector<std::string>> read_csv(const std::string& file) {
   std::ifstream in(file);
   std::vector<std::vector<std::string>> rows;

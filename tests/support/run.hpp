@@ -16,6 +16,10 @@ struct CommandResult {
 /// Runs `command` through /bin/sh.
 CommandResult run_command(const std::string& command);
 
+/// True when `python` runs and imports `module` (for tests that need
+/// matplotlib to skip with a reason where it is missing).
+bool python_imports(const std::string& python, const std::string& module);
+
 /// The cells of a CSV file without quoted fields (a results CSV), row by row.
 std::vector<std::vector<std::string>> read_csv(const std::string& file);
 
