@@ -133,5 +133,36 @@ TEST(ProtoInfoCli, HelpListsOptionsAndSettings) {
   EXPECT_EQ(test::run_command(kXover + " frobnicate").status, 2);
 }
 
+// The alltoall star (platforms/alltoall-star.xml: L 1 us, 25 GB/s, g 10 ns,
+// o_d 0.5 us, 1024 threads, o_p 1.5 us, wake-up 3 us) at P = 8 with 32
+// threads: direct 1.5 us + 7x, proxy 6 us + 7x (x = n/25 GB/s) once the
+// NIC is bandwidth-bound; direct must win by 5 %, which it does below
+// n = 316,071.4 (tests/alltoall_model_test.cpp works it out).
+TEST(ProtoInfoCli, AlltoallTable) {
+  const std::string star = "--platform " + kSource + "/platforms/alltoall-star.xml";
+  auto r = proto_info(star + " --alltoall 8 --threads 32");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("threads 32"));
+  EXPECT_THAT(r.out, HasSubstr("  0..316071                      coll/alltoall/direct\n"));
+  EXPECT_THAT(r.out, HasSubstr("  316072..inf                    coll/alltoall/proxy\n"));
+  r = proto_info(star + " --alltoall 8 --set direct_perf_diff=0 --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(R"("ranges":[{"from":0,"to":null,"protocol":"coll/alltoall/direct"}])"));
+  EXPECT_THAT(r.out, HasSubstr(R"("pes":8)"));
+}
+
+TEST(ProtoInfoCli, AlltoallBadInput) {
+  const std::string star = "--platform " + kSource + "/platforms/alltoall-star.xml";
+  for (const std::string& args : {star + " --alltoall 1", star + " --alltoall 8 --from pe0 --to pe1",
+                                  star + " --alltoall 8 --threads 0", star + " --threads 4"}) {
+    const auto r = proto_info(args);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_THAT(r.err, StartsWith("xover proto-info: ")) << args;
+  }
+  const auto r = proto_info(star + " --alltoall 5000");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("an alltoall of 5000 PEs needs 5000 nodes, the platform has 4096"));
+}
+
 }  // namespace
 }  // namespace xover

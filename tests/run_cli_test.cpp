@@ -62,6 +62,31 @@ TEST(RunCli, PhantomPayloadsRunGibibyteMessages) {
   EXPECT_LT(mbps, 48000);
 }
 
+// An alltoall scenario: every curve at every size, the exchange's time
+// equal to the closed form on the contention-free star (model_us), the
+// bandwidth (P − 1)·n over it, and no put lost.
+TEST(RunCli, AlltoallRunsInSimulationOnly) {
+  const std::string scenario = kSource + "/tests/data/scenarios/alltoall_small.xml";
+  const std::string out = ::testing::TempDir() + "/alltoall.csv";
+  auto r = test::run_command(kXover + " run " + scenario + " --out " + out);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("alltoall in simulation"));
+  EXPECT_THAT(r.out, HasSubstr("median time per exchange in us"));
+  const auto rows = test::read_csv(out);
+  ASSERT_EQ(rows.size(), 1u + 3 * 3);
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i][3], "alltoall");
+    EXPECT_EQ(rows[i][14], "0");
+    const double t = std::stod(rows[i][9]);
+    EXPECT_NEAR(t, std::stod(rows[i][13]), 1e-5 * t) << "row " << i;
+    EXPECT_NEAR(std::stod(rows[i][12]), 7 * std::stod(rows[i][7]) / t, 1e-3) << "row " << i;
+  }
+  EXPECT_EQ(rows[1][5], "coll/alltoall/direct");
+  r = test::run_command(kXover + " run " + scenario + " --backend shm --out " + out);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("the alltoall runs in simulation only"));
+}
+
 // eager/zcopy against rndv/get on one rail with no rendezvous bias: the
 // bisection on simulated times lands on the thresholds table's hand-over.
 TEST(CrossoverCli, LandsOnTheProtoInfoThreshold) {

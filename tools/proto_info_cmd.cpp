@@ -2,7 +2,9 @@
 #include <boost/program_options.hpp>
 #include <iostream>
 
+#include "sim/alltoall_sim.hpp"
 #include "sim/platform_loader.hpp"
+#include "tools/alltoall_info.hpp"
 #include "tools/commands.hpp"
 #include "tools/proto_info_format.hpp"
 
@@ -10,17 +12,51 @@ namespace po = boost::program_options;
 
 namespace xover::tools {
 
+namespace {
+
+int alltoall_info(const po::variables_map& vm, const SelectConfig& config) {
+  AlltoallInfo info;
+  info.platform_file = vm["platform"].as<std::string>();
+  info.direct_perf_diff = config.direct_perf_diff;
+  const std::uint32_t pes = vm["alltoall"].as<std::uint32_t>();
+  if (pes < 2 || vm.count("from") || vm.count("to") || (vm.count("threads") && vm["threads"].as<std::uint32_t>() == 0)) {
+    std::cerr << "xover proto-info: --alltoall takes at least 2 PEs, no --from or --to, and --threads of 1 or more\n";
+    return kExitBadInput;
+  }
+  try {
+    const sim::LogGPPlatform platform = sim::LogGPPlatform::load(info.platform_file);
+    sim::AlltoallSpec spec;
+    spec.pes = pes;
+    if (vm.count("threads"))
+      spec.threads = vm["threads"].as<std::uint32_t>();
+    const std::vector<std::string> nodes = sim::alltoall_nodes(platform, pes);
+    info.params = sim::alltoall_params(platform, nodes, spec);
+    info.lane = platform.path(nodes[0], nodes[1]).lanes.front().name;
+  } catch (const sim::PlatformError& e) {
+    std::cerr << "xover proto-info: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  std::cout << (vm.count("json") ? format_alltoall_info_json(info) : format_alltoall_info_text(info));
+  return 0;
+}
+
+}  // namespace
+
 int proto_info_command(const std::vector<std::string>& args) {
   po::options_description opts(
-      "usage: xover proto-info [--platform FILE] [--from NODE --to NODE] [--set KEY=VALUE ...] [--json]\n\n"
+      "usage: xover proto-info [--platform FILE] [--from NODE --to NODE] [--set KEY=VALUE ...] [--json]\n"
+      "       xover proto-info --alltoall P [--threads T] [--platform FILE] [--set direct_perf_diff=PCT] [--json]\n\n"
       "Prints the protocol thresholds table from one node to another of a SimGrid platform: which\n"
       "protocol each message size uses, over which lanes, each protocol's cost line, and the seed's\n"
-      "closed-form rendezvous thresholds beside the envelope's.\n\noptions");
+      "closed-form rendezvous thresholds beside the envelope's. With --alltoall, the same for an\n"
+      "alltoall of P PEs on the platform's first P nodes: where coll/alltoall/direct stops winning.\n\noptions");
   opts.add_options()("help,h", "this help")(
       "platform,p", po::value<std::string>()->default_value(XOVER_DEFAULT_PLATFORM), "SimGrid platform file")(
       "from", po::value<std::string>(), "sending node (default: the first node by name)")(
       "to", po::value<std::string>(), "receiving node (default: the second node by name)")(
       "set,s", po::value<std::vector<std::string>>()->composing(), "a selection setting KEY=VALUE (repeatable)")(
+      "alltoall", po::value<std::uint32_t>(), "the alltoall table for this many PEs (at least 2)")(
+      "threads", po::value<std::uint32_t>(), "with --alltoall: device threads, overriding xover:threads")(
       "json", "print JSON for scripts");
   po::variables_map vm;
   if (const auto status = parse_options("proto-info", args, opts, {}, vm)) {
@@ -36,6 +72,13 @@ int proto_info_command(const std::vector<std::string>& args) {
         report.config.set(assignment);
   } catch (const std::invalid_argument& e) {
     std::cerr << "xover proto-info: --set " << e.what() << "\n";
+    return kExitBadInput;
+  }
+
+  if (vm.count("alltoall"))
+    return alltoall_info(vm, report.config);
+  if (vm.count("threads")) {
+    std::cerr << "xover proto-info: --threads goes with --alltoall\n";
     return kExitBadInput;
   }
 

@@ -18,7 +18,9 @@ std::string format_results_table(const Scenario& scenario, const Results& result
      << (backend == "sim" ? " in simulation on " : " on " + backend + " on ") << platform << "\n";
   if (!scenario.description.empty())
     os << "# " << scenario.description << "\n";
-  os << "# median time per message in us" << (held ? "; held: bytes the receiver buffered" : "") << "\n";
+  os << (scenario.workload == WorkloadKind::Alltoall ? "# median time per exchange in us"
+                                                      : "# median time per message in us")
+     << (held ? "; held: bytes the receiver buffered" : "") << "\n";
   char cell[128];
   std::snprintf(cell, sizeof cell, "%10s", "size");
   os << cell;

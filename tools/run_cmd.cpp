@@ -64,6 +64,11 @@ int run_command(const std::vector<std::string>& args) {
   const std::string plot = vm.count("plot") ? vm["plot"].as<std::string>() : "";
   if (!plot.empty() && !check_plot_output("run", plot))
     return kExitBadInput;
+  if (backend != "sim" && scenario.workload == WorkloadKind::Alltoall) {
+    std::cerr << "xover run: " << scenario.file << ": the alltoall runs in simulation only (--backend sim); "
+              << "its device-initiated flavour needs a GPU backend\n";
+    return kExitBadInput;
+  }
   if (backend != "sim")
     return run_on_hardware(scenario, backend, vm, args, out, plot);
 
