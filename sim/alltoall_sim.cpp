@@ -53,7 +53,7 @@ bool natural_less(const std::string& a, const std::string& b) {
 constexpr std::size_t kMaxPending = 4096;
 
 /// The most transfers alltoall_batch() aims for in one exchange.
-constexpr double kFlowBudget = 1 << 16;
+constexpr double kFlowBudget = 1 << 14;
 
 /// One simulated alltoall: the PEs' rings and the landings.
 class Exchange {

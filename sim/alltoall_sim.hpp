@@ -60,8 +60,8 @@ AlltoallParams alltoall_params(const LogGPPlatform& platform, const std::vector<
 
 /// The batch a scenario that names none gets: enough puts per transfer
 /// that a PE has about one transfer on the wire at a time (⌈(L + n·G) / the
-/// time between its puts⌉) and an exchange about 65536 transfers at most
-/// (256 at P = 4096), whichever is larger; 1 where neither asks for more.
+/// time between its puts⌉) and an exchange about 16384 transfers at most
+/// (1024 at P = 4096), whichever is larger; 1 where neither asks for more.
 /// SimGrid 3.32's cost grows with the transfers in flight: unbatched, a
 /// direct alltoall of 8 B at P = 256 (16 M puts at P = 4096) takes minutes.
 std::size_t alltoall_batch(AlltoallFlavour flavour, const AlltoallParams& params);

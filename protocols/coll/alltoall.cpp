@@ -69,9 +69,15 @@ PiecewiseFunc alltoall_cost(AlltoallFlavour flavour, const AlltoallParams& param
         upper_envelope(terms(flavour, params, LinearFunc::per_byte(1.0 / params.bandwidth)), gap_bound + 1, kSizeMax);
     cost.insert(cost.end(), beyond.begin(), beyond.end());
   }
-  for (Piece& piece : cost)
+  PiecewiseFunc merged;
+  for (Piece& piece : cost) {
     piece.f += wire(params);
-  return cost;
+    if (!merged.empty() && merged.back().f == piece.f)
+      merged.back().to = piece.to;
+    else
+      merged.push_back(piece);
+  }
+  return merged;
 }
 
 std::vector<EnvelopeRange> alltoall_selection(const AlltoallParams& params, double direct_perf_diff) {
