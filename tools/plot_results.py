@@ -151,9 +151,10 @@ def draw(data, out):
         axis.grid(True, which="major", alpha=0.3)
     if sizes:
         size_ticks(bottom, sizes)
-    top.set_ylabel("median time per message (\u00b5s)")
+    alltoall = runs[0]["workload"] == "alltoall"
+    top.set_ylabel("median time per exchange (\u00b5s)" if alltoall else "median time per message (\u00b5s)")
     bottom.set_ylabel("time / best")
-    bottom.set_xlabel("message size (bytes)")
+    bottom.set_xlabel("bytes from each PE to each other PE" if alltoall else "message size (bytes)")
     bottom.yaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1, 2, 5)))
     bottom.yaxis.set_major_formatter(ticker.FuncFormatter(lambda y, _: f"{y:g}\u00d7"))
     bottom.yaxis.set_minor_formatter(ticker.NullFormatter())
