@@ -96,6 +96,7 @@ int main(int argc, char** argv) {
   std::printf("%-7s %5s %6s %9s %8s %8s %9s %12s %14s %14s %9s\n", "flavour", "P", "batch", "puts", "flows", "wall s",
               "peak MiB", "puts/wall s", "simulated us", "closed form", "errors");
   bool ok = true;
+  std::vector<std::pair<const char*, double>> rates_1024;  // puts per wall second at P = 1024
   double worst_wall = 0;
   long worst_rss = 0;
   for (const Case& c : cases) {
@@ -106,6 +107,8 @@ int main(int argc, char** argv) {
                 puts, static_cast<unsigned long long>(r.flows), wall, r.max_rss_kib / 1024.0, puts / r.run_s,
                 r.sim_s * 1e6, r.closed_form_s * 1e6, static_cast<unsigned long long>(r.errors));
     ok = ok && r.errors == 0 && std::abs(r.sim_s - r.closed_form_s) <= 1e-6 * r.closed_form_s;
+    if (c.pes == 1024)
+      rates_1024.emplace_back(name(c.flavour), puts / r.run_s);
     if (c.pes == 4096) {
       worst_wall = std::max(worst_wall, wall);
       worst_rss = std::max(worst_rss, r.max_rss_kib);
@@ -120,6 +123,10 @@ int main(int argc, char** argv) {
                 "wall second, peak %.1f MiB\n",
                 static_cast<unsigned long long>(bare.messages), bare.wall_s(), bare.messages / bare.run_s,
                 bare.max_rss_kib / 1024.0);
+    const double bare_rate = bare.messages / bare.run_s;
+    for (const auto& [flavour, rate] : rates_1024)
+      std::printf("ratio at P = 1024, %s: %.1fx bare SimGrid's messages per wall second\n", flavour,
+                  rate / bare_rate);
     std::printf("target: P = 4096 under %.0f s and 4 GiB in each flavour: %s (worst %.1f s, %.1f MiB)\n", kTargetWall,
                 worst_wall < kTargetWall && worst_rss < kTargetRssKib ? "met" : "MISSED", worst_wall,
                 worst_rss / 1024.0);
