@@ -234,7 +234,7 @@ class Exchange {
       if (got_[bit])
         ++duplicates_;
       got_[bit] = true;
-      if (spec_.verify)
+      if (spec_.verify && spec_.size > 0)
         std::memcpy(recv_[to].data() + pe * spec_.size, send_[pe].data() + i * spec_.size, spec_.size);
     }
   }
