@@ -42,5 +42,6 @@ int run_on_hardware(const Scenario& scenario, const std::string& backend,
 int proto_info_command(const std::vector<std::string>& args);
 int run_command(const std::vector<std::string>& args);
 int crossover_command(const std::vector<std::string>& args);
+int calibrate_command(const std::vector<std::string>& args);
 
 }  // namespace xover::tools

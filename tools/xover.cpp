@@ -15,6 +15,7 @@ constexpr const char* kUsage =
     "  run          run a scenario in simulation or on shm/tcp: a table and the results CSV (xover run --help)\n"
     "  crossover    where two protocols' simulated times cross (xover crossover --help)\n"
     "  proto-info   the protocol thresholds table of a platform path (xover proto-info --help)\n"
+    "  calibrate    measure shm or tcp lanes on this machine and write a calibrated platform (xover calibrate --help)\n"
     "\n"
     "xover --help prints this; every command takes --help.\n";
 
@@ -37,6 +38,8 @@ int main(int argc, char** argv) {
     return xover::tools::run_command(args);
   if (command == "crossover")
     return xover::tools::crossover_command(args);
+  if (command == "calibrate")
+    return xover::tools::calibrate_command(args);
   std::cerr << "xover: unknown command '" << command << "'\n" << kUsage;
   return xover::tools::kExitBadInput;
 }
