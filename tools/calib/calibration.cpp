@@ -78,7 +78,13 @@ FittedLane fit_lane(const LaneMeasurement& lm, const Measurements& m, Calibratio
     a.gap = f.g();
     fitted.one_message_per_byte = f.round_trip.m / 2;
     fitted.copy_per_byte = f.stream.m;
-    lines.push_back(who + "PRTT(1,0,s) = " + describe(f.round_trip));
+    std::vector<double> spreads;
+    for (const PrttPoint& p : lm.am)
+      spreads.push_back(p.spread);
+    std::sort(spreads.begin(), spreads.end());
+    lines.push_back(who + "PRTT(1,0,s) = " + describe(f.round_trip) +
+                    format("; noise, (p90 - p10)/median of its runs: %.1f %% (median over sizes), %.1f %% (worst)",
+                           spreads[spreads.size() / 2] * 100, spreads.back() * 100));
     lines.push_back(who + "(PRTT(n,0,s) - PRTT(1,0,s))/(n-1) = g + G*s = " + describe(f.gap) +
                     format(", n = %.0f", m.messages));
     lines.push_back(who + "stream (PRTT(N,0,s) - PRTT(1,0,s))/(N-1) = " + describe(f.stream));

@@ -54,7 +54,8 @@ LineFit fit_line(std::span<const double> x, std::span<const double> y, Weighting
 /// delay loop overshoots d by the clock's own cost.
 struct PrttPoint {
   Bytes size = 0;
-  Seconds rtt1 = 0;    ///< PRTT(1, 0, s)
+  Seconds rtt1 = 0;    ///< PRTT(1, 0, s), the median of its runs
+  double spread = 0;   ///< (p90 − p10) / median of the PRTT(1, 0, s) runs: the noise of the measurement
   Seconds rttn = 0;    ///< PRTT(n, 0, s)
   Seconds rttd = 0;    ///< PRTT(n, d, s)
   Seconds o_send = 0;  ///< the sender's time per post, timed around the post itself

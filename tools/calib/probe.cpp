@@ -23,9 +23,15 @@ enum Code : std::uint64_t {
   kDone = 5,   ///< the client is done: the server returns
 };
 
+/// The sample at fraction q of the sorted samples (nearest rank).
+Seconds quantile(std::vector<Seconds> v, double q) {
+  const auto k = static_cast<std::ptrdiff_t>(q * static_cast<double>(v.size() - 1) + 0.5);
+  std::nth_element(v.begin(), v.begin() + k, v.end());
+  return v[static_cast<std::size_t>(k)];
+}
+
 Seconds median(std::vector<Seconds> v) {
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
+  return quantile(std::move(v), 0.5);
 }
 
 /// One end of a probe: sends coded messages, and takes them in with a
@@ -144,6 +150,7 @@ PrttPoint time_size(ProbeEnd& end, Bytes s, const ProbeOptions& options) {
   PrttPoint p;
   p.size = s;
   p.rtt1 = median(rtt1);
+  p.spread = (quantile(rtt1, 0.9) - quantile(rtt1, 0.1)) / p.rtt1;
   // Long enough for the reply to the last message to be in before the
   // client looks: then taking it in costs o_r alone.
   p.delay = 2 * p.rtt1 + 1e-6;
