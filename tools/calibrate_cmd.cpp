@@ -109,8 +109,8 @@ int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
   calib::ProbeOptions probe;
   probe.repeats = s.quick ? 10 : 40;
   probe.warmup = s.quick ? 2 : 5;
-  probe.stream_bytes = s.quick ? Bytes{256} << 10 : Bytes{1} << 20;
-  probe.stream_repeats = s.quick ? 2 : 5;
+  probe.stream_bytes = s.quick ? Bytes{256} << 10 : Bytes{4} << 20;
+  probe.stream_repeats = s.quick ? 2 : 7;
   m.messages = probe.messages;
   const double factor = s.quick ? 4 : 2;
   for (std::size_t i = 0; i < path.lanes.size(); ++i) {

@@ -6,7 +6,8 @@
 //   o_send, o_recv   the intercepts of the sender's post time and of the
 //                    receiver's take-in time (fit_loggp), clipped at 0, plus
 //                    the protocol core's own time per message (below)
-//   latency          PRTT(1,0,0)/2 − o_s − o_r, clipped at 0 (said so)
+//   latency          PRTT(1,0,0)/2 − o_s − o_r, clipped at 0 (said so; then
+//                    o_s and o_r shrink in proportion to add up to PRTT/2)
 //   gap              the intercept g of (PRTT(n,0,s) − PRTT(1,0,s))/(n−1)
 //   memcpy_bw        where the active-message lane is itself a copy (no
 //                    get on it: shared memory), 1/G of the stream, the pace
@@ -17,8 +18,10 @@
 //                    of active messages only: what is left of one message's
 //                    time per byte, PRTT(1,0,s)'s slope / 2, once the core's
 //                    two copies (n/M at each end) are taken out
-//   latency of a lane with gets and no active messages: from the get's
-//                    intercept, 2·L + o_s + o_r + 16/B (rndv_get.cpp's get(n))
+//   latency of a lane's gets: from the get's intercept, 2·L + o_s + o_r +
+//                    16/B (rndv_get.cpp's get(n)); a lane with active
+//                    messages and gets becomes two lanes, NAME and NAME-rma
+//                    (fit_lane says why)
 //   limits, capabilities, registration: as the transport reports them
 // The protocol core's own time per message (requests, matching, progress)
 // is what the probes, which use the bare transport, cannot see: it is the
@@ -62,9 +65,16 @@ struct FittedLane {
   LaneAttrs attrs;
   SecondsPerByte one_message_per_byte = 0;  ///< PRTT(1,0,s)'s slope / 2
   SecondsPerByte copy_per_byte = 0;         ///< the stream's G
+  bool timed_gets = false;                  ///< the bandwidth came from gets
 };
 
-FittedLane fit_lane(const LaneMeasurement& lm, const Measurements& m, Calibration& out) {
+/// The lanes a measured lane becomes: itself, or, when it carries both
+/// active messages and gets (TCP), two lanes. A get there is served by the
+/// target's CPU (a request in, a reply out), not by a NIC as rndv_get.cpp's
+/// get(n) = 2L + n/B + o_s + o_r assumes; one L cannot hold both a
+/// message's flight and that service, so the gets get a lane of their own,
+/// NAME-rma, whose L is fitted from the gets.
+std::vector<FittedLane> fit_lane(const LaneMeasurement& lm, const Measurements& m, Calibration& out) {
   FittedLane fitted{lm.hardware};
   LaneAttrs& a = fitted.attrs;
   a.name = rail_name(lm.hardware.name);
@@ -90,10 +100,18 @@ FittedLane fit_lane(const LaneMeasurement& lm, const Measurements& m, Calibratio
     lines.push_back(who + "stream (PRTT(N,0,s) - PRTT(1,0,s))/(N-1) = " + describe(f.stream));
     lines.push_back(who + "o_s(s) = " + describe(f.o_send));
     lines.push_back(who + "o_r(s) = PRTT(n,d,s) - (n posts and delays, as timed) = " + describe(f.o_recv));
-    if (f.latency_clipped)
-      out.notes.push_back(who + format("PRTT(1,0,0)/2 - o_s - o_r = %.4f us is negative: L set to 0 (the two "
-                                       "overheads overlap in time)",
-                                       (f.round_trip.c / 2 - f.o_send.c - f.o_recv.c) * 1e6));
+    if (f.latency_clipped && a.o_send + a.o_recv > 0) {
+      // The two overheads overlap in time (on the loopback the sender's
+      // system call carries the message through the receiver's stack): one
+      // message costs PRTT(1,0,0)/2, so both shrink in proportion, as the
+      // TCP transport's own lane measurement does.
+      const double scale = std::max(0.0, f.round_trip.c / 2) / (a.o_send + a.o_recv);
+      a.o_send *= scale;
+      a.o_recv *= scale;
+      out.notes.push_back(who + format("PRTT(1,0,0)/2 - o_s - o_r = %.4f us is negative: L set to 0 and o_s, o_r "
+                                       "scaled by %.3f so that they add up to PRTT(1,0,0)/2 (they overlap in time)",
+                                       (f.round_trip.c / 2 - f.o_send.c - f.o_recv.c) * 1e6, scale));
+    }
     if (f.gap.c < 0)
       out.notes.push_back(who + format("g fitted as %.4f us: set to 0", f.gap.c * 1e6));
     if (f.o_send.c < 0 || f.o_recv.c < 0)
@@ -110,18 +128,32 @@ FittedLane fit_lane(const LaneMeasurement& lm, const Measurements& m, Calibratio
     if (!(g.m > 0))
       throw std::invalid_argument(who + "the get time does not grow with the size: no bandwidth to fit");
     a.bandwidth = 1 / g.m;
-    if (lm.am.empty()) {
-      const double l = (g.c - a.o_send - a.o_recv - kGetHeader * g.m) / 2;
-      a.latency = std::max(0.0, l);
-      if (l < 0)
-        out.notes.push_back(who + "the get's intercept is below o_s + o_r: L set to 0");
-    } else {
-      const double model = 2 * a.latency + a.o_send + a.o_recv + kGetHeader * g.m;
-      lines.push_back(who + format("get(0) from the active-message figures, 2L + o_s + o_r: %.4f us; measured %.4f us",
-                                   model * 1e6, g.c * 1e6));
-    }
+    fitted.timed_gets = true;
+    FittedLane rma = fitted;
+    const double l = (g.c - a.o_send - a.o_recv - kGetHeader * g.m) / 2;
+    rma.attrs.latency = std::max(0.0, l);
+    if (l < 0)
+      out.notes.push_back(who + "the get's intercept is below o_s + o_r: L of its gets set to 0");
+    if (lm.am.empty())
+      return {rma};
+    lines.push_back(who + format("get(0) from the active-message figures, 2L + o_s + o_r: %.4f us; measured %.4f us: "
+                                 "its gets go on lane ",
+                                 (2 * a.latency + a.o_send + a.o_recv + kGetHeader * g.m) * 1e6, g.c * 1e6) +
+                    a.name + "-rma");
+    rma.attrs.name = a.name + "-rma";
+    rma.attrs.caps = {};
+    rma.attrs.max_short = rma.attrs.max_bcopy = rma.attrs.seg_size = 0;
+    for (LaneCap cap : {LaneCap::GetZcopy, LaneCap::PutZcopy, LaneCap::ConnectToIface})
+      if (lm.hardware.caps.has(cap))
+        rma.attrs.caps.add(cap);
+    LaneCaps am_caps;
+    for (LaneCap cap : {LaneCap::AmShort, LaneCap::AmBcopy, LaneCap::AmZcopy, LaneCap::Atomics, LaneCap::ConnectToIface})
+      if (lm.hardware.caps.has(cap))
+        am_caps.add(cap);
+    a.caps = am_caps;
+    return {fitted, rma};
   }
-  return fitted;
+  return {fitted};
 }
 
 /// The bandwidth of a lane that carries only active messages: what one
@@ -272,7 +304,8 @@ Calibration calibrate(const Measurements& m) {
                     "bytes):";
   std::vector<FittedLane> lanes;
   for (const LaneMeasurement& lane : m.lanes)
-    lanes.push_back(fit_lane(lane, m, out));
+    for (FittedLane& fitted : fit_lane(lane, m, out))
+      lanes.push_back(std::move(fitted));
 
   // The copies the protocols make run at the pace of a large copied
   // transfer where the lane itself is a copy (shared memory: no get on the
@@ -280,7 +313,7 @@ Calibration calibrate(const Measurements& m) {
   out.draft.memcpy_bw = m.memcpy_bw;
   std::string copy_source = "the transport's memcpy measurement at set-up";
   for (const FittedLane& lane : lanes)
-    if (lane.copy_per_byte > 0 && !lane.attrs.caps.has(LaneCap::GetZcopy)) {
+    if (lane.copy_per_byte > 0 && !lane.timed_gets) {
       out.draft.memcpy_bw = 1 / lane.copy_per_byte;
       copy_source = "the stream's G on lane " + lane.attrs.name;
       break;
@@ -288,7 +321,7 @@ Calibration calibrate(const Measurements& m) {
   out.draft.comments.push_back(format("memcpy bandwidth: %.4f GB/s, from ", out.draft.memcpy_bw / 1e9) + copy_source +
                                format(" (the transport's memcpy figure: %.4f GB/s)", m.memcpy_bw / 1e9));
   for (FittedLane& lane : lanes)
-    if (lane.copy_per_byte > 0 && !lane.attrs.caps.has(LaneCap::GetZcopy))
+    if (lane.copy_per_byte > 0 && !lane.timed_gets)
       am_only_bandwidth(lane, out.draft.memcpy_bw, out);
   for (const FittedLane& lane : lanes)
     out.draft.lanes.push_back(lane.attrs);
