@@ -6,9 +6,11 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 
 #include "sim/in_child.hpp"
@@ -105,6 +107,34 @@ TEST(CalibratedPlatform, CommentBlockComesFirstAndStaysOneComment) {
   EXPECT_EQ(xml.substr(open + 4, close - open - 4).find("--"), std::string::npos) << "'--' ends an XML comment";
   EXPECT_NE(xml.find("lane mm: PRTT(1,0,s) = 0.3 us + 0.2 ns/B * s"), std::string::npos);
   EXPECT_NE(xml.find("<prop id=\"network/model\" value=\"CM02\"/>"), std::string::npos);
+}
+
+/// The lanes of `file`, node0 to node1, one line each: name, whether L is
+/// at least 0, B positive and o_s, o_r, g at least 0 and finite.
+std::string plausible_lanes(const std::string& file) {
+  return sim::in_child([&] {
+    const sim::LogGPPlatform platform = sim::LogGPPlatform::load(file);
+    std::string out;
+    for (const LaneAttrs& l : platform.path("node0", "node1").lanes) {
+      const bool ok = l.latency >= 0 && l.bandwidth > 0 && std::isfinite(l.bandwidth) && l.o_send >= 0 &&
+                      l.o_recv >= 0 && l.gap >= 0 && std::isfinite(l.o_send + l.o_recv + l.gap + l.latency);
+      out += l.name + (ok ? " plausible\n" : " implausible\n");
+    }
+    return out;
+  });
+}
+
+TEST(CalibratedPlatform, TheShippedCalibrationsLoadWithPlausibleLanes) {
+  const std::string dir = std::string(XOVER_SOURCE_DIR) + "/platforms/";
+  EXPECT_EQ(plausible_lanes(dir + "shm-calibrated.xml"), "mm plausible\ncma plausible\n");
+  EXPECT_EQ(plausible_lanes(dir + "tcp-calibrated.xml"), "tcp-lo plausible\ntcp-lo-rma plausible\n");
+  for (const char* name : {"shm-calibrated.xml", "tcp-calibrated.xml"}) {
+    std::ifstream in(dir + name);
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_NE(text.str().find("Calibrated on "), std::string::npos) << name;
+    EXPECT_NE(text.str().find("rel RMS"), std::string::npos) << name;
+  }
 }
 
 TEST(CalibratedPlatform, RailNamesHoldNoDots) {
