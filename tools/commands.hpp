@@ -54,5 +54,6 @@ int run_command(const std::vector<std::string>& args);
 int crossover_command(const std::vector<std::string>& args);
 int plot_command(const std::vector<std::string>& args);
 int compare_command(const std::vector<std::string>& args);
+int calibrate_command(const std::vector<std::string>& args);
 
 }  // namespace xover::tools

@@ -17,6 +17,7 @@ constexpr const char* kUsage =
     "  proto-info   the protocol thresholds table of a platform path (xover proto-info --help)\n"
     "  plot         draw results CSVs: time against size, thresholds and crossovers (xover plot --help)\n"
     "  compare      a simulated run against a hardware run: errors and thresholds (xover compare --help)\n"
+    "  calibrate    measure shm or tcp lanes on this machine and write a calibrated platform (xover calibrate --help)\n"
     "\n"
     "xover --help prints this; every command takes --help.\n";
 
@@ -43,6 +44,8 @@ int main(int argc, char** argv) {
     return xover::tools::plot_command(args);
   if (command == "compare")
     return xover::tools::compare_command(args);
+  if (command == "calibrate")
+    return xover::tools::calibrate_command(args);
   std::cerr << "xover: unknown command '" << command << "'\n" << kUsage;
   return xover::tools::kExitBadInput;
 }

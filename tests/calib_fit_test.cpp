@@ -1,0 +1,215 @@
+// The calibration fits on synthetic data whose answer is known: lines,
+// Netgauge's LogGP parameters from PRTTs generated from known L, o_s, o_r,
+// g and G (exact and with small noise: within 1 %), breakpoints where a
+// curve changes line (within one sample step; none on one line), and the
+// crossover of two curves.
+#include "tools/calib/fit.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+namespace xover::calib {
+namespace {
+
+struct LogGP {
+  Seconds L, o_s, o_r, g;
+  SecondsPerByte G;
+};
+
+/// PRTTs of the sizes 8 B .. 64 KiB (`steps` of them, geometric) as
+/// fit.hpp's model gives them, each multiplied by 1 + u, u uniform in
+/// [-noise, noise], from a fixed seed.
+std::vector<PrttPoint> synthetic(const LogGP& p, int n, double noise, int steps = 40) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-noise, noise);
+  auto jitter = [&](double v) { return v * (1 + u(rng)); };
+  std::vector<PrttPoint> out;
+  for (int i = 0; i < steps; ++i) {
+    const auto s = static_cast<Bytes>(std::round(8 * std::pow(8192.0, i / double(steps - 1))));
+    const double bytes = static_cast<double>(s);
+    const Seconds rtt1 = 2 * (p.o_s + p.L + bytes * p.G + p.o_r);
+    const Seconds d = 2 * rtt1;
+    const int stream_n = 64;
+    PrttPoint pt;
+    pt.size = s;
+    pt.rtt1 = jitter(rtt1);
+    pt.rttn = jitter(rtt1 + (n - 1) * (p.g + bytes * p.G));
+    pt.delay = d;
+    pt.posts_delayed = jitter(n * (p.o_s + d));
+    pt.rttd = pt.posts_delayed + jitter(p.o_r);
+    pt.o_send = jitter(p.o_s);
+    pt.stream = jitter(rtt1 + (stream_n - 1) * (p.g + bytes * p.G));
+    pt.stream_messages = stream_n;
+    out.push_back(pt);
+  }
+  return out;
+}
+
+void expect_within(double got, double want, double rel, const char* what) {
+  EXPECT_NEAR(got, want, std::abs(want) * rel) << what;
+}
+
+void expect_recovered(const LogGPFit& f, const LogGP& p, double rel) {
+  expect_within(f.latency, p.L, rel, "L");
+  expect_within(f.o_send.c, p.o_s, rel, "o_s");
+  expect_within(f.o_recv.c, p.o_r, rel, "o_r");
+  expect_within(f.g(), p.g, rel, "g");
+  expect_within(f.gap.m, p.G, rel, "G");
+  expect_within(f.stream.m, p.G, rel, "G of the stream");
+  expect_within(f.round_trip.m / 2, p.G, rel, "G of one message");
+  EXPECT_FALSE(f.latency_clipped);
+}
+
+TEST(FitLine, RecoversAnExactLineEitherWay) {
+  const std::vector<double> x{8, 64, 512, 4096, 32768};
+  std::vector<double> y;
+  for (double v : x)
+    y.push_back(1e-6 + 2e-10 * v);
+  for (Weighting w : {Weighting::Absolute, Weighting::Relative}) {
+    const LineFit f = fit_line(x, y, w);
+    EXPECT_NEAR(f.c, 1e-6, 1e-15);
+    EXPECT_NEAR(f.m, 2e-10, 1e-19);
+    EXPECT_NEAR(f.rel_rms, 0, 1e-9);
+    EXPECT_NEAR(f.r2, 1, 1e-9);
+    EXPECT_EQ(f.samples, 5U);
+  }
+}
+
+TEST(FitLine, RelativeWeightingMinimisesTheRelativeResiduals) {
+  // One 10 % outlier at the largest size: the ordinary fit bends the line
+  // toward it at the small sizes' expense; the relative fit keeps the
+  // relative residuals smaller overall, and its relative RMS says so.
+  const std::vector<double> x{8, 64, 512, 4096, 4194304};
+  std::vector<double> y;
+  for (double v : x)
+    y.push_back(1e-6 + 1e-10 * v);
+  y.back() *= 1.1;
+  const LineFit relative = fit_line(x, y, Weighting::Relative);
+  const LineFit absolute = fit_line(x, y, Weighting::Absolute);
+  EXPECT_LT(relative.rel_rms, absolute.rel_rms);
+  EXPECT_LT(absolute.rms, relative.rms);
+}
+
+TEST(FitLine, RefusesMismatchedEmptyOrNonPositiveInput) {
+  const std::vector<double> two{1, 2}, one{1}, none, bad{1, -1};
+  EXPECT_THROW(fit_line(two, one), std::invalid_argument);
+  EXPECT_THROW(fit_line(none, none), std::invalid_argument);
+  EXPECT_THROW(fit_line(two, bad, Weighting::Relative), std::invalid_argument);
+  EXPECT_DOUBLE_EQ(fit_line(one, one).c, 1);
+}
+
+TEST(FitLogGP, RecoversExactParameters) {
+  const LogGP p{0.5e-6, 0.2e-6, 0.3e-6, 0.1e-6, 1 / 10e9};
+  expect_recovered(fit_loggp(synthetic(p, 8, 0), 8), p, 1e-9);
+}
+
+TEST(FitLogGP, RecoversParametersWithinOnePercentUnderSmallNoise) {
+  const LogGP p{0.5e-6, 0.2e-6, 0.3e-6, 0.1e-6, 1 / 10e9};
+  expect_recovered(fit_loggp(synthetic(p, 8, 0.001), 8), p, 0.01);
+  const LogGP tcp_like{5e-6, 2e-6, 3e-6, 1e-6, 1 / 3e9};
+  expect_recovered(fit_loggp(synthetic(tcp_like, 16, 0.001), 16), tcp_like, 0.01);
+}
+
+TEST(FitLogGP, ClipsANegativeLatencyAndSaysSo) {
+  // Overheads that overlap in time: o_s + o_r above half the round trip.
+  std::vector<PrttPoint> points = synthetic({0, 0.2e-6, 0.3e-6, 0.1e-6, 1e-10}, 8, 0);
+  for (PrttPoint& pt : points)
+    pt.o_send *= 2;
+  const LogGPFit f = fit_loggp(points, 8);
+  EXPECT_TRUE(f.latency_clipped);
+  EXPECT_EQ(f.latency, 0);
+}
+
+TEST(FitLogGP, RefusesTooLittleData) {
+  const std::vector<PrttPoint> points = synthetic({0.5e-6, 0.2e-6, 0.3e-6, 0.1e-6, 1e-10}, 8, 0, 3);
+  EXPECT_THROW(fit_loggp(std::span(points).first(1), 8), std::invalid_argument);
+  EXPECT_THROW(fit_loggp(points, 1), std::invalid_argument);
+  std::vector<PrttPoint> no_stream = points;
+  no_stream[1].stream_messages = 1;
+  EXPECT_THROW(fit_loggp(no_stream, 8), std::invalid_argument);
+}
+
+/// Sizes 8 B .. 4 MiB, factor 2, and the lower envelope of two lines.
+struct TwoLines {
+  std::vector<double> x, y;
+  double crossing;  ///< where the second line drops below the first
+};
+
+TwoLines eager_and_rndv(double noise) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-noise, noise);
+  const double c1 = 0.6e-6, m1 = 0.15e-9, c2 = 3e-6, m2 = 0.085e-9;
+  TwoLines t;
+  t.crossing = (c2 - c1) / (m1 - m2);
+  for (double s = 8; s <= 4194304; s *= 2) {
+    t.x.push_back(s);
+    t.y.push_back(std::min(c1 + m1 * s, c2 + m2 * s) * (1 + u(rng)));
+  }
+  return t;
+}
+
+/// The index of the first size at or above `at`.
+std::size_t index_at(const std::vector<double>& x, double at) {
+  std::size_t i = 0;
+  while (i < x.size() && x[i] < at)
+    ++i;
+  return i;
+}
+
+TEST(Breakpoints, FindTheProtocolSwitchWithinOneSampleStep) {
+  for (double noise : {0.0, 0.01}) {
+    const TwoLines t = eager_and_rndv(noise);
+    const std::vector<std::size_t> breaks = find_breakpoints(t.x, t.y);
+    ASSERT_EQ(breaks.size(), 1U) << "noise " << noise;
+    const std::size_t want = index_at(t.x, t.crossing);
+    EXPECT_LE(std::max(breaks[0], want) - std::min(breaks[0], want), 1U)
+        << "break at " << t.x[breaks[0]] << " B, lines cross at " << t.crossing << " B, noise " << noise;
+  }
+}
+
+TEST(Breakpoints, FindTwoSwitches) {
+  // A jump at 8 KiB (a copied message gives way to a pipelined one), then
+  // the rendezvous line from 256 KiB.
+  std::vector<double> x, y;
+  for (double s = 8; s <= 4194304; s *= 2) {
+    x.push_back(s);
+    y.push_back(s < 8192 ? 0.5e-6 + 0.2e-9 * s : s < 262144 ? 3e-6 + 0.12e-9 * s : 10e-6 + 0.08e-9 * s);
+  }
+  const std::vector<std::size_t> breaks = find_breakpoints(x, y);
+  ASSERT_EQ(breaks.size(), 2U);
+  EXPECT_EQ(x[breaks[0]], 8192);
+  EXPECT_EQ(x[breaks[1]], 262144);
+}
+
+TEST(Breakpoints, NoneOnOneNoisyLine) {
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> u(-0.02, 0.02);
+  std::vector<double> x, y;
+  for (double s = 8; s <= 4194304; s *= 2) {
+    x.push_back(s);
+    y.push_back((1e-6 + 0.1e-9 * s) * (1 + u(rng)));
+  }
+  EXPECT_TRUE(find_breakpoints(x, y).empty());
+}
+
+TEST(Crossover, InterpolatesBetweenTheSamplesAroundTheSwitch) {
+  const TwoLines t = eager_and_rndv(0);
+  std::vector<double> eager, rndv;
+  for (double s : t.x) {
+    eager.push_back(0.6e-6 + 0.15e-9 * s);
+    rndv.push_back(3e-6 + 0.085e-9 * s);
+  }
+  const std::optional<double> x = crossover(t.x, eager, rndv);
+  ASSERT_TRUE(x);
+  EXPECT_GT(*x, t.crossing / 1.25);
+  EXPECT_LT(*x, t.crossing * 1.25);
+  EXPECT_FALSE(crossover(t.x, rndv, eager)) << "eager never drops below rendezvous after being above it";
+  const std::vector<double> bad(t.x.size(), 0);
+  EXPECT_THROW(crossover(t.x, eager, bad), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace xover::calib

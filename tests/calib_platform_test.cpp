@@ -1,0 +1,161 @@
+// The calibrated platform writer: what it writes loads with the platform
+// loader and gives back the lanes it was given (to the unit strings'
+// rounding), names rails as the loader wants them, keeps its comment block
+// a valid XML comment, and refuses figures that are not a lane's.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include "sim/in_child.hpp"
+#include "sim/platform_loader.hpp"
+#include "tools/calib/platform_writer.hpp"
+
+namespace xover::calib {
+namespace {
+
+LaneAttrs mm_lane() {
+  LaneAttrs a;
+  a.name = "mm";
+  a.latency = 161.2345e-9;
+  a.bandwidth = 270.5e9;
+  a.o_send = 0.2444e-6;
+  a.o_recv = 0.4336e-6;
+  a.gap = 71.8e-9;
+  a.reg_cost = 0;
+  a.reg_growth = 0;
+  a.max_short = 112;
+  a.max_bcopy = 8176;
+  a.max_zcopy = 0;
+  a.seg_size = 8176;
+  a.caps = {LaneCap::AmShort, LaneCap::AmBcopy, LaneCap::ConnectToIface};
+  return a;
+}
+
+LaneAttrs cma_lane() {
+  LaneAttrs a;
+  a.name = "cma";
+  a.latency = 0.9023e-6;
+  a.bandwidth = 13.8358e9;
+  a.o_send = 0;
+  a.o_recv = 0;
+  a.gap = 0;
+  a.max_short = 0;
+  a.max_bcopy = 0;
+  a.seg_size = 0;
+  a.caps = {LaneCap::GetZcopy, LaneCap::PutZcopy, LaneCap::ConnectToIface};
+  return a;
+}
+
+PlatformDraft draft() {
+  PlatformDraft d;
+  d.title = "Calibrated by a test -- two lanes";
+  d.comments = {"lane mm: PRTT(1,0,s) = 0.3 us + 0.2 ns/B * s", "a line with -- in it"};
+  d.lanes = {mm_lane(), cma_lane()};
+  d.memcpy_bw = 11.25e9;
+  return d;
+}
+
+std::string write_temp(const std::string& text) {
+  char name[] = "/tmp/xover-calib-platform-XXXXXX";
+  const int fd = mkstemp(name);
+  close(fd);
+  std::ofstream(name) << text;
+  return name;
+}
+
+TEST(CalibratedPlatform, LoadsAndGivesBackItsLanes) {
+  const std::string file = write_temp(platform_xml(draft()));
+  const std::string report = sim::in_child([&] {
+    const sim::LogGPPlatform platform = sim::LogGPPlatform::load(file);
+    std::string out;
+    for (const Path& path : {platform.path("node0", "node1"), platform.path("node1", "node0")}) {
+      out += path.from + ">" + path.to + " memcpy " + std::to_string(path.memcpy_bw_local) + "\n";
+      for (const LaneAttrs& l : path.lanes) {
+        char buf[512];
+        std::snprintf(buf, sizeof buf, "%s L %.3f B %.0f o %.3f/%.3f g %.3f short %llu bcopy %llu seg %llu caps %s\n",
+                      l.name.c_str(), l.latency * 1e9, l.bandwidth, l.o_send * 1e9, l.o_recv * 1e9, l.gap * 1e9,
+                      static_cast<unsigned long long>(l.max_short), static_cast<unsigned long long>(l.max_bcopy),
+                      static_cast<unsigned long long>(l.seg_size), l.caps.to_string().c_str());
+        out += buf;
+      }
+    }
+    return out;
+  });
+  std::remove(file.c_str());
+  const std::string lanes =
+      "mm L 161.234 B 270500000000 o 244.400/433.600 g 71.800 short 112 bcopy 8176 seg 8176 caps "
+      "am_short,am_bcopy,connect_to_iface\n"
+      "cma L 902.300 B 13835800000 o 0.000/0.000 g 0.000 short 0 bcopy 0 seg 0 caps "
+      "put_zcopy,get_zcopy,connect_to_iface\n";
+  EXPECT_EQ(report, "node0>node1 memcpy 11250000000.000000\n" + lanes + "node1>node0 memcpy 11250000000.000000\n" +
+                        lanes);
+}
+
+TEST(CalibratedPlatform, CommentBlockComesFirstAndStaysOneComment) {
+  const std::string xml = platform_xml(draft());
+  const std::size_t open = xml.find("<!--");
+  const std::size_t close = xml.find("-->");
+  ASSERT_NE(open, std::string::npos);
+  EXPECT_LT(open, xml.find("<platform"));
+  EXPECT_EQ(xml.substr(open + 4, close - open - 4).find("--"), std::string::npos) << "'--' ends an XML comment";
+  EXPECT_NE(xml.find("lane mm: PRTT(1,0,s) = 0.3 us + 0.2 ns/B * s"), std::string::npos);
+  EXPECT_NE(xml.find("<prop id=\"network/model\" value=\"CM02\"/>"), std::string::npos);
+}
+
+/// The lanes of `file`, node0 to node1, one line each: name, whether L is
+/// at least 0, B positive and o_s, o_r, g at least 0 and finite.
+std::string plausible_lanes(const std::string& file) {
+  return sim::in_child([&] {
+    const sim::LogGPPlatform platform = sim::LogGPPlatform::load(file);
+    std::string out;
+    for (const LaneAttrs& l : platform.path("node0", "node1").lanes) {
+      const bool ok = l.latency >= 0 && l.bandwidth > 0 && std::isfinite(l.bandwidth) && l.o_send >= 0 &&
+                      l.o_recv >= 0 && l.gap >= 0 && std::isfinite(l.o_send + l.o_recv + l.gap + l.latency);
+      out += l.name + (ok ? " plausible\n" : " implausible\n");
+    }
+    return out;
+  });
+}
+
+TEST(CalibratedPlatform, TheShippedCalibrationsLoadWithPlausibleLanes) {
+  const std::string dir = std::string(XOVER_SOURCE_DIR) + "/platforms/";
+  EXPECT_EQ(plausible_lanes(dir + "shm-calibrated.xml"), "mm plausible\ncma plausible\n");
+  EXPECT_EQ(plausible_lanes(dir + "tcp-calibrated.xml"), "tcp-lo plausible\ntcp-lo-rma plausible\n");
+  for (const char* name : {"shm-calibrated.xml", "tcp-calibrated.xml"}) {
+    std::ifstream in(dir + name);
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_NE(text.str().find("Calibrated on "), std::string::npos) << name;
+    EXPECT_NE(text.str().find("rel RMS"), std::string::npos) << name;
+  }
+}
+
+TEST(CalibratedPlatform, RailNamesHoldNoDots) {
+  EXPECT_EQ(rail_name("tcp:lo.0"), "tcp-lo-0");
+  EXPECT_EQ(rail_name("mm"), "mm");
+}
+
+TEST(CalibratedPlatform, RefusesFiguresThatAreNotALanes) {
+  PlatformDraft d = draft();
+  d.lanes[0].bandwidth = 0;
+  EXPECT_THROW(platform_xml(d), std::invalid_argument);
+  d = draft();
+  d.lanes[1].latency = -1e-9;
+  EXPECT_THROW(platform_xml(d), std::invalid_argument);
+  d = draft();
+  d.lanes[0].o_send = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(platform_xml(d), std::invalid_argument);
+  d = draft();
+  d.memcpy_bw = 0;
+  EXPECT_THROW(platform_xml(d), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace xover::calib

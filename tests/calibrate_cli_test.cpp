@@ -1,0 +1,105 @@
+// xover calibrate as a user runs it: a short shared-memory calibration
+// writes a platform that loads (xover proto-info reads it), whose lanes
+// carry positive, finite fitted figures and whose comment block lists the
+// fits; bad options and output paths exit 2 with a message.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "tests/support/run.hpp"
+
+namespace xover {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kXover = XOVER_BINARY;
+
+std::string temp_name() {
+  char name[] = "/tmp/xover-calibrate-XXXXXX";
+  const int fd = mkstemp(name);
+  close(fd);
+  return name;
+}
+
+/// The number after `key` in `text` from `from` on, read up to `unit`; NaN when absent.
+double value_after(const std::string& text, const std::string& key, const std::string& unit, std::size_t from = 0) {
+  const std::size_t at = text.find(key, from);
+  if (at == std::string::npos)
+    return std::nan("");
+  const std::size_t begin = at + key.size();
+  const std::size_t end = text.find(unit, begin);
+  return end == std::string::npos ? std::nan("") : std::stod(text.substr(begin, end - begin));
+}
+
+TEST(CalibrateCli, QuickShmRunWritesAPlatformThatLoads) {
+  const std::string out = temp_name();
+  const test::CommandResult r = test::run_command(kXover + " calibrate --backend shm --quick --out " + out);
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("platform: " + out));
+  EXPECT_THAT(r.out, HasSubstr("eager/short"));
+  std::stringstream text;
+  text << std::ifstream(out).rdbuf();
+  const std::string xml = text.str();
+
+  // The comment block: where, when, and every fit with its residual.
+  EXPECT_THAT(xml, HasSubstr("Calibrated on "));
+  EXPECT_THAT(xml, HasSubstr("lane mm: PRTT(1,0,s) = "));
+  EXPECT_THAT(xml, HasSubstr("rel RMS"));
+  EXPECT_THAT(xml, HasSubstr("protocol eager/bcopy"));
+  EXPECT_THAT(xml, HasSubstr("memcpy bandwidth: "));
+
+  // The mm lane: overheads and latency measured, positive and finite.
+  const std::size_t mm = xml.find("<link id=\"mm\"");
+  ASSERT_NE(mm, std::string::npos) << xml;
+  for (const char* name : {"o_send", "o_recv"}) {
+    const double v = value_after(xml, "id=\"xover:" + std::string(name) + "\" value=\"", "ns\"", mm);
+    EXPECT_GT(v, 0) << name;
+    EXPECT_TRUE(std::isfinite(v)) << name;
+  }
+  EXPECT_GT(value_after(xml, "bandwidth=\"", "Bps\"", mm), 1e8);
+  EXPECT_GE(value_after(xml, "latency=\"", "ns\"", mm), 0);
+
+  const test::CommandResult info = test::run_command(kXover + " proto-info --platform " + out);
+  EXPECT_EQ(info.status, 0) << info.err;
+  EXPECT_THAT(info.out, HasSubstr("eager/short"));
+  EXPECT_THAT(info.out, HasSubstr("lane mm"));
+  std::remove(out.c_str());
+}
+
+TEST(CalibrateCli, BadInputExitsTwoWithAMessage) {
+  struct Case {
+    std::string args, message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"", "no --backend given"},
+           {"--backend verbs", "unknown backend 'verbs'"},
+           {"--backend shm --out /nonexistent-dir/x.xml", "no directory /nonexistent-dir"},
+           {"--backend shm --out /tmp", "names a directory"},
+           {"--backend shm --timeout -1", "--timeout must be a positive number"},
+           {"--backend tcp --tcp-if lo,lo", "--tcp-if takes one interface"},
+           {"--backend shm --frobnicate", "unrecognised option"},
+       }) {
+    const test::CommandResult r = test::run_command(kXover + " calibrate " + c.args);
+    EXPECT_EQ(r.status, 2) << c.args;
+    EXPECT_THAT(r.err, HasSubstr(c.message)) << c.args;
+  }
+}
+
+TEST(CalibrateCli, AMissingInterfaceIsSaidClearly) {
+  const std::string out = temp_name();
+  const test::CommandResult r =
+      test::run_command(kXover + " calibrate --backend tcp --quick --tcp-if no-such-if0 --out " + out);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_THAT(r.err, HasSubstr("no-such-if0"));
+  std::remove(out.c_str());
+}
+
+}  // namespace
+}  // namespace xover

@@ -1,0 +1,345 @@
+// Turning measurements into a calibrated platform (calibration.hpp).
+//
+// Which figure becomes which attribute. The lane model is LogGP with the
+// protocol core's copies on top (protocols/proto_costs.hpp): a copied
+// message costs o_s + n/M + L + n/B + o_r + n/M, with M the memcpy bandwidth.
+//   o_send, o_recv   the intercepts of the sender's post time and of the
+//                    receiver's take-in time (fit_loggp), clipped at 0, plus
+//                    the protocol core's own time per message (below)
+//   latency          PRTT(1,0,0)/2 − o_s − o_r, clipped at 0 (said so; then
+//                    o_s and o_r shrink in proportion to add up to PRTT/2)
+//   gap              the intercept g of (PRTT(n,0,s) − PRTT(1,0,s))/(n−1)
+//   memcpy_bw        where the active-message lane is itself a copy (no
+//                    get on it: shared memory), 1/G of the stream, the pace
+//                    of a large copied transfer; elsewhere the transport's
+//                    memcpy figure
+//   bandwidth        a lane with gets: 1/slope of the get time (a get lands
+//                    in the user's buffer, with no copy of the core); a lane
+//                    of active messages only: what is left of one message's
+//                    time per byte, PRTT(1,0,s)'s slope / 2, once the core's
+//                    two copies (n/M at each end) are taken out
+//   latency of a lane's gets: from the get's intercept, 2·L + o_s + o_r +
+//                    16/B (rndv_get.cpp's get(n)); a lane with active
+//                    messages and gets becomes two lanes, NAME and NAME-rma
+//                    (fit_lane says why)
+//   limits, capabilities, registration: as the transport reports them
+// The protocol core's own time per message (requests, matching, progress)
+// is what the probes, which use the bare transport, cannot see: it is the
+// eager/short sweep's time less its model on the probed lanes (added to the
+// active-message lane) and the rndv/get sweep's likewise (added to the get
+// lanes, when they are not the active-message lane), half to o_send and
+// half to o_recv.
+#include "tools/calib/calibration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "protocols/perf/envelope.hpp"
+#include "protocols/select/threshold_table.hpp"
+
+namespace xover::calib {
+namespace {
+
+/// Bytes of the header a get answer carries (protocols/wire.hpp, kRmaHdr).
+constexpr double kGetHeader = 16;
+
+std::string format(const char* fmt, double a = 0, double b = 0, double c = 0, double d = 0, double e = 0) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, fmt, a, b, c, d, e);
+  return buf;
+}
+
+/// "c + m·s (rel RMS x %, R² y, k sizes)" with c in µs and m in ns/B.
+std::string describe(const LineFit& f) {
+  return format("%.4f us + %.5f ns/B * s (RMS %.4f us, rel RMS %.2f %%, R2 %.4f, ", f.c * 1e6, f.m * 1e9, f.rms * 1e6,
+                f.rel_rms * 100, f.r2) +
+         std::to_string(f.samples) + " sizes)";
+}
+
+/// A lane fitted from its probes, before the protocol core's own overhead
+/// is added; `copy_per_byte` is what a large copied transfer paces at
+/// (0 when the lane carries no active messages).
+struct FittedLane {
+  LaneAttrs attrs;
+  SecondsPerByte one_message_per_byte = 0;  ///< PRTT(1,0,s)'s slope / 2
+  SecondsPerByte copy_per_byte = 0;         ///< the stream's G
+  bool timed_gets = false;                  ///< the bandwidth came from gets
+};
+
+/// The lanes a measured lane becomes: itself, or, when it carries both
+/// active messages and gets (TCP), two lanes. A get there is served by the
+/// target's CPU (a request in, a reply out), not by a NIC as rndv_get.cpp's
+/// get(n) = 2L + n/B + o_s + o_r assumes; one L cannot hold both a
+/// message's flight and that service, so the gets get a lane of their own,
+/// NAME-rma, whose L is fitted from the gets.
+std::vector<FittedLane> fit_lane(const LaneMeasurement& lm, const Measurements& m, Calibration& out) {
+  FittedLane fitted{lm.hardware};
+  LaneAttrs& a = fitted.attrs;
+  a.name = rail_name(lm.hardware.name);
+  std::vector<std::string>& lines = out.draft.comments;
+  const std::string who = "lane " + a.name + ": ";
+  if (!lm.am.empty()) {
+    const LogGPFit f = fit_loggp(lm.am, m.messages);
+    a.o_send = std::max(0.0, f.o_send.c);
+    a.o_recv = std::max(0.0, f.o_recv.c);
+    a.latency = f.latency;
+    a.gap = f.g();
+    fitted.one_message_per_byte = f.round_trip.m / 2;
+    fitted.copy_per_byte = f.stream.m;
+    std::vector<double> spreads;
+    for (const PrttPoint& p : lm.am)
+      spreads.push_back(p.spread);
+    std::sort(spreads.begin(), spreads.end());
+    lines.push_back(who + "PRTT(1,0,s) = " + describe(f.round_trip) +
+                    format("; noise, (p90 - p10)/median of its runs: %.1f %% (median over sizes), %.1f %% (worst)",
+                           spreads[spreads.size() / 2] * 100, spreads.back() * 100));
+    lines.push_back(who + "(PRTT(n,0,s) - PRTT(1,0,s))/(n-1) = g + G*s = " + describe(f.gap) +
+                    format(", n = %.0f", m.messages));
+    lines.push_back(who + "stream (PRTT(N,0,s) - PRTT(1,0,s))/(N-1) = " + describe(f.stream));
+    lines.push_back(who + "o_s(s) = " + describe(f.o_send));
+    lines.push_back(who + "o_r(s) = PRTT(n,d,s) - (n posts and delays, as timed) = " + describe(f.o_recv));
+    if (f.latency_clipped && a.o_send + a.o_recv > 0) {
+      // The two overheads overlap in time (on the loopback the sender's
+      // system call carries the message through the receiver's stack): one
+      // message costs PRTT(1,0,0)/2, so both shrink in proportion, as the
+      // TCP transport's own lane measurement does.
+      const double scale = std::max(0.0, f.round_trip.c / 2) / (a.o_send + a.o_recv);
+      a.o_send *= scale;
+      a.o_recv *= scale;
+      out.notes.push_back(who + format("PRTT(1,0,0)/2 - o_s - o_r = %.4f us is negative: L set to 0 and o_s, o_r "
+                                       "scaled by %.3f so that they add up to PRTT(1,0,0)/2 (they overlap in time)",
+                                       (f.round_trip.c / 2 - f.o_send.c - f.o_recv.c) * 1e6, scale));
+    }
+    if (f.gap.c < 0)
+      out.notes.push_back(who + format("g fitted as %.4f us: set to 0", f.gap.c * 1e6));
+    if (f.o_send.c < 0 || f.o_recv.c < 0)
+      out.notes.push_back(who + "a negative overhead intercept was set to 0");
+  }
+  if (!lm.get.empty()) {
+    std::vector<double> s, t;
+    for (const GetPoint& p : lm.get) {
+      s.push_back(static_cast<double>(p.size));
+      t.push_back(p.time);
+    }
+    const LineFit g = fit_line(s, t, Weighting::Relative);
+    lines.push_back(who + "get(s) = " + describe(g));
+    if (!(g.m > 0))
+      throw std::invalid_argument(who + "the get time does not grow with the size: no bandwidth to fit");
+    a.bandwidth = 1 / g.m;
+    fitted.timed_gets = true;
+    FittedLane rma = fitted;
+    const double l = (g.c - a.o_send - a.o_recv - kGetHeader * g.m) / 2;
+    rma.attrs.latency = std::max(0.0, l);
+    if (l < 0)
+      out.notes.push_back(who + "the get's intercept is below o_s + o_r: L of its gets set to 0");
+    if (lm.am.empty())
+      return {rma};
+    lines.push_back(who + format("get(0) from the active-message figures, 2L + o_s + o_r: %.4f us; measured %.4f us: "
+                                 "its gets go on lane ",
+                                 (2 * a.latency + a.o_send + a.o_recv + kGetHeader * g.m) * 1e6, g.c * 1e6) +
+                    a.name + "-rma");
+    rma.attrs.name = a.name + "-rma";
+    rma.attrs.caps = {};
+    rma.attrs.max_short = rma.attrs.max_bcopy = rma.attrs.seg_size = 0;
+    for (LaneCap cap : {LaneCap::GetZcopy, LaneCap::PutZcopy, LaneCap::ConnectToIface})
+      if (lm.hardware.caps.has(cap))
+        rma.attrs.caps.add(cap);
+    LaneCaps am_caps;
+    for (LaneCap cap : {LaneCap::AmShort, LaneCap::AmBcopy, LaneCap::AmZcopy, LaneCap::Atomics, LaneCap::ConnectToIface})
+      if (lm.hardware.caps.has(cap))
+        am_caps.add(cap);
+    a.caps = am_caps;
+    return {fitted, rma};
+  }
+  return {fitted};
+}
+
+/// The bandwidth of a lane that carries only active messages: what one
+/// message's time per byte leaves once the core's two copies are out.
+void am_only_bandwidth(FittedLane& lane, BytesPerSecond memcpy_bw, Calibration& out) {
+  const double per_byte = lane.one_message_per_byte;
+  const double wire = per_byte - 2 / memcpy_bw;
+  // Below a hundredth of a message's own time per byte, the lane's share
+  // is not measurable: it is taken as that hundredth.
+  lane.attrs.bandwidth = 1 / std::max(wire, per_byte / 100);
+  if (wire < per_byte / 100)
+    out.notes.push_back("lane " + lane.attrs.name +
+                        format(": one message's %.5f ns/B is all in the two copies at the copy bandwidth (%.5f "
+                               "ns/B): the lane's own share is taken as 1 %% of it",
+                               per_byte * 1e9, 2e9 / memcpy_bw));
+}
+
+std::optional<Seconds> model_time(const ThresholdTable& table, Bytes n) {
+  const ProtoChoice* choice = table.lookup(n);
+  if (!choice)
+    return std::nullopt;
+  for (const PerfRange& range : choice->candidate.ranges) {
+    if (n < range.from || n > range.to)
+      continue;
+    Seconds t = 0;
+    if (evaluate(range.factors.cost(PerfType::Latency, n, n), n, t))
+      return t;
+  }
+  return std::nullopt;
+}
+
+std::vector<const Point*> curve_points(const Results& results, const std::string& curve) {
+  std::vector<const Point*> out;
+  for (const Point* p : results.points())
+    if (p->curve == curve && !p->samples.empty())
+      out.push_back(p);
+  return out;
+}
+
+/// The protocol core's own time per message (request, matching, progress)
+/// on the lanes `curve` uses, which the transport's probes do not see: the
+/// curve's sweep less its model on the lanes as they stand, median over the
+/// sizes where the model's fixed part is at least its per-byte part, split
+/// evenly between o_send and o_recv of those lanes. Lanes in `taken`
+/// already carry another curve's figure and are left as they are.
+void add_core_overhead(const Measurements& m, const std::string& curve, std::vector<std::size_t>& taken,
+                       Calibration& out) {
+  const std::vector<const Point*> points = curve_points(m.sweeps, curve);
+  const Path path{"node0", "node1", out.draft.lanes, out.draft.memcpy_bw, out.draft.memcpy_bw};
+  SelectConfig config;
+  config.forced = {curve};
+  const ThresholdTable table = ThresholdTable::build(path, config);
+  const ProtoChoice* choice = points.empty() ? nullptr : table.lookup(points.front()->size);
+  if (!choice) {
+    out.notes.push_back("no " + curve + " sweep: the protocol core's own time on its lanes is not in o_send, o_recv");
+    return;
+  }
+  const std::optional<Seconds> zero = model_time(table, points.front()->size);
+  std::vector<double> extra;
+  for (const Point* p : points) {
+    const std::optional<Seconds> t = model_time(table, p->size);
+    if (t && zero && *t <= 2 * *zero)
+      extra.push_back(p->median() - *t);
+  }
+  std::sort(extra.begin(), extra.end());
+  const Seconds core = extra.empty() ? 0 : std::max(0.0, extra[extra.size() / 2]);
+  std::string names;
+  const std::vector<LaneShare>& lanes =
+      choice->protocol->family == ProtoFamily::Rndv ? table.lanes().rma : choice->candidate.lanes;
+  for (const LaneShare& share : lanes) {
+    if (std::find(taken.begin(), taken.end(), share.lane) != taken.end()) {
+      out.notes.push_back(curve + format(" runs %.4f us above its model on lane ", core * 1e6) +
+                          out.draft.lanes[share.lane].name +
+                          ", whose overheads already hold another protocol's: left out");
+      continue;
+    }
+    LaneAttrs& lane = out.draft.lanes[share.lane];
+    lane.o_send += core / 2;
+    lane.o_recv += core / 2;
+    taken.push_back(share.lane);
+    names += (names.empty() ? "" : ", ") + lane.name;
+  }
+  if (!names.empty())
+    out.draft.comments.push_back("lane " + names + ": the protocol core's own time per message, " + curve +
+                                 format(" measured less its model on the probed lanes (median of %.0f sizes): "
+                                        "%.4f us, half added to o_send and half to o_recv",
+                                        static_cast<double>(extra.size()), core * 1e6));
+}
+
+void fit_protocols(const Measurements& m, const Path& path, Calibration& out) {
+  std::vector<std::string> curves;
+  for (const Point* p : m.sweeps.points())
+    if (p->curve != "auto" && std::find(curves.begin(), curves.end(), p->curve) == curves.end())
+      curves.push_back(p->curve);
+  for (const std::string& curve : curves) {
+    const std::vector<const Point*> points = curve_points(m.sweeps, curve);
+    if (points.empty())
+      continue;
+    std::vector<double> x, y, errors;
+    SelectConfig config;
+    config.forced = {curve};
+    const ThresholdTable table = ThresholdTable::build(path, config);
+    for (const Point* p : points) {
+      x.push_back(static_cast<double>(p->size));
+      y.push_back(p->median());
+      if (const std::optional<Seconds> t = model_time(table, p->size))
+        errors.push_back(std::abs(*t - p->median()) / p->median());
+    }
+    ProtocolFit fit{curve, fit_line(x, y, Weighting::Relative), points.front()->size, points.back()->size, 0, 0};
+    if (!errors.empty()) {
+      std::vector<double> sorted = errors;
+      std::sort(sorted.begin(), sorted.end());
+      fit.model_median_error = sorted[sorted.size() / 2];
+      fit.model_worst_error = sorted.back();
+    }
+    out.draft.comments.push_back("protocol " + curve + " " + format_size(fit.from) + ".." + format_size(fit.to) +
+                                 ": T(n) = " + describe(fit.line) +
+                                 format("; the model on these lanes: median error %.1f %%, worst %.1f %%",
+                                        fit.model_median_error * 100, fit.model_worst_error * 100));
+    out.protocols.push_back(fit);
+  }
+}
+
+void find_protocol_changes(const Measurements& m, Calibration& out) {
+  const std::vector<const Point*> points = curve_points(m.sweeps, "auto");
+  std::vector<double> x, y;
+  for (const Point* p : points) {
+    x.push_back(static_cast<double>(p->size));
+    y.push_back(p->median());
+  }
+  for (std::size_t i : find_breakpoints(x, y)) {
+    const Breakpoint b{points[i - 1]->size, points[i]->size, points[i - 1]->selected, points[i]->selected};
+    out.breakpoints.push_back(b);
+    out.draft.comments.push_back("auto changes line between " + format_size(b.before) + " (" + b.from + ") and " +
+                                 format_size(b.after) + " (" + b.to + ")" +
+                                 (b.from == b.to ? ": the same protocol, a change of the hardware's regime" : ""));
+  }
+  if (points.size() > 1 && out.breakpoints.empty())
+    out.draft.comments.push_back("auto: one line fits the whole curve, no protocol change seen in it");
+}
+
+}  // namespace
+
+Calibration calibrate(const Measurements& m) {
+  Calibration out;
+  out.draft.title = "Calibrated on " + m.host + " by xover calibrate with backend " + m.backend + ", " + m.date +
+                    ". Measurements of that one machine, not typical values. Fits (least squares; sizes s and n in "
+                    "bytes):";
+  std::vector<FittedLane> lanes;
+  for (const LaneMeasurement& lane : m.lanes)
+    for (FittedLane& fitted : fit_lane(lane, m, out))
+      lanes.push_back(std::move(fitted));
+
+  // The copies the protocols make run at the pace of a large copied
+  // transfer where the lane itself is a copy (shared memory: no get on the
+  // active-message lane); elsewhere at the transport's memcpy figure.
+  out.draft.memcpy_bw = m.memcpy_bw;
+  std::string copy_source = "the transport's memcpy measurement at set-up";
+  for (const FittedLane& lane : lanes)
+    if (lane.copy_per_byte > 0 && !lane.timed_gets) {
+      out.draft.memcpy_bw = 1 / lane.copy_per_byte;
+      copy_source = "the stream's G on lane " + lane.attrs.name;
+      break;
+    }
+  out.draft.comments.push_back(format("memcpy bandwidth: %.4f GB/s, from ", out.draft.memcpy_bw / 1e9) + copy_source +
+                               format(" (the transport's memcpy figure: %.4f GB/s)", m.memcpy_bw / 1e9));
+  for (FittedLane& lane : lanes)
+    if (lane.copy_per_byte > 0 && !lane.timed_gets)
+      am_only_bandwidth(lane, out.draft.memcpy_bw, out);
+  for (const FittedLane& lane : lanes)
+    out.draft.lanes.push_back(lane.attrs);
+
+  std::vector<std::size_t> taken;
+  add_core_overhead(m, "eager/short", taken, out);
+  add_core_overhead(m, "rndv/get", taken, out);
+  for (const LaneAttrs& a : out.draft.lanes)
+    out.draft.comments.push_back("lane " + a.name +
+                                 format(": L = %.4f us, B = %.4f GB/s, o_s = %.4f us, o_r = %.4f us, g = %.4f us",
+                                        a.latency * 1e6, a.bandwidth / 1e9, a.o_send * 1e6, a.o_recv * 1e6,
+                                        a.gap * 1e6));
+  const Path path{"node0", "node1", out.draft.lanes, out.draft.memcpy_bw, out.draft.memcpy_bw};
+  fit_protocols(m, path, out);
+  find_protocol_changes(m, out);
+  for (const std::string& note : out.notes)
+    out.draft.comments.push_back("note: " + note);
+  return out;
+}
+
+}  // namespace xover::calib

@@ -1,0 +1,102 @@
+// The calibrated platform's XML (platform_writer.hpp).
+#include "tools/calib/platform_writer.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+
+namespace xover::calib {
+namespace {
+
+std::string time_text(const std::string& lane, const char* what, Seconds t) {
+  if (!std::isfinite(t) || t < 0)
+    throw std::invalid_argument("calibrated lane " + lane + ": " + what + " is " + std::to_string(t) +
+                                " s, not a time");
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.3fns", t * 1e9);
+  return buf;
+}
+
+std::string bandwidth_text(const std::string& lane, BytesPerSecond b) {
+  if (!std::isfinite(b) || !(b > 0))
+    throw std::invalid_argument("calibrated lane " + lane + ": bandwidth " + std::to_string(b) +
+                                " B/s is not positive");
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.0fBps", b);
+  return buf;
+}
+
+std::string prop(const std::string& id, const std::string& value) {
+  return "      <prop id=\"xover:" + id + "\" value=\"" + value + "\"/>\n";
+}
+
+/// XML comments may not hold "--".
+std::string comment_safe(std::string text) {
+  for (std::size_t i = text.find("--"); i != std::string::npos; i = text.find("--", i))
+    text[i + 1] = ' ';
+  return text;
+}
+
+}  // namespace
+
+std::string rail_name(const std::string& lane) {
+  std::string out = lane;
+  for (char& ch : out)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '-')
+      ch = '-';
+  return out;
+}
+
+std::string platform_xml(const PlatformDraft& draft) {
+  std::ostringstream os;
+  os << "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<!-- "
+     << comment_safe(draft.title) << "\n";
+  for (const std::string& line : draft.comments)
+    os << "     " << comment_safe(line) << "\n";
+  os << "-->\n<platform version=\"4.1\">\n"
+     << "  <!-- Exact LogGP (DESIGN.md, \"The simulated platform\"). -->\n"
+     << "  <config>\n"
+     << "    <prop id=\"network/model\" value=\"CM02\"/>\n"
+     << "    <prop id=\"network/crosstraffic\" value=\"0\"/>\n"
+     << "    <prop id=\"network/TCP-gamma\" value=\"0\"/>\n"
+     << "    <prop id=\"surf/precision\" value=\"1e-12\"/>\n"
+     << "  </config>\n\n"
+     << "  <zone id=\"machine\" routing=\"Full\">\n";
+  char memcpy_bw[48];
+  std::snprintf(memcpy_bw, sizeof memcpy_bw, "%.0fBps", draft.memcpy_bw);
+  if (!std::isfinite(draft.memcpy_bw) || !(draft.memcpy_bw > 0))
+    throw std::invalid_argument("calibrated memcpy bandwidth " + std::to_string(draft.memcpy_bw) +
+                                " B/s is not positive");
+  for (const char* node : {"node0", "node1"}) {
+    os << "    <host id=\"" << node << "\" speed=\"1Gf\">\n"
+       << "      <prop id=\"xover:memcpy_bw\" value=\"" << memcpy_bw << "\"/>\n"
+       << "    </host>\n";
+    for (const LaneAttrs& lane : draft.lanes)
+      os << "    <host id=\"" << node << "." << rail_name(lane.name) << "\" speed=\"1Gf\"/>\n";
+  }
+  os << "\n";
+  for (const LaneAttrs& lane : draft.lanes) {
+    const std::string rail = rail_name(lane.name);
+    os << "    <link id=\"" << rail << "\" bandwidth=\"" << bandwidth_text(rail, lane.bandwidth) << "\" latency=\""
+       << time_text(rail, "latency", lane.latency) << "\" sharing_policy=\"SPLITDUPLEX\">\n"
+       << prop("o_send", time_text(rail, "o_send", lane.o_send)) << prop("o_recv", time_text(rail, "o_recv", lane.o_recv))
+       << prop("gap", time_text(rail, "gap", lane.gap)) << prop("reg_cost", time_text(rail, "reg_cost", lane.reg_cost))
+       << prop("reg_growth", time_text(rail, "reg_growth", lane.reg_growth))
+       << prop("max_short", std::to_string(lane.max_short) + "B")
+       << prop("max_bcopy", std::to_string(lane.max_bcopy) + "B")
+       << prop("max_zcopy", std::to_string(lane.max_zcopy) + "B")
+       << prop("seg_size", std::to_string(lane.seg_size) + "B") << prop("caps", lane.caps.to_string())
+       << "    </link>\n";
+  }
+  os << "\n    <!-- node1 to node0 takes the _DOWN half of each link (symmetrical routes). -->\n";
+  for (const LaneAttrs& lane : draft.lanes) {
+    const std::string rail = rail_name(lane.name);
+    os << "    <route src=\"node0." << rail << "\" dst=\"node1." << rail << "\"><link_ctn id=\"" << rail
+       << "\" direction=\"UP\"/></route>\n";
+  }
+  os << "  </zone>\n</platform>\n";
+  return os.str();
+}
+
+}  // namespace xover::calib

@@ -1,0 +1,30 @@
+// Writing a calibrated platform: two nodes, node0 and node1, one NIC host
+// per lane on each (node0.mm, node1.mm, ...), one link per lane with its
+// fitted LogGP figures as `xover:` properties, in the form of the shipped
+// platforms (platforms/README.md), and a comment block with every fit.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "protocols/lanes/lane.hpp"
+
+namespace xover::calib {
+
+struct PlatformDraft {
+  std::string title;                  ///< first line of the header comment
+  std::vector<std::string> comments;  ///< the fit report, one line each
+  std::vector<LaneAttrs> lanes;       ///< in the order the hardware lists them; names are rail names
+  BytesPerSecond memcpy_bw = 10e9;    ///< both nodes' `xover:memcpy_bw`
+};
+
+/// A lane name as a rail name: every character outside [A-Za-z0-9_-]
+/// becomes '-' ("tcp:lo.0" → "tcp-lo-0").
+std::string rail_name(const std::string& lane);
+
+/// The platform XML (SimGrid v4.1, CM02 config block) of `draft`.
+/// @throws std::invalid_argument when a lane's bandwidth is not positive or
+/// a time is negative or not finite.
+std::string platform_xml(const PlatformDraft& draft);
+
+}  // namespace xover::calib

@@ -1,0 +1,238 @@
+// xover calibrate: measures this machine's lanes (shm or tcp) the way
+// Netgauge measures a network, times every protocol's own ping-pong sweep,
+// fits LogGP lanes and cost lines (calib/), and writes a SimGrid platform
+// that the simulator then runs scenarios on.
+//
+// The command launches two ranks on this node, pinned like `xover run
+// --backend`, each running the probes over the real Transport; rank 0
+// fits, writes the platform and prints the fits.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "protocols/registry.hpp"
+#include "protocols/workload/workload.hpp"
+#include "runtime/backends.hpp"
+#include "runtime/launch.hpp"
+#include "tools/calib/calibration.hpp"
+#include "tools/commands.hpp"
+
+namespace po = boost::program_options;
+
+namespace xover::tools {
+namespace {
+
+struct Settings {
+  runtime::Backend backend = runtime::Backend::Shm;
+  runtime::RuntimeOptions runtime;
+  std::string out;
+  bool quick = false;
+};
+
+/// Powers of `factor` from 8 up to `largest`, and `largest` itself.
+std::vector<Bytes> probe_sizes(Bytes largest, double factor) {
+  std::vector<Bytes> sizes = geometric_sizes(8, std::max<Bytes>(largest, 8), factor);
+  if (sizes.back() != largest && largest > 8)
+    sizes.push_back(largest);
+  return sizes;
+}
+
+/// The protocol sweep: `auto` and every protocol the registry holds, in a
+/// ping-pong from 8 B to 4 MiB (1 MiB when quick); a protocol the lanes
+/// cannot carry runs no sizes.
+Scenario sweep_scenario(const Settings& s) {
+  Scenario scenario;
+  scenario.name = std::string("calibrate-") + std::string(runtime::backend_name(s.backend));
+  scenario.workload = WorkloadKind::PingPong;
+  scenario.iterations = s.quick ? 5 : 30;
+  scenario.warmup = s.quick ? 1 : 3;
+  scenario.sizes = geometric_sizes(8, s.quick ? Bytes{1} << 20 : Bytes{4} << 20, s.quick ? 4 : 2);
+  scenario.curves = {"auto"};
+  for (const Protocol* protocol : protocol_registry())
+    scenario.curves.emplace_back(protocol->name);
+  return scenario;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+void print(const calib::Calibration& c, const std::string& out) {
+  for (const LaneAttrs& lane : c.draft.lanes)
+    std::printf("lane %-10s L %9.4f us  B %8.4f GB/s  o_s %8.4f us  o_r %8.4f us  g %8.4f us\n", lane.name.c_str(),
+                lane.latency * 1e6, lane.bandwidth / 1e9, lane.o_send * 1e6, lane.o_recv * 1e6, lane.gap * 1e6);
+  std::printf("%-20s %-13s %12s %12s %9s %11s %11s\n", "protocol", "sizes", "c (us)", "m (ns/B)", "rel RMS",
+              "model med", "model worst");
+  for (const calib::ProtocolFit& p : c.protocols)
+    std::printf("%-20s %-13s %12.4f %12.5f %8.2f%% %10.1f%% %10.1f%%\n", p.curve.c_str(),
+                (format_size(p.from) + ".." + format_size(p.to)).c_str(), p.line.c * 1e6, p.line.m * 1e9,
+                p.line.rel_rms * 100, p.model_median_error * 100, p.model_worst_error * 100);
+  for (const calib::Breakpoint& b : c.breakpoints)
+    std::printf("auto changes line between %s (%s) and %s (%s)\n", format_size(b.before).c_str(), b.from.c_str(),
+                format_size(b.after).c_str(), b.to.c_str());
+  for (const std::string& note : c.notes)
+    std::printf("note: %s\n", note.c_str());
+  std::printf("platform: %s\n", out.c_str());
+}
+
+int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
+  std::unique_ptr<Transport> transport = runtime::make_transport(s.backend, boot, s.runtime);
+  Transport& t = *transport;
+  const Path path = t.path(boot.rank() == 0 ? 1 : 0);
+  std::optional<std::size_t> am_lane;
+  for (std::size_t i = 0; i < path.lanes.size() && !am_lane; ++i)
+    if (path.lanes[i].caps.has(LaneCap::AmBcopy))
+      am_lane = i;
+  if (!am_lane)
+    throw runtime::RuntimeError("no lane to the peer carries copied active messages: nothing to calibrate with");
+
+  calib::Measurements m;
+  m.backend = std::string(runtime::backend_name(s.backend));
+  calib::ProbeOptions probe;
+  probe.repeats = s.quick ? 10 : 40;
+  probe.warmup = s.quick ? 2 : 5;
+  probe.stream_bytes = s.quick ? Bytes{256} << 10 : Bytes{4} << 20;
+  probe.stream_repeats = s.quick ? 2 : 7;
+  m.messages = probe.messages;
+  const double factor = s.quick ? 4 : 2;
+  for (std::size_t i = 0; i < path.lanes.size(); ++i) {
+    const LaneAttrs& lane = path.lanes[i];
+    calib::LaneMeasurement lm{lane, {}, {}};
+    if (lane.caps.has(LaneCap::AmBcopy))
+      lm.am = calib::probe_am(t, i, probe_sizes(std::min(lane.max_bcopy, lane.seg_size) - calib::kProbeHeader, factor), probe);
+    if (lane.caps.has(LaneCap::GetZcopy))
+      lm.get = calib::probe_get(t, *am_lane, i, probe_sizes(s.quick ? Bytes{1} << 20 : Bytes{4} << 20, factor * 2),
+                                probe);
+    m.lanes.push_back(std::move(lm));
+  }
+  if (boot.rank() == 0 && !path.lanes.empty() && path.lanes.size() < 2 && s.backend == runtime::Backend::Shm)
+    std::fprintf(stderr, "xover calibrate: shm: no cma lane, so rndv/get is not calibrated (see the line above)\n");
+
+  Results mine;
+  run_workload(sweep_scenario(s), boot.rank(), t, mine);
+  const std::string text = mine.to_text();
+  const std::vector<runtime::Blob> all = boot.allgather(std::as_bytes(std::span(text.data(), text.size())));
+  transport.reset();
+  if (boot.rank() != 0)
+    return 0;
+  for (const runtime::Blob& blob : all)
+    m.sweeps.merge_text(std::string_view(reinterpret_cast<const char*>(blob.data()), blob.size()));
+  if (m.sweeps.errors() > 0) {
+    std::fprintf(stderr, "xover calibrate: %zu corrupt or missing messages in the protocol sweeps\n",
+                 m.sweeps.errors());
+    return 1;
+  }
+  m.host = host_name();
+  m.date = utc_now();
+  m.memcpy_bw = path.memcpy_bw_local;
+  const calib::Calibration c = calib::calibrate(m);
+  std::ofstream file(s.out);
+  file << calib::platform_xml(c.draft);
+  if (!file.flush()) {
+    std::fprintf(stderr, "xover calibrate: cannot write %s\n", s.out.c_str());
+    return 1;
+  }
+  print(c, s.out);
+  return 0;
+}
+
+/// Why `out` cannot be written, or nothing.
+std::optional<std::string> unwritable(const std::string& out) {
+  namespace fs = std::filesystem;
+  const fs::path path(out);
+  const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  std::error_code ec;
+  if (out.empty() || path.filename().empty() || fs::is_directory(path, ec))
+    return "--out " + out + ": names a directory, not a file";
+  if (!fs::is_directory(dir, ec))
+    return "--out " + out + ": no directory " + dir.string();
+  if (access(dir.c_str(), W_OK) != 0 || (fs::exists(path, ec) && access(path.c_str(), W_OK) != 0))
+    return "--out " + out + ": not writable";
+  return std::nullopt;
+}
+
+}  // namespace
+
+int calibrate_command(const std::vector<std::string>& args) {
+  po::options_description opts(
+      "usage: xover calibrate --backend shm|tcp [--out FILE.xml] [--quick]\n\n"
+      "Measures this machine's lanes as Netgauge does (parametrised round trips: L, o_s, o_r, g, G),\n"
+      "times every protocol's own ping-pong from 8 B to 4 MiB, fits LogGP lanes and cost lines, finds\n"
+      "where the auto curve changes protocol, and writes a SimGrid platform (nodes node0 and node1)\n"
+      "whose comment block lists every fit. Run a scenario on it with xover run SCENARIO --platform FILE.\n\n"
+      "options");
+  opts.add_options()("help,h", "this help")("backend,b", po::value<std::string>(), "shm or tcp")(
+      "out,o", po::value<std::string>(), "platform file to write (default platforms/BACKEND-calibrated.xml)")(
+      "quick", "a short run (a few seconds): fewer sizes and repetitions, sizes up to 1 MiB")(
+      "timeout", po::value<double>()->default_value(10.0),
+      "seconds a rank waits with nothing moving before it gives up on its peer")(
+      "tcp-if", po::value<std::string>()->default_value("lo"), "tcp: the interface to calibrate");
+  po::variables_map vm;
+  if (const auto status = parse_options("calibrate", args, opts, {}, vm))
+    return *status;
+  if (!vm.count("backend")) {
+    std::cerr << "xover calibrate: no --backend given (shm or tcp; see xover calibrate --help)\n";
+    return kExitBadInput;
+  }
+  Settings s;
+  const std::string backend = vm["backend"].as<std::string>();
+  const std::optional<runtime::Backend> b = runtime::backend_from_name(backend);
+  if (!b) {
+    std::cerr << "xover calibrate: unknown backend '" << backend << "' (this build calibrates: shm, tcp)\n";
+    return kExitBadInput;
+  }
+  s.backend = *b;
+  s.out = vm.count("out") ? vm["out"].as<std::string>() : "platforms/" + backend + "-calibrated.xml";
+  s.quick = vm.count("quick") > 0;
+  s.runtime.timeout = vm["timeout"].as<double>();
+  s.runtime.tcp_interfaces = {vm["tcp-if"].as<std::string>()};
+  if (!(s.runtime.timeout > 0) || !std::isfinite(s.runtime.timeout)) {
+    std::cerr << "xover calibrate: --timeout must be a positive number of seconds\n";
+    return kExitBadInput;
+  }
+  if (s.runtime.tcp_interfaces.front().empty() || s.runtime.tcp_interfaces.front().find(',') != std::string::npos) {
+    std::cerr << "xover calibrate: --tcp-if takes one interface\n";
+    return kExitBadInput;
+  }
+  if (const std::optional<std::string> why = unwritable(s.out)) {
+    std::cerr << "xover calibrate: " << *why << "\n";
+    return kExitBadInput;
+  }
+  std::cout << std::flush;
+  try {
+    const runtime::LaunchResult result = runtime::launch_local(2, {}, [&](runtime::LocalBootstrap& boot) {
+      try {
+        return calibrate_rank(boot, s);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "xover calibrate: rank %u: %s\n", boot.rank(), e.what());
+        return 1;
+      }
+    });
+    if (result.ok)
+      return 0;
+    std::cerr << "xover calibrate: the calibration failed: " << result.message << "\n";
+  } catch (const runtime::RuntimeError& e) {
+    std::cerr << "xover calibrate: " << e.what() << "\n";
+  }
+  return 1;
+}
+
+}  // namespace xover::tools
