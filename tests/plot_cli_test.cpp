@@ -36,7 +36,10 @@ class PlotCli : public ::testing::Test {
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }
-  const std::string dir_ = ::testing::TempDir() + "/xover-plot-cli";
+  // One directory per test: CTest runs the tests of this file at once, and
+  // one's SetUp must not empty another's directory.
+  const std::string dir_ =
+      ::testing::TempDir() + "/xover-plot-cli-" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
 };
 
 TEST_F(PlotCli, WritesPng) {
