@@ -5,13 +5,10 @@
 
 #include "protocols/registry.hpp"
 #include "tools/json.hpp"
+#include "tools/proto_info_format.hpp"
 
 namespace xover::tools {
 namespace {
-
-std::string range_text(Bytes from, Bytes to) {
-  return std::to_string(from) + ".." + (to == kSizeMax ? std::string("inf") : std::to_string(to));
-}
 
 /// Where the NIC becomes the bandwidth bound: n·G = g.
 Bytes gap_bound(const AlltoallParams& p) {
@@ -65,23 +62,15 @@ std::string format_alltoall_info_json(const AlltoallInfo& info) {
   json.key("direct_perf_diff").value(info.direct_perf_diff);
   json.key("ranges").begin_array();
   for (const EnvelopeRange& range : alltoall_selection(p, info.direct_perf_diff)) {
-    json.begin_object().key("from").value(std::uint64_t{range.from}).key("to");
-    if (range.to == kSizeMax)
-      json.null();
-    else
-      json.value(std::uint64_t{range.to});
+    json.begin_object().key("from").value(std::uint64_t{range.from}).key("to").size_limit(range.to);
     json.key("protocol").value(coll_registry()[range.index]->name).end_object();
   }
   json.end_array();
   json.key("costs").begin_array();
   for (const CollProtocol* protocol : coll_registry())
     for (const Piece& piece : alltoall_cost(protocol->flavour, p)) {
-      json.begin_object().key("protocol").value(protocol->name).key("from").value(std::uint64_t{piece.from}).key("to");
-      if (piece.to == kSizeMax)
-        json.null();
-      else
-        json.value(std::uint64_t{piece.to});
-      json.key("c").value(piece.f.c).key("m").value(piece.f.m).end_object();
+      json.begin_object().key("protocol").value(protocol->name).key("from").value(std::uint64_t{piece.from});
+      json.key("to").size_limit(piece.to).key("c").value(piece.f.c).key("m").value(piece.f.m).end_object();
     }
   json.end_array();
   json.end_object();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,6 +25,10 @@ class JsonWriter {
   JsonWriter& value(std::uint64_t n);
   JsonWriter& value(bool b);
   JsonWriter& null();
+  /// The upper end of a size range: the size, or null for kSizeMax (no end).
+  JsonWriter& size_limit(std::uint64_t to) {
+    return to == std::numeric_limits<std::uint64_t>::max() ? null() : value(to);
+  }
   template <typename T>
   JsonWriter& value(const std::optional<T>& v) {
     return v ? value(*v) : null();

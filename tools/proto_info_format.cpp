@@ -6,11 +6,12 @@
 #include "tools/json.hpp"
 
 namespace xover::tools {
-namespace {
 
 std::string range_text(Bytes from, Bytes to) {
   return std::to_string(from) + ".." + (to == kSizeMax ? std::string("inf") : std::to_string(to));
 }
+
+namespace {
 
 std::string lanes_text(const Path& path, const std::vector<LaneShare>& lanes) {
   std::string out;
@@ -159,20 +160,12 @@ std::string format_proto_info_json(const ProtoInfoReport& r) {
     }
     j.end_array();
   };
-  // A range's upper end; null for SIZE_MAX (no end).
-  auto upper = [&](Bytes to) {
-    if (to == kSizeMax)
-      j.null();
-    else
-      j.value(std::uint64_t{to});
-  };
   j.key("ranges").begin_array();
   for (const ThresholdRange& range : r.table.ranges()) {
     const ProtoChoice& choice = r.table.choices()[range.choice];
     j.begin_object();
     j.key("from").value(std::uint64_t{range.from});
-    j.key("to");
-    upper(range.to);
+    j.key("to").size_limit(range.to);
     j.key("protocol").value(choice.protocol->name);
     j.key("lanes");
     shares(choice.candidate.lanes);
@@ -189,8 +182,7 @@ std::string format_proto_info_json(const ProtoInfoReport& r) {
       const LinearFunc line = range.factors.single();
       j.begin_object();
       j.key("from").value(std::uint64_t{range.from});
-      j.key("to");
-      upper(range.to);
+      j.key("to").size_limit(range.to);
       j.key("c").value(line.c);
       j.key("m").value(line.m);
       j.key("factors").begin_object();

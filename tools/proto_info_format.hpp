@@ -20,6 +20,9 @@ struct ProtoInfoReport {
   std::vector<ClosedFormComparison> closed_form;
 };
 
+/// A size range as the tables print it: "0..204", "23122..inf".
+std::string range_text(Bytes from, Bytes to);
+
 std::string format_proto_info_text(const ProtoInfoReport& report);
 std::string format_proto_info_json(const ProtoInfoReport& report);
 

@@ -6,16 +6,16 @@
 #include <stdexcept>
 
 namespace xover {
-namespace {
 
-// The q-quantile by the nearest-rank method (q in [0, 1]).
-Seconds quantile(std::vector<Seconds> samples, double q) {
+double quantile(std::vector<double> samples, double q) {
   if (samples.empty())
     return 0;
   std::sort(samples.begin(), samples.end());
   const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(samples.size())));
   return samples[std::clamp<std::size_t>(rank, 1, samples.size()) - 1];
 }
+
+namespace {
 
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos)

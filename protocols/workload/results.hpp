@@ -14,6 +14,10 @@
 
 namespace xover {
 
+/// The q-quantile of `samples` by the nearest-rank method (q in [0, 1]): the
+/// median, p10 and p90 of every point; 0 when there are none.
+double quantile(std::vector<double> samples, double q);
+
 /// One measured point. Samples are seconds per message (a half round trip
 /// for ping-pongs, a window's time over its size for streams, a late
 /// receive's post-to-completion time for unexpected receives).

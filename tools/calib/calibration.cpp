@@ -91,10 +91,9 @@ std::vector<FittedLane> fit_lane(const LaneMeasurement& lm, const Measurements& 
     std::vector<double> spreads;
     for (const PrttPoint& p : lm.am)
       spreads.push_back(p.spread);
-    std::sort(spreads.begin(), spreads.end());
     lines.push_back(who + "PRTT(1,0,s) = " + describe(f.round_trip) +
                     format("; noise, (p90 - p10)/median of its runs: %.1f %% (median over sizes), %.1f %% (worst)",
-                           spreads[spreads.size() / 2] * 100, spreads.back() * 100));
+                           quantile(spreads, 0.5) * 100, quantile(spreads, 1) * 100));
     lines.push_back(who + "(PRTT(n,0,s) - PRTT(1,0,s))/(n-1) = g + G*s = " + describe(f.gap) +
                     format(", n = %.0f", m.messages));
     lines.push_back(who + "stream (PRTT(N,0,s) - PRTT(1,0,s))/(N-1) = " + describe(f.stream));
@@ -218,8 +217,7 @@ void add_core_overhead(const Measurements& m, const std::string& curve, std::vec
     if (t && zero && *t <= 2 * *zero)
       extra.push_back(p->median() - *t);
   }
-  std::sort(extra.begin(), extra.end());
-  const Seconds core = extra.empty() ? 0 : std::max(0.0, extra[extra.size() / 2]);
+  const Seconds core = std::max(0.0, quantile(extra, 0.5));
   std::string names;
   const std::vector<LaneShare>& lanes =
       choice->protocol->family == ProtoFamily::Rndv ? table.lanes().rma : choice->candidate.lanes;
@@ -263,12 +261,8 @@ void fit_protocols(const Measurements& m, const Path& path, Calibration& out) {
         errors.push_back(std::abs(*t - p->median()) / p->median());
     }
     ProtocolFit fit{curve, fit_line(x, y, Weighting::Relative), points.front()->size, points.back()->size, 0, 0};
-    if (!errors.empty()) {
-      std::vector<double> sorted = errors;
-      std::sort(sorted.begin(), sorted.end());
-      fit.model_median_error = sorted[sorted.size() / 2];
-      fit.model_worst_error = sorted.back();
-    }
+    fit.model_median_error = quantile(errors, 0.5);
+    fit.model_worst_error = quantile(errors, 1);
     out.draft.comments.push_back("protocol " + curve + " " + format_size(fit.from) + ".." + format_size(fit.to) +
                                  ": T(n) = " + describe(fit.line) +
                                  format("; the model on these lanes: median error %.1f %%, worst %.1f %%",

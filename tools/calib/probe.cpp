@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "protocols/workload/results.hpp"
+
 namespace xover::calib {
 namespace {
 
@@ -22,13 +24,6 @@ enum Code : std::uint64_t {
   kAddr = 4,   ///< the server's registered buffer: key and address follow
   kDone = 5,   ///< the client is done: the server returns
 };
-
-/// The sample at fraction q of the sorted samples (nearest rank).
-Seconds quantile(std::vector<Seconds> v, double q) {
-  const auto k = static_cast<std::ptrdiff_t>(q * static_cast<double>(v.size() - 1) + 0.5);
-  std::nth_element(v.begin(), v.begin() + k, v.end());
-  return v[static_cast<std::size_t>(k)];
-}
 
 Seconds median(std::vector<Seconds> v) {
   return quantile(std::move(v), 0.5);
