@@ -1,8 +1,7 @@
 // The calibration fits on synthetic data whose answer is known: lines,
 // Netgauge's LogGP parameters from PRTTs generated from known L, o_s, o_r,
 // g and G (exact and with small noise: within 1 %), breakpoints where a
-// curve changes line (within one sample step; none on one line), and the
-// crossover of two curves.
+// curve changes line (within one sample step; none on one line).
 #include "tools/calib/fit.hpp"
 
 #include <gtest/gtest.h>
@@ -193,22 +192,6 @@ TEST(Breakpoints, NoneOnOneNoisyLine) {
     y.push_back((1e-6 + 0.1e-9 * s) * (1 + u(rng)));
   }
   EXPECT_TRUE(find_breakpoints(x, y).empty());
-}
-
-TEST(Crossover, InterpolatesBetweenTheSamplesAroundTheSwitch) {
-  const TwoLines t = eager_and_rndv(0);
-  std::vector<double> eager, rndv;
-  for (double s : t.x) {
-    eager.push_back(0.6e-6 + 0.15e-9 * s);
-    rndv.push_back(3e-6 + 0.085e-9 * s);
-  }
-  const std::optional<double> x = crossover(t.x, eager, rndv);
-  ASSERT_TRUE(x);
-  EXPECT_GT(*x, t.crossing / 1.25);
-  EXPECT_LT(*x, t.crossing * 1.25);
-  EXPECT_FALSE(crossover(t.x, rndv, eager)) << "eager never drops below rendezvous after being above it";
-  const std::vector<double> bad(t.x.size(), 0);
-  EXPECT_THROW(crossover(t.x, eager, bad), std::invalid_argument);
 }
 
 }  // namespace

@@ -135,26 +135,4 @@ std::vector<std::size_t> find_breakpoints(std::span<const double> x, std::span<c
   return breaks;
 }
 
-std::optional<double> crossover(std::span<const double> x, std::span<const double> a, std::span<const double> b) {
-  if (x.size() != a.size() || x.size() != b.size())
-    throw std::invalid_argument("crossover: the curves differ in length");
-  for (std::size_t i = 0; i < x.size(); ++i)
-    if (!(x[i] > 0 && a[i] > 0 && b[i] > 0))
-      throw std::invalid_argument("crossover: sizes and times must be positive");
-  bool above = false;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double d = std::log(b[i] / a[i]);
-    if (d > 0) {
-      above = true;
-      continue;
-    }
-    if (!above)
-      continue;
-    const double d0 = std::log(b[i - 1] / a[i - 1]);
-    const double lx0 = std::log(x[i - 1]), lx1 = std::log(x[i]);
-    return std::exp(lx0 + (lx1 - lx0) * d0 / (d0 - d));
-  }
-  return std::nullopt;
-}
-
 }  // namespace xover::calib

@@ -104,12 +104,4 @@ struct BreakOptions {
 std::vector<std::size_t> find_breakpoints(std::span<const double> x, std::span<const double> y,
                                           const BreakOptions& options = {});
 
-/// The first x where curve b drops below curve a (both on the same x, x
-/// positive and increasing): between the last sample where b is above a and
-/// the next, where log(b/a) crosses zero, interpolated on log x (the sweeps
-/// are geometric). None when b is never above a before dropping below it.
-/// @throws std::invalid_argument when the spans differ in length or a value
-/// is not positive.
-std::optional<double> crossover(std::span<const double> x, std::span<const double> a, std::span<const double> b);
-
 }  // namespace xover::calib
