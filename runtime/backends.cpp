@@ -1,7 +1,7 @@
 #include "runtime/backends.hpp"
 
-#include "runtime/shm_transport.hpp"
-#include "runtime/tcp_transport.hpp"
+#include "runtime/shm/shm_transport.hpp"
+#include "runtime/tcp/tcp_transport.hpp"
 
 namespace xover::runtime {
 

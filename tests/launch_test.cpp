@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-#include "runtime/launch.hpp"
+#include "runtime/launch/launch.hpp"
 
 namespace xover::runtime {
 namespace {

@@ -20,9 +20,9 @@
 #include <thread>
 
 #include "runtime/fault.hpp"
-#include "runtime/launch.hpp"
-#include "runtime/shm_ring.hpp"
-#include "runtime/shm_transport.hpp"
+#include "runtime/launch/launch.hpp"
+#include "runtime/shm/shm_ring.hpp"
+#include "runtime/shm/shm_transport.hpp"
 
 namespace xover::runtime {
 namespace {

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "runtime/fault.hpp"
-#include "runtime/tcp_frame.hpp"
+#include "runtime/tcp/tcp_frame.hpp"
 #include "tests/support/tcp_ranks.hpp"
 
 namespace xover::runtime::tcp_test {

@@ -18,7 +18,7 @@
 
 #include "protocols/core/worker.hpp"
 #include "runtime/backends.hpp"
-#include "runtime/launch.hpp"
+#include "runtime/launch/launch.hpp"
 #include "tests/support/run.hpp"
 
 namespace xover::test {

@@ -9,7 +9,7 @@
 #include <map>
 #include <sstream>
 
-#include "runtime/tcp_frame.hpp"
+#include "runtime/tcp/tcp_frame.hpp"
 #include "tests/support/tcp_ranks.hpp"
 
 namespace xover::runtime::tcp_test {

@@ -20,7 +20,7 @@
 #include "protocols/registry.hpp"
 #include "protocols/workload/workload.hpp"
 #include "runtime/backends.hpp"
-#include "runtime/launch.hpp"
+#include "runtime/launch/launch.hpp"
 #include "tools/calib/calibration.hpp"
 #include "tools/commands.hpp"
 

@@ -2,7 +2,7 @@
 //
 // Started by a user, the command is the launcher: it starts the scenario's
 // ranks on this node, each one this same command line again with a
-// bootstrap socket in its environment (runtime/launch.hpp), and watches
+// bootstrap socket in its environment (runtime/launch/launch.hpp), and watches
 // over them. Started by mpirun, every process is a rank already and
 // bootstraps through MPI. Either way, each rank runs its part of the
 // workload over the chosen transport, the ranks swap their findings through
@@ -17,8 +17,8 @@
 #include "protocols/workload/scenario.hpp"
 #include "protocols/workload/workload.hpp"
 #include "runtime/backends.hpp"
-#include "runtime/launch.hpp"
-#include "runtime/mpi_bootstrap.hpp"
+#include "runtime/launch/launch.hpp"
+#include "runtime/launch/mpi_bootstrap.hpp"
 #include "tools/commands.hpp"
 
 namespace po = boost::program_options;

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "runtime/backends.hpp"
-#include "runtime/launch.hpp"
+#include "runtime/launch/launch.hpp"
 #include "sim/platform_loader.hpp"
 #include "sim/sim_transport.hpp"
 #include "sim/in_child.hpp"

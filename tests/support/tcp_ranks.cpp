@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "runtime/tcp_frame.hpp"
+#include "runtime/tcp/tcp_frame.hpp"
 
 namespace xover::runtime::tcp_test {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/launch.hpp"
-#include "runtime/tcp_transport.hpp"
+#include "runtime/launch/launch.hpp"
+#include "runtime/tcp/tcp_transport.hpp"
 
 namespace xover::runtime::tcp_test {
 

@@ -38,9 +38,9 @@
 #include <vector>
 
 #include "runtime/fault.hpp"
-#include "runtime/launch.hpp"
-#include "runtime/shm_transport.hpp"
-#include "runtime/shm_transport_impl.hpp"
+#include "runtime/launch/launch.hpp"
+#include "runtime/shm/shm_transport.hpp"
+#include "runtime/shm/shm_transport_impl.hpp"
 
 namespace xover::runtime {
 namespace {

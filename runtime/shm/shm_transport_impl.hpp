@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "runtime/bootstrap.hpp"
-#include "runtime/shm_ring.hpp"
+#include "runtime/shm/shm_ring.hpp"
 
 namespace xover::runtime::shm {
 

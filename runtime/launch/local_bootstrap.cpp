@@ -1,4 +1,4 @@
-#include "runtime/local_bootstrap.hpp"
+#include "runtime/launch/local_bootstrap.hpp"
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "runtime/frame_io.hpp"
+#include "runtime/launch/frame_io.hpp"
 
 namespace xover::runtime {
 

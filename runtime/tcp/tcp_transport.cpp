@@ -1,7 +1,7 @@
 // The TCP transport's data path (tcp_transport.hpp): active messages, gets
 // and puts over the lanes that tcp_wireup.cpp set up, the registration
 // table that guards this rank's memory, and the watch on silent peers.
-#include "runtime/tcp_transport.hpp"
+#include "runtime/tcp/tcp_transport.hpp"
 
 #include <poll.h>
 #include <sys/random.h>
@@ -14,8 +14,8 @@
 #include <unordered_map>
 
 #include "runtime/fault.hpp"
-#include "runtime/tcp_conn.hpp"
-#include "runtime/tcp_wireup.hpp"
+#include "runtime/tcp/tcp_conn.hpp"
+#include "runtime/tcp/tcp_wireup.hpp"
 
 namespace xover::runtime {
 namespace tcp {

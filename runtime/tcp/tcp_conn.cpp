@@ -1,6 +1,6 @@
 // One lane of the TCP transport to one peer: send queue and receive state
 // machine (tcp_conn.hpp).
-#include "runtime/tcp_conn.hpp"
+#include "runtime/tcp/tcp_conn.hpp"
 
 #include <poll.h>
 #include <sys/socket.h>

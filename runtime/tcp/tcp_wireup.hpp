@@ -23,7 +23,7 @@
 
 #include "protocols/lanes/lane.hpp"
 #include "runtime/bootstrap.hpp"
-#include "runtime/tcp_transport.hpp"
+#include "runtime/tcp/tcp_transport.hpp"
 
 namespace xover::runtime::tcp {
 

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "protocols/core/transport.hpp"
-#include "runtime/tcp_frame.hpp"
+#include "runtime/tcp/tcp_frame.hpp"
 
 namespace xover::runtime::tcp {
 

@@ -1,4 +1,4 @@
-#include "runtime/launch.hpp"
+#include "runtime/launch/launch.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -17,7 +17,7 @@
 #include <optional>
 #include <random>
 
-#include "runtime/frame_io.hpp"
+#include "runtime/launch/frame_io.hpp"
 
 namespace xover::runtime {
 namespace {

@@ -1,4 +1,4 @@
-#include "runtime/mpi_bootstrap.hpp"
+#include "runtime/launch/mpi_bootstrap.hpp"
 
 #include <cstdlib>
 

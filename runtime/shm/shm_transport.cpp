@@ -9,8 +9,8 @@
 #include <cstring>
 
 #include "runtime/fault.hpp"
-#include "runtime/shm_transport.hpp"
-#include "runtime/shm_transport_impl.hpp"
+#include "runtime/shm/shm_transport.hpp"
+#include "runtime/shm/shm_transport_impl.hpp"
 
 namespace xover::runtime::shm {
 namespace {

@@ -1,7 +1,7 @@
 // The TCP transport's set-up: listeners, address exchange, connections with
 // hellos, and the refusal of strangers (tcp_wireup.hpp). The lane
 // measurements are in tcp_measure.cpp.
-#include "runtime/tcp_wireup.hpp"
+#include "runtime/tcp/tcp_wireup.hpp"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
@@ -20,8 +20,8 @@
 #include <cstring>
 #include <set>
 
-#include "runtime/tcp_frame.hpp"
-#include "runtime/tcp_measure.hpp"
+#include "runtime/tcp/tcp_frame.hpp"
+#include "runtime/tcp/tcp_measure.hpp"
 
 namespace xover::runtime::tcp {
 namespace {

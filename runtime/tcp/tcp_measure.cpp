@@ -1,7 +1,7 @@
 // Measuring the lanes of the TCP transport at set-up (tcp_measure.hpp).
 // Both ends busy-poll their non-blocking sockets, as the data path does, so
 // that a wake-up from sleep is not counted as latency.
-#include "runtime/tcp_measure.hpp"
+#include "runtime/tcp/tcp_measure.hpp"
 
 #include <sys/socket.h>
 
@@ -11,7 +11,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "runtime/tcp_frame.hpp"
+#include "runtime/tcp/tcp_frame.hpp"
 
 namespace xover::runtime::tcp {
 namespace {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/local_bootstrap.hpp"
+#include "runtime/launch/local_bootstrap.hpp"
 
 namespace xover::runtime {
 

@@ -1,6 +1,6 @@
 // Creating, opening and unlinking the shared-memory segments of the shm
 // backend; the ring protocol itself is inline in shm_ring.hpp.
-#include "runtime/shm_ring.hpp"
+#include "runtime/shm/shm_ring.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
