@@ -1,35 +1,45 @@
 #include "runtime/backends.hpp"
 
+#include <array>
+
 #include "runtime/shm/shm_transport.hpp"
 #include "runtime/tcp/tcp_transport.hpp"
 
 namespace xover::runtime {
+namespace {
 
-std::string_view backend_name(Backend backend) {
-  switch (backend) {
-    case Backend::Shm:
-      return "shm";
-    case Backend::Tcp:
-      return "tcp";
-  }
-  return "unknown";
+std::string simulator_unavailable() {
+#ifdef XOVER_WITH_SIMGRID
+  return "";
+#else
+  return "not compiled in: this build has no SimGrid (configured with XOVER_WITH_SIMGRID=OFF)";
+#endif
 }
 
-std::optional<Backend> backend_from_name(std::string_view name) {
-  for (Backend b : {Backend::Shm, Backend::Tcp})
-    if (backend_name(b) == name)
-      return b;
-  return std::nullopt;
+const std::array kBackends{
+    Backend{"sim", "SimGrid simulation of the scenario's platform (LogGP lanes)", nullptr, simulator_unavailable},
+    Backend{"shm", "shared memory on this node: mm rings, cross-memory attach", make_shm_transport, nullptr},
+    Backend{"tcp", "TCP sockets, a lane per interface and connection", make_tcp_transport, nullptr},
+};
+
+}  // namespace
+
+std::span<const Backend> backends() {
+  return kBackends;
 }
 
-std::unique_ptr<Transport> make_transport(Backend backend, Bootstrap& boot, const RuntimeOptions& options) {
-  switch (backend) {
-    case Backend::Shm:
-      return make_shm_transport(boot, options);
-    case Backend::Tcp:
-      return make_tcp_transport(boot, options);
-  }
-  throw RuntimeError("unknown backend");
+const Backend* find_backend(std::string_view name) {
+  for (const Backend& b : kBackends)
+    if (b.name == name)
+      return &b;
+  return nullptr;
+}
+
+std::string backend_names() {
+  std::string out;
+  for (const Backend& b : kBackends)
+    out += (out.empty() ? "" : ", ") + std::string(b.name);
+  return out;
 }
 
 }  // namespace xover::runtime

@@ -1,27 +1,48 @@
-// The hardware backends by name: what `xover run --backend` and the tests
-// choose from.
+// The backends, one table: what `xover run --backend`, `xover calibrate`,
+// `--help`, `xover info` and the tests' backend parameter read. A backend
+// is one row: its name, one line about it, how to make its transport, and
+// why it cannot run here when it cannot (not compiled in, no device).
+//
+//   const Backend* b = find_backend("tcp");
+//   if (const std::string why = b->unavailable(); !why.empty()) ... exit 2
+//   std::unique_ptr<Transport> t = b->make(boot, options);   // hardware only
+//
+// Adding a backend: its folder under runtime/ with a make function, and one
+// row below (backends.cpp).
 #pragma once
 
 #include <memory>
-#include <optional>
+#include <span>
+#include <string>
 #include <string_view>
 
 #include "runtime/bootstrap.hpp"
 
 namespace xover::runtime {
 
-enum class Backend {
-  Shm,  ///< shared-memory rings and cross-memory attach (shm_transport.hpp)
-  Tcp,  ///< sockets, one lane per interface and connection (tcp_transport.hpp)
+struct Backend {
+  std::string_view name;     ///< what --backend takes: "sim", "shm", "tcp"
+  std::string_view summary;  ///< one line for --help and xover info
+  /// Collective over `boot`: this rank's transport, wired up to every rank.
+  /// Null for the simulator, which runs a whole scenario in one process
+  /// (sim/simulate.hpp) rather than a transport per launched rank.
+  /// @throws RuntimeError when it cannot be set up.
+  std::unique_ptr<Transport> (*make)(Bootstrap& boot, const RuntimeOptions& options);
+  /// Why this build or this machine cannot run the backend ("not compiled
+  /// in: ...", "no RDMA device: ..."); empty when it can.
+  std::string (*why_unavailable)();
+
+  bool simulated() const { return make == nullptr; }
+  std::string unavailable() const { return why_unavailable ? why_unavailable() : std::string(); }
 };
 
-/// "shm" or "tcp".
-std::string_view backend_name(Backend backend);
-/// The backend a name means, or nothing.
-std::optional<Backend> backend_from_name(std::string_view name);
+/// Every backend, in the order --help lists them: the simulator first.
+std::span<const Backend> backends();
 
-/// Collective over `boot`: the transport of `backend`, wired up to every rank.
-/// @throws RuntimeError when it cannot be set up.
-std::unique_ptr<Transport> make_transport(Backend backend, Bootstrap& boot, const RuntimeOptions& options);
+/// The backend called `name`, or null.
+const Backend* find_backend(std::string_view name);
+
+/// The names, comma-separated ("sim, shm, tcp"), for messages.
+std::string backend_names();
 
 }  // namespace xover::runtime

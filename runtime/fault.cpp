@@ -45,14 +45,7 @@ void install_handlers() {
 
 }  // namespace
 
-void abort_rank(Rank rank, const std::string& what) {
-  std::fprintf(stderr, "xover: rank %u: %s\n", rank, what.c_str());
-  std::fflush(stderr);
-  unlink_all();
-  _exit(kExitPeerLost);
-}
-
-void unlink_shm_on_abort(const std::string& name) {
+void unlink_shm_on_stop(const std::string& name) {
   std::call_once(g_handlers, install_handlers);
   for (auto& slot : g_names)
     if (slot[0] == '\0') {

@@ -1,7 +1,8 @@
 // The shared-memory transport across forked ranks: active messages of every
 // size with every byte checked, back-pressure, CMA get and put, the
-// segment's privacy and cleanup, corrupt cells, a peer that dies or hangs,
-// and the lanes it measured. Each rank reports what went wrong as text; an
+// segment's privacy and cleanup, corrupt cells, a peer that dies or hangs
+// (the transport fails, and the Worker on it fails its requests), and the
+// lanes it measured. Each rank reports what went wrong as text; an
 // empty report is a pass.
 #include <gtest/gtest.h>
 
@@ -17,9 +18,8 @@
 #include <fstream>
 #include <map>
 #include <sstream>
-#include <thread>
 
-#include "runtime/fault.hpp"
+#include "protocols/core/worker.hpp"
 #include "runtime/launch/launch.hpp"
 #include "runtime/shm/shm_ring.hpp"
 #include "runtime/shm/shm_transport.hpp"
@@ -419,64 +419,65 @@ TEST(ShmTransport, CorruptCellsAreDroppedAndTheRingGoesOn) {
   }));
 }
 
-TEST(ShmTransport, PeerThatDiesEndsTheRunWithPeerLost) {
+/// Polls until the transport fails or 20 s pass; returns its failure, or
+/// "not noticed" with how long it waited.
+std::string failure_after_polling(Transport& t) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (t.failure().empty() && std::chrono::steady_clock::now() < until)
+    t.progress();
+  return t.failure().empty() ? "not noticed in 20 s" : t.failure();
+}
+
+// Rank 1 vanishes mid-run without a word: rank 0's transport fails within a
+// few seconds, naming it, and then refuses new operations instead of
+// waiting on it.
+TEST(ShmTransport, PeerThatDiesFailsTheTransport) {
   const auto start = std::chrono::steady_clock::now();
   const LaunchResult r = launch_local(2, {}, [](LocalBootstrap& boot) {
     auto t = make_shm_transport(boot, {});
     boot.barrier();
     if (boot.rank() == 1)
-      _exit(0);  // mid-run, without a word
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (std::chrono::steady_clock::now() < until)
-      t->progress();
-    return 0;  // not noticed: the test fails on the status
+      _exit(0);
+    std::string said = failure_after_polling(*t);
+    const TestHeader h{0, 0};
+    if (t->am_send(0, 1, kEcho, as_span(h), {}, AmMode::Short, {}) != Status::Error)
+      said += "; a send after the failure was not refused";
+    boot.report(said);
+    return 0;
   });
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_EQ(r.exit_status[0], kExitPeerLost) << r.message;
+  ASSERT_EQ(r.reports.size(), 2U) << r.message;
+  EXPECT_EQ(r.reports[0].find("rank 1 (pid "), 0U) << r.reports[0];
+  EXPECT_NE(r.reports[0].find(") has gone"), std::string::npos) << r.reports[0];
+  EXPECT_EQ(r.reports[0].find("refused"), std::string::npos) << r.reports[0];
   EXPECT_EQ(r.exit_status[1], 0);
   EXPECT_LT(took, 5.0);
 }
 
-TEST(ShmTransport, SilentPeerTimesOut) {
-  const LaunchResult r = launch_local(2, {}, [](LocalBootstrap& boot) -> int {
+// Rank 1 is alive but hung (it waits in the bootstrap, not on its
+// transport): rank 0's transport fails once nothing has come for the
+// timeout, and the Worker above it completes its open receive with Error.
+TEST(ShmTransport, SilentPeerTimesOutAndFailsOpenRequests) {
+  const LaunchResult r = launch_local(2, {}, [](LocalBootstrap& boot) {
     RuntimeOptions options;
     options.timeout = 1;
     auto t = make_shm_transport(boot, options);
     boot.barrier();
-    if (boot.rank() == 1)
-      std::this_thread::sleep_for(std::chrono::seconds(10));  // alive, hung
-    for (;;)
-      t->progress();
-  });
-  EXPECT_EQ(r.exit_status[0], kExitPeerLost) << r.message;
-}
-
-TEST(ShmTransport, ComputingIsNotSilence) {
-  // With a 1 s timeout, rank 0 computes for 1.5 s without polling and then
-  // waits 0.5 s more: 2 s since it last heard anything, but only 0.5 s of
-  // waiting. Rank 1 computes for 2 s, then sends.
-  expect_clean(launch_local(2, {}, [](LocalBootstrap& boot) {
-    RuntimeOptions options;
-    options.timeout = 1;
-    auto t = make_shm_transport(boot, options);
-    const Rank peer = 1 - boot.rank();
-    int got = 0;
-    t->set_am_handler(kEcho, [&](const AmMessage&) { ++got; });
-    boot.barrier();
-    const TestHeader h{0, 0};
+    std::string said;
     if (boot.rank() == 0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-      poll_until(*t, [&] { return got == 1; });
-      t->am_send(0, peer, kEcho, as_span(h), {}, AmMode::Short, {});
-    } else {
-      std::this_thread::sleep_for(std::chrono::milliseconds(2000));
-      t->am_send(0, peer, kEcho, as_span(h), {}, AmMode::Short, {});
-      poll_until(*t, [&] { return got == 1; });
+      Worker worker(*t, {});
+      std::vector<std::byte> into(64);
+      Request* r = worker.tag_recv({into.data(), into.size()}, 5);
+      worker.wait(r);
+      said = r->status == Status::Error ? t->failure() : "the receive completed without error";
+      worker.release(r);
     }
-    boot.barrier();
-    boot.report("");
+    boot.report(said);
+    boot.barrier();  // rank 1 is silent until rank 0 is done
     return 0;
-  }));
+  });
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_EQ(r.reports[0], "nothing from any peer for 1 s: a peer may have hung");
 }
 
 TEST(ShmTransport, LanesAreMeasuredAndTheSameFromBothEnds) {

@@ -1,6 +1,8 @@
 // The TCP transport's faults on the loopback, each rank a forked child
 // (launch.hpp): strangers at the door during set-up, and peers that send a
-// malformed frame, die, fall silent or leave in good order.
+// malformed frame, die, fall silent or leave in good order. A fault fails
+// the transport (Transport::failure()): its pending operations complete
+// with Error and it says why.
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
@@ -10,9 +12,7 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <thread>
 
-#include "runtime/fault.hpp"
 #include "runtime/tcp/tcp_frame.hpp"
 #include "tests/support/tcp_ranks.hpp"
 
@@ -91,29 +91,38 @@ void PrintTo(const Garbage& g, std::ostream* out) {
 
 class MalformedFrame : public ::testing::TestWithParam<Garbage> {};
 
-// Rank 0 writes a malformed frame straight onto its socket; rank 1 must
-// stop with kExitPeerLost and say what was wrong, without reading past a
+/// Polls until the transport fails or 30 s pass; returns its failure, or
+/// "not noticed".
+std::string failure_after_polling(Transport& t) {
+  progress_until(t, [&] { return !t.failure().empty(); });
+  return t.failure().empty() ? "not noticed in 30 s" : t.failure();
+}
+
+// Rank 0 writes a malformed frame straight onto its socket; rank 1's
+// transport must fail and say what was wrong, without reading past a
 // buffer or allocating what the frame asks (the ASan build checks).
-TEST_P(MalformedFrame, EndsTheReceiver) {
+TEST_P(MalformedFrame, FailsTheReceiver) {
   const Garbage g = GetParam();
-  const std::string name = std::string("malformed_") + g.name;
-  const Outcome out = run_tcp(2, [g](LocalBootstrap& boot, Transport& t) {
+  const auto start = Clock::now();
+  const LaunchResult r = launch_local(2, {}, [g](LocalBootstrap& boot) {
+    std::unique_ptr<Transport> t = make_tcp_transport(boot, {});
+    std::string said;
     if (boot.rank() == 0) {
       std::vector<std::byte> bytes(tcp::kFrameHeader);
       g.frame.encode(bytes.data());
       bytes.insert(bytes.end(), g.rest.begin(), g.rest.end());
-      send(tcp_lane_socket(t, 1, 0), bytes.data(), bytes.size(), MSG_NOSIGNAL);
+      send(tcp_lane_socket(*t, 1, 0), bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    } else {
+      said = failure_after_polling(*t);
     }
-    progress_until(t, [] { return false; });
-    return std::string("still running");
-  }, {}, {}, name);
-  ASSERT_EQ(out.result.exit_status.size(), 2U);
-  EXPECT_EQ(out.result.exit_status[1], kExitPeerLost) << out.all();
-  const std::string said = slurp(stderr_file(name, 1));
-  EXPECT_NE(said.find(std::string("xover: rank 1: rank 0 sent a malformed frame on lane tcp:lo: ") + g.expect),
-            std::string::npos)
-      << said;
-  EXPECT_LT(out.seconds, 10.0);
+    boot.report(said);
+    boot.barrier();  // rank 0 keeps its socket open until rank 1 has read the frame
+    return 0;
+  });
+  ASSERT_EQ(r.reports.size(), 2U) << r.message;
+  EXPECT_EQ(r.reports[1].find(std::string("rank 0 sent a malformed frame on lane tcp:lo: ") + g.expect), 0U)
+      << r.reports[1];
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 10.0);
 }
 
 using tcp::FrameType;
@@ -135,68 +144,82 @@ INSTANTIATE_TEST_SUITE_P(
         Garbage{"bad_status", {type(FrameType::PutAck), 0, 16, 0, 0}, u64s({1, 9}), "RMA status 9"}),
     [](const ::testing::TestParamInfo<Garbage>& info) { return std::string(info.param.name); });
 
-// Rank 1 dies (without a goodbye) while rank 0 waits for its answer: rank 0
-// says so and stops within a few seconds.
-TEST(TcpTransport, DeadPeerEndsTheOther) {
-  const Outcome out = run_tcp(2, [](LocalBootstrap& boot, Transport& t) {
+// Rank 1 dies (without a goodbye) while rank 0 waits for the answer to a
+// get: rank 0's transport fails within a few seconds, naming it, and the
+// get completes with Error.
+TEST(TcpTransport, DeadPeerFailsTheOtherAndItsPendingGet) {
+  const auto start = Clock::now();
+  const LaunchResult r = launch_local(2, {}, [](LocalBootstrap& boot) {
+    std::unique_ptr<Transport> t = make_tcp_transport(boot, {});
     if (boot.rank() == 1) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      boot.barrier();  // rank 0's get is on its way
       _exit(0);
     }
     std::byte into[8];
-    t.get(0, 1, {into, sizeof into}, {1, 1}, {});
-    progress_until(t, [] { return false; });
-    return std::string("still running");
-  }, {}, {}, "dead");
-  ASSERT_EQ(out.result.exit_status.size(), 2U);
-  EXPECT_EQ(out.result.exit_status[0], kExitPeerLost) << out.all();
-  const std::string said = slurp(stderr_file("dead", 0));
-  EXPECT_NE(said.find("xover: rank 0: rank 1 closed lane tcp:lo ("), std::string::npos) << said;
-  EXPECT_NE(said.find("did it die?)"), std::string::npos) << said;
-  EXPECT_LT(out.seconds, 5.0);
+    Status got = Status::InProgress;
+    const Status st = t->get(0, 1, {into, sizeof into}, {1, 1}, [&](Status s) { got = s; });
+    boot.barrier();
+    std::string said = failure_after_polling(*t);
+    if (st != Status::InProgress || got != Status::Error)
+      said += "; the pending get did not complete with Error";
+    boot.report(said);
+    return 0;
+  });
+  ASSERT_GE(r.reports.size(), 1U) << r.message;
+  EXPECT_EQ(r.reports[0].find("rank 1 closed lane tcp:lo ("), 0U) << r.reports[0];
+  EXPECT_NE(r.reports[0].find("did it die?)"), std::string::npos) << r.reports[0];
+  EXPECT_EQ(r.reports[0].find("pending"), std::string::npos) << r.reports[0];
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 5.0);
 }
 
-// Rank 1 is slow to answer once (shorter than the timeout: no fault), then
-// falls silent with its sockets open: rank 0 gives up after the timeout and
-// names it.
+// Rank 1 answers a first get, then falls silent with its sockets open (it
+// waits in the bootstrap): rank 0 gives up on its second get after the
+// timeout and names it.
 TEST(TcpTransport, SilentPeerTimesOut) {
-  RuntimeOptions options;
-  options.timeout = 1.5;
-  const Outcome out = run_tcp(2, [](LocalBootstrap& boot, Transport& t) {
+  const LaunchResult r = launch_local(2, {}, [](LocalBootstrap& boot) {
+    RuntimeOptions options;
+    options.timeout = 1.5;
+    std::unique_ptr<Transport> t = make_tcp_transport(boot, options);
     std::vector<std::uint64_t> key;
-    t.set_am_handler(kKeys, [&](const AmMessage& m) { key = {u64_at(m.header, 0), u64_at(m.header, 1)}; });
+    t->set_am_handler(kKeys, [&](const AmMessage& m) { key = {u64_at(m.header, 0), u64_at(m.header, 1)}; });
+    std::string said;
     if (boot.rank() == 1) {
       const std::vector<std::byte> region = filled(4, 4096);
-      const MemoryRegion r = t.reg(0, 0, region.data(), region.size());
-      const RemoteAddr ra = t.remote_addr(r, region.data());
-      send_am(t, 0, 0, kKeys, u64s({ra.key, ra.addr}), {}, AmMode::Short, {});
-      std::this_thread::sleep_for(std::chrono::milliseconds(700));
+      const MemoryRegion reg = t->reg(0, 0, region.data(), region.size());
+      const RemoteAddr ra = t->remote_addr(reg, region.data());
+      send_am(*t, 0, 0, kKeys, u64s({ra.key, ra.addr}), {}, AmMode::Short, {});
       bool phase2 = false;
-      t.set_am_handler(kCheck, [&](const AmMessage&) { phase2 = true; });
-      progress_until(t, [&] { return phase2; });
-      std::this_thread::sleep_for(std::chrono::seconds(20));
-      return std::string("still running");
+      t->set_am_handler(kCheck, [&](const AmMessage&) { phase2 = true; });
+      progress_until(*t, [&] { return phase2; });
+      send_am(*t, 0, 0, kVerdict, {}, {}, AmMode::Short, {});  // no more progress from here
+      boot.report("");
+      boot.barrier();  // silent until rank 0 is done
+      return 0;
     }
-    progress_until(t, [&] { return key.size() == 2; });
+    progress_until(*t, [&] { return key.size() == 2; });
     std::vector<std::byte> into(4096);
     Status got = Status::InProgress;
-    t.get(0, 1, {into.data(), into.size()}, {key[0], key[1]}, [&](Status s) { got = s; });
-    progress_until(t, [&] { return got != Status::InProgress; });
-    std::fprintf(stderr, "phase 1: %s\n", got == Status::Ok && into == filled(4, 4096) ? "ok" : "failed");
-    std::fflush(stderr);
-    send_am(t, 0, 1, kCheck, {}, {}, AmMode::Short, {});
+    t->get(0, 1, {into.data(), into.size()}, {key[0], key[1]}, [&](Status s) { got = s; });
+    progress_until(*t, [&] { return got != Status::InProgress; });
+    if (got != Status::Ok || into != filled(4, 4096))
+      said = "phase 1 failed; ";
+    bool silent = false;
+    t->set_am_handler(kVerdict, [&](const AmMessage&) { silent = true; });
+    send_am(*t, 0, 1, kCheck, {}, {}, AmMode::Short, {});
+    progress_until(*t, [&] { return silent; });
     got = Status::InProgress;
-    t.get(0, 1, {into.data(), into.size()}, {key[0], key[1]}, [&](Status s) { got = s; });
-    progress_until(t, [] { return false; });
-    return std::string("still running");
-  }, options, {}, "silent");
-  ASSERT_EQ(out.result.exit_status.size(), 2U);
-  EXPECT_EQ(out.result.exit_status[0], kExitPeerLost) << out.all();
-  const std::string said = slurp(stderr_file("silent", 0));
-  EXPECT_NE(said.find("phase 1: ok"), std::string::npos) << said;
-  EXPECT_NE(said.find("xover: rank 0: nothing moved for 1.5 s while waiting on rank(s) 1 ("), std::string::npos)
-      << said;
-  EXPECT_LT(out.seconds, 10.0);
+    t->get(0, 1, {into.data(), into.size()}, {key[0], key[1]}, [&](Status s) { got = s; });
+    said += failure_after_polling(*t);
+    if (got != Status::Error)
+      said += "; the pending get did not complete with Error";
+    boot.report(said);
+    boot.barrier();
+    return 0;
+  });
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_EQ(r.reports[0].find("nothing moved for 1.5 s while waiting on rank(s) 1 (sends, gets or puts under way)"), 0U)
+      << r.reports[0];
+  EXPECT_EQ(r.reports[0].find("pending"), std::string::npos) << r.reports[0];
 }
 
 // A rank that is done says goodbye and leaves; the other may go on polling

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "protocols/core/worker.hpp"
-#include "runtime/backends.hpp"
+#include "runtime/tcp/tcp_transport.hpp"
 #include "runtime/launch/launch.hpp"
 #include "tests/support/run.hpp"
 
@@ -96,7 +96,7 @@ TEST(TcpNetns, RendezvousStripesByMeasuredBandwidth) {
       return 10;
     runtime::RuntimeOptions options;
     options.tcp_interfaces = {"x0", "x1"};
-    auto transport = runtime::make_transport(runtime::Backend::Tcp, boot, options);
+    auto transport = runtime::make_tcp_transport(boot, options);
     std::ostringstream report;
     const Path& path = transport->path(1 - boot.rank());
     for (const LaneAttrs& lane : path.lanes)

@@ -1,4 +1,4 @@
-// xover calibrate: measures this machine's lanes (shm or tcp) the way
+// xover calibrate: measures this machine's lanes (any hardware backend) the way
 // Netgauge measures a network, times every protocol's own ping-pong sweep,
 // fits LogGP lanes and cost lines (calib/), and writes a SimGrid platform
 // that the simulator then runs scenarios on.
@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include "protocols/registry.hpp"
 #include "protocols/workload/workload.hpp"
 #include "runtime/backends.hpp"
+#include "runtime/common.hpp"
 #include "runtime/launch/launch.hpp"
 #include "tools/calib/calibration.hpp"
 #include "tools/commands.hpp"
@@ -30,7 +32,7 @@ namespace xover::tools {
 namespace {
 
 struct Settings {
-  runtime::Backend backend = runtime::Backend::Shm;
+  const runtime::Backend* backend = nullptr;
   runtime::RuntimeOptions runtime;
   std::string out;
   bool quick = false;
@@ -49,7 +51,7 @@ std::vector<Bytes> probe_sizes(Bytes largest, double factor) {
 /// cannot carry runs no sizes.
 Scenario sweep_scenario(const Settings& s) {
   Scenario scenario;
-  scenario.name = std::string("calibrate-") + std::string(runtime::backend_name(s.backend));
+  scenario.name = std::string("calibrate-") + std::string(s.backend->name);
   scenario.workload = WorkloadKind::PingPong;
   scenario.iterations = s.quick ? 5 : 30;
   scenario.warmup = s.quick ? 1 : 3;
@@ -67,12 +69,6 @@ std::string utc_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
-}
-
-std::string host_name() {
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  return name;
 }
 
 void print(const calib::Calibration& c, const std::string& out) {
@@ -94,7 +90,7 @@ void print(const calib::Calibration& c, const std::string& out) {
 }
 
 int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
-  std::unique_ptr<Transport> transport = runtime::make_transport(s.backend, boot, s.runtime);
+  std::unique_ptr<Transport> transport = s.backend->make(boot, s.runtime);
   Transport& t = *transport;
   const Path path = t.path(boot.rank() == 0 ? 1 : 0);
   std::optional<std::size_t> am_lane;
@@ -105,7 +101,7 @@ int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
     throw runtime::RuntimeError("no lane to the peer carries copied active messages: nothing to calibrate with");
 
   calib::Measurements m;
-  m.backend = std::string(runtime::backend_name(s.backend));
+  m.backend = std::string(s.backend->name);
   calib::ProbeOptions probe;
   probe.repeats = s.quick ? 10 : 40;
   probe.warmup = s.quick ? 2 : 5;
@@ -123,11 +119,15 @@ int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
                                 probe);
     m.lanes.push_back(std::move(lm));
   }
-  if (boot.rank() == 0 && !path.lanes.empty() && path.lanes.size() < 2 && s.backend == runtime::Backend::Shm)
-    std::fprintf(stderr, "xover calibrate: shm: no cma lane, so rndv/get is not calibrated (see the line above)\n");
+  if (boot.rank() == 0 && std::none_of(path.lanes.begin(), path.lanes.end(),
+                                       [](const LaneAttrs& lane) { return lane.caps.has(LaneCap::GetZcopy); }))
+    std::fprintf(stderr, "xover calibrate: %s: no lane carries gets, so rndv/get is not calibrated\n",
+                 std::string(s.backend->name).c_str());
 
   Results mine;
   run_workload(sweep_scenario(s), boot.rank(), t, mine);
+  if (!t.failure().empty())
+    throw std::runtime_error(t.failure());
   const std::string text = mine.to_text();
   const std::vector<runtime::Blob> all = boot.allgather(std::as_bytes(std::span(text.data(), text.size())));
   transport.reset();
@@ -140,7 +140,7 @@ int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
                  m.sweeps.errors());
     return 1;
   }
-  m.host = host_name();
+  m.host = runtime::host_name();
   m.date = utc_now();
   m.memcpy_bw = path.memcpy_bw_local;
   const calib::Calibration c = calib::calibrate(m);
@@ -173,13 +173,14 @@ std::optional<std::string> unwritable(const std::string& out) {
 
 int calibrate_command(const std::vector<std::string>& args) {
   po::options_description opts(
-      "usage: xover calibrate --backend shm|tcp [--out FILE.xml] [--quick]\n\n"
+      "usage: xover calibrate --backend NAME [--out FILE.xml] [--quick]\n\n"
       "Measures this machine's lanes as Netgauge does (parametrised round trips: L, o_s, o_r, g, G),\n"
       "times every protocol's own ping-pong from 8 B to 4 MiB, fits LogGP lanes and cost lines, finds\n"
       "where the auto curve changes protocol, and writes a SimGrid platform (nodes node0 and node1)\n"
       "whose comment block lists every fit. Run a scenario on it with xover run SCENARIO --platform FILE.\n\n"
-      "options");
-  opts.add_options()("help,h", "this help")("backend,b", po::value<std::string>(), "shm or tcp")(
+      "backends (every one but the simulator):\n" +
+      backends_help() + "\noptions");
+  opts.add_options()("help,h", "this help")("backend,b", po::value<std::string>(), "the hardware backend to measure (see above)")(
       "out,o", po::value<std::string>(), "platform file to write (default platforms/BACKEND-calibrated.xml)")(
       "quick", "a short run (a few seconds): fewer sizes and repetitions, sizes up to 1 MiB")(
       "timeout", po::value<double>()->default_value(10.0),
@@ -189,17 +190,18 @@ int calibrate_command(const std::vector<std::string>& args) {
   if (const auto status = parse_options("calibrate", args, opts, {}, vm))
     return *status;
   if (!vm.count("backend")) {
-    std::cerr << "xover calibrate: no --backend given (shm or tcp; see xover calibrate --help)\n";
+    std::cerr << "xover calibrate: no --backend given (see xover calibrate --help)\n";
     return kExitBadInput;
   }
   Settings s;
   const std::string backend = vm["backend"].as<std::string>();
-  const std::optional<runtime::Backend> b = runtime::backend_from_name(backend);
-  if (!b) {
-    std::cerr << "xover calibrate: unknown backend '" << backend << "' (this build calibrates: shm, tcp)\n";
+  s.backend = usable_backend("calibrate", backend);
+  if (!s.backend)
+    return kExitBadInput;
+  if (s.backend->simulated()) {
+    std::cerr << "xover calibrate: backend " << backend << " is the simulator; calibrate measures hardware\n";
     return kExitBadInput;
   }
-  s.backend = *b;
   s.out = vm.count("out") ? vm["out"].as<std::string>() : "platforms/" + backend + "-calibrated.xml";
   s.quick = vm.count("quick") > 0;
   s.runtime.timeout = vm["timeout"].as<double>();

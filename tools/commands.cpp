@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include "runtime/backends.hpp"
+
 namespace po = boost::program_options;
 
 namespace xover::tools {
@@ -21,6 +23,28 @@ std::optional<int> parse_options(const std::string& command, const std::vector<s
     return 0;
   }
   return std::nullopt;
+}
+
+const runtime::Backend* usable_backend(const std::string& command, const std::string& name) {
+  const runtime::Backend* backend = runtime::find_backend(name);
+  if (!backend) {
+    std::cerr << "xover " << command << ": unknown backend '" << name << "' (backends: " << runtime::backend_names()
+              << ")\n";
+    return nullptr;
+  }
+  if (const std::string why = backend->unavailable(); !why.empty()) {
+    std::cerr << "xover " << command << ": backend " << name << ": " << why << "\n";
+    return nullptr;
+  }
+  return backend;
+}
+
+std::string backends_help() {
+  std::string out;
+  for (const runtime::Backend& b : runtime::backends())
+    out += "  " + std::string(b.name) + std::string(b.name.size() < 8 ? 8 - b.name.size() : 1, ' ') +
+           std::string(b.summary) + "\n";
+  return out;
 }
 
 }  // namespace xover::tools

@@ -13,6 +13,10 @@ struct Scenario;
 class Results;
 }  // namespace xover
 
+namespace xover::runtime {
+struct Backend;
+}  // namespace xover::runtime
+
 namespace xover::tools {
 
 /// Exit status for bad input: a file, an option or a setting.
@@ -25,6 +29,14 @@ std::optional<int> parse_options(const std::string& command, const std::vector<s
                                  const boost::program_options::options_description& opts,
                                  const boost::program_options::positional_options_description& positional,
                                  boost::program_options::variables_map& vm);
+
+/// The backend called `name` when this build and this machine can run it;
+/// otherwise null, after saying on stderr (as `xover COMMAND: ...`) that
+/// the name is unknown or why the backend cannot run here.
+const runtime::Backend* usable_backend(const std::string& command, const std::string& name);
+
+/// The backends table for --help: a line each, name and summary.
+std::string backends_help();
 
 /// Prints the results table, writes the results CSV to `out` and says
 /// where; returns 1 when a message was corrupt or missing (or the CSV could
@@ -45,7 +57,7 @@ int plot_results(const std::string& command, const std::vector<std::string>& csv
 /// node, or, in a rank (started by this command or by mpirun), runs its
 /// part; rank 0 reports, and plots into `plot` when it is not empty.
 /// `args` are run's own, to start the ranks with.
-int run_on_hardware(const Scenario& scenario, const std::string& backend,
+int run_on_hardware(const Scenario& scenario, const runtime::Backend& backend,
                     const boost::program_options::variables_map& vm, const std::vector<std::string>& args,
                     const std::string& out, const std::string& plot);
 

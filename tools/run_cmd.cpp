@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "protocols/workload/scenario_xml.hpp"
+#include "runtime/backends.hpp"
 #include "sim/simulate.hpp"
 #include "tools/commands.hpp"
 #include "tools/results_table.hpp"
@@ -19,18 +20,18 @@ namespace xover::tools {
 
 int run_command(const std::vector<std::string>& args) {
   po::options_description opts(
-      "usage: xover run SCENARIO [--out FILE.csv] [--plot FILE.png|svg] [--platform FILE] [--backend sim|shm|tcp]\n\n"
+      "usage: xover run SCENARIO [--out FILE.csv] [--plot FILE.png|svg] [--platform FILE] [--backend NAME]\n\n"
       "Runs a scenario file: every protocol curve at every size, on the simulated platform the\n"
-      "scenario names (or --platform), or on this machine's shared memory or TCP. Prints a table\n"
-      "and writes the results CSV. On hardware, xover starts the scenario's ranks on this node;\n"
-      "started by mpirun (mpirun -np 2 xover run SCENARIO --backend tcp --tcp-if eth0), the ranks\n"
-      "bootstrap through MPI and rank 0 writes the results.\n\noptions");
+      "scenario names (or --platform), or on this machine's hardware. Prints a table and writes\n"
+      "the results CSV. On hardware, xover starts the scenario's ranks on this node; started by\n"
+      "mpirun (mpirun -np 2 xover run SCENARIO --backend tcp --tcp-if eth0), the ranks bootstrap\n"
+      "through MPI and rank 0 writes the results.\n\nbackends:\n" +
+      backends_help() + "\noptions");
   opts.add_options()("help,h", "this help")("scenario", po::value<std::string>(), "scenario file")(
       "out,o", po::value<std::string>(), "results CSV (default results/NAME.csv)")(
       "plot", po::value<std::string>(), "also draw the results into this .png or .svg (as xover plot)")(
       "platform,p", po::value<std::string>(), "run on this platform instead of the scenario's")(
-      "backend,b", po::value<std::string>()->default_value("sim"),
-      "sim (the simulator), shm (shared memory) or tcp")(
+      "backend,b", po::value<std::string>()->default_value("sim"), "the backend (see above)")(
       "timeout", po::value<double>()->default_value(10.0),
       "hardware: seconds a rank waits with nothing moving before it gives up on its peers")(
       "tcp-if", po::value<std::string>()->default_value("lo"),
@@ -45,11 +46,9 @@ int run_command(const std::vector<std::string>& args) {
     std::cerr << "xover run: no scenario file given (see xover run --help)\n";
     return kExitBadInput;
   }
-  const std::string backend = vm["backend"].as<std::string>();
-  if (backend != "sim" && backend != "shm" && backend != "tcp") {
-    std::cerr << "xover run: unknown backend '" << backend << "' (this build has: sim, shm, tcp)\n";
+  const runtime::Backend* backend = usable_backend("run", vm["backend"].as<std::string>());
+  if (!backend)
     return kExitBadInput;
-  }
 
   Scenario scenario;
   try {
@@ -64,13 +63,13 @@ int run_command(const std::vector<std::string>& args) {
   const std::string plot = vm.count("plot") ? vm["plot"].as<std::string>() : "";
   if (!plot.empty() && !check_plot_output("run", plot))
     return kExitBadInput;
-  if (backend != "sim" && scenario.workload == WorkloadKind::Alltoall) {
+  if (!backend->simulated() && scenario.workload == WorkloadKind::Alltoall) {
     std::cerr << "xover run: " << scenario.file << ": the alltoall runs in simulation only (--backend sim); "
               << "its device-initiated flavour needs a GPU backend\n";
     return kExitBadInput;
   }
-  if (backend != "sim")
-    return run_on_hardware(scenario, backend, vm, args, out, plot);
+  if (!backend->simulated())
+    return run_on_hardware(scenario, *backend, vm, args, out, plot);
 
   const bool terminal = isatty(STDERR_FILENO) != 0;
   Results results;
@@ -88,7 +87,7 @@ int run_command(const std::vector<std::string>& args) {
     return kExitBadInput;
   }
 
-  const int status = report_results(scenario, results, "sim", scenario.platform, out);
+  const int status = report_results(scenario, results, std::string(backend->name), scenario.platform, out);
   return status == 0 && !plot.empty() ? plot_results("run", {out}, plot) : status;
 }
 

@@ -1,4 +1,4 @@
-// xover run --backend shm|tcp: the scenario on this machine's hardware.
+// xover run --backend NAME (a hardware backend): the scenario on this machine's hardware.
 //
 // Started by a user, the command is the launcher: it starts the scenario's
 // ranks on this node, each one this same command line again with a
@@ -17,6 +17,8 @@
 #include "protocols/workload/scenario.hpp"
 #include "protocols/workload/workload.hpp"
 #include "runtime/backends.hpp"
+#include "runtime/common.hpp"
+#include "runtime/fault.hpp"
 #include "runtime/launch/launch.hpp"
 #include "runtime/launch/mpi_bootstrap.hpp"
 #include "tools/commands.hpp"
@@ -36,12 +38,6 @@ std::vector<std::string> split_commas(const std::string& text) {
   return out;
 }
 
-std::string host_name() {
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  return name;
-}
-
 int launch(const Scenario& scenario, const std::vector<std::string>& args) {
   runtime::LaunchOptions options;
   options.command = {"/proc/self/exe", "run"};
@@ -53,7 +49,7 @@ int launch(const Scenario& scenario, const std::vector<std::string>& args) {
   return 1;
 }
 
-int run_rank(const Scenario& scenario, runtime::Backend backend, const runtime::RuntimeOptions& options,
+int run_rank(const Scenario& scenario, const runtime::Backend& backend, const runtime::RuntimeOptions& options,
              runtime::Bootstrap& boot, const std::string& out, const std::string& plot) {
   const Rank need = workload_ranks(scenario);
   if (boot.size() != need) {
@@ -62,7 +58,7 @@ int run_rank(const Scenario& scenario, runtime::Backend backend, const runtime::
                 << " were started (mpirun -np " << need << ")\n";
     return kExitBadInput;
   }
-  std::unique_ptr<Transport> transport = runtime::make_transport(backend, boot, options);
+  std::unique_ptr<Transport> transport = backend.make(boot, options);
   Results mine;
   const bool terminal = boot.rank() == 0 && isatty(STDERR_FILENO) != 0;
   if (terminal)
@@ -73,6 +69,10 @@ int run_rank(const Scenario& scenario, runtime::Backend backend, const runtime::
   run_workload(scenario, boot.rank(), *transport, mine);
   if (terminal)
     std::fprintf(stderr, "\r\033[K");
+  if (!transport->failure().empty()) {
+    std::cerr << "xover: rank " << boot.rank() << ": " << transport->failure() << "\n";
+    return runtime::kExitPeerLost;
+  }
   const std::string text = mine.to_text();
   const std::vector<runtime::Blob> all = boot.allgather(std::as_bytes(std::span(text.data(), text.size())));
   transport.reset();
@@ -81,15 +81,14 @@ int run_rank(const Scenario& scenario, runtime::Backend backend, const runtime::
   Results merged;
   for (const runtime::Blob& blob : all)
     merged.merge_text(std::string_view(reinterpret_cast<const char*>(blob.data()), blob.size()));
-  const int status = report_results(scenario, merged, std::string(runtime::backend_name(backend)), host_name(), out);
+  const int status = report_results(scenario, merged, std::string(backend.name), runtime::host_name(), out);
   return status == 0 && !plot.empty() ? plot_results("run", {out}, plot) : status;
 }
 
 }  // namespace
 
-int run_on_hardware(const Scenario& scenario, const std::string& backend_text, const po::variables_map& vm,
+int run_on_hardware(const Scenario& scenario, const runtime::Backend& backend, const po::variables_map& vm,
                     const std::vector<std::string>& args, const std::string& out, const std::string& plot) {
-  const runtime::Backend backend = *runtime::backend_from_name(backend_text);
   runtime::RuntimeOptions options;
   options.timeout = vm["timeout"].as<double>();
   options.tcp_interfaces = split_commas(vm["tcp-if"].as<std::string>());

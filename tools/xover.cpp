@@ -12,26 +12,30 @@ constexpr const char* kUsage =
     "usage: xover COMMAND [options]\n"
     "\n"
     "commands:\n"
-    "  run          run a scenario in simulation or on shm/tcp: a table and the results CSV (xover run --help)\n"
+    "  run          run a scenario in simulation or on hardware: a table and the results CSV (xover run --help)\n"
     "  crossover    where two protocols' simulated times cross (xover crossover --help)\n"
     "  proto-info   the protocol thresholds table of a platform path (xover proto-info --help)\n"
     "  plot         draw results CSVs: time against size, thresholds and crossovers (xover plot --help)\n"
     "  compare      a simulated run against a hardware run: errors and thresholds (xover compare --help)\n"
-    "  calibrate    measure shm or tcp lanes on this machine and write a calibrated platform (xover calibrate --help)\n"
+    "  calibrate    measure this machine's lanes and write a calibrated platform (xover calibrate --help)\n"
     "\n"
     "xover --help prints this; every command takes --help.\n";
+
+std::string usage() {
+  return std::string(kUsage) + "\nbackends (--backend NAME):\n" + xover::tools::backends_help();
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << kUsage;
+    std::cerr << usage();
     return xover::tools::kExitBadInput;
   }
   const std::string command = argv[1];
   const std::vector<std::string> args(argv + 2, argv + argc);
   if (command == "--help" || command == "-h" || command == "help") {
-    std::cout << kUsage;
+    std::cout << usage();
     return 0;
   }
   if (command == "proto-info")
@@ -46,6 +50,6 @@ int main(int argc, char** argv) {
     return xover::tools::compare_command(args);
   if (command == "calibrate")
     return xover::tools::calibrate_command(args);
-  std::cerr << "xover: unknown command '" << command << "'\n" << kUsage;
+  std::cerr << "xover: unknown command '" << command << "'\n" << usage();
   return xover::tools::kExitBadInput;
 }

@@ -13,6 +13,7 @@
 #include <functional>
 #include <limits>
 #include <span>
+#include <string>
 
 #include "protocols/lanes/lane.hpp"
 
@@ -22,7 +23,7 @@ enum class Status {
   Ok,          ///< done: the buffer may be reused, no completion will follow
   InProgress,  ///< started: the completion will be called from progress()
   NoResource,  ///< no room now (back-pressure): retry from progress()
-  Error,       ///< failed; the transport says why in its log
+  Error,       ///< failed: the operation, or the whole transport (Transport::failure())
 };
 
 using Rank = std::uint32_t;
@@ -123,7 +124,25 @@ class Transport {
   /// here (Worker::flush). Always true in simulation.
   virtual bool flushed() const = 0;
 
+  /// Why this transport can no longer move bytes — a peer gone, a peer
+  /// silent past the timeout, a malformed frame — or empty while it works.
+  /// Once it is set, every operation returns Error, and by the time
+  /// progress() returns every completion still pending has been called with
+  /// Error, so nothing waits forever on this transport: the Worker fails its
+  /// requests, and the command at the top says why and ends the rank.
+  const std::string& failure() const { return failure_; }
+
   static constexpr Seconds kForever = std::numeric_limits<Seconds>::infinity();
+
+ protected:
+  /// Records why the transport failed; the first reason stays.
+  void fail(std::string reason) {
+    if (failure_.empty())
+      failure_ = std::move(reason);
+  }
+
+ private:
+  std::string failure_;
 };
 
 }  // namespace xover

@@ -131,6 +131,16 @@ void Worker::progress(Seconds deadline) {
       break;
     pending_.pop_front();
   }
+  if (!transport_.failure().empty())
+    fail_requests();
+}
+
+void Worker::fail_requests() {
+  // The transport called its pending completions with Error and refuses
+  // new operations: what is still open would wait forever.
+  for (const std::unique_ptr<Request>& r : pool_)
+    if (r->live && !r->done)
+      complete(*r, Status::Error);
 }
 
 void Worker::wait(const Request* request) {
@@ -139,7 +149,7 @@ void Worker::wait(const Request* request) {
 }
 
 void Worker::flush() {
-  while (!pending_.empty() || !transport_.flushed())
+  while ((!pending_.empty() || !transport_.flushed()) && transport_.failure().empty())
     progress();
 }
 

@@ -73,12 +73,15 @@ class Worker {
   /// Returns a completed request to the pool.
   void release(Request* request);
   /// Progresses the transport once and retries sends that met back-pressure.
+  /// Once the transport has failed (Transport::failure()), every request
+  /// still open completes with Error here.
   void progress(Seconds deadline = Transport::kForever);
   /// Progresses until `request` is done.
   void wait(const Request* request);
   /// Progresses until every send handed to the worker has left this rank
   /// (none queued here, none in the transport's queues): what a rank does
   /// before it stops progressing, since a peer may still need those bytes.
+  /// Returns at once when the transport has failed.
   void flush();
 
   /// Replaces the selection settings; only while no request is in flight.
@@ -123,6 +126,7 @@ class Worker {
 
  private:
   Request* allocate(RequestKind kind);
+  void fail_requests();
   void match_in_order(Rank source);
   void adopt(Request& r, const Incoming& in);
   void bind(Incoming& in, Request& request);

@@ -96,6 +96,8 @@ class Driver {
         config.forced = {curve};
       worker_.configure(config);
       for (std::size_t k = 0; k < s_.sizes.size(); ++k) {
+        if (!t_.failure().empty())
+          return;  // every request fails now: the caller reports the transport's failure
         const Bytes n = s_.sizes[k];
         const ProtoChoice* choice = worker_.table(peer_).lookup(n);
         if (!choice)

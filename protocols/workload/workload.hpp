@@ -24,7 +24,7 @@ Rank workload_ranks(const Scenario& scenario);
 
 /// Runs `rank`'s part of the scenario over `transport`, every curve and
 /// size in order, adding what it measures and the errors it finds to
-/// `results`.
+/// `results`. Stops early when the transport fails (Transport::failure()).
 /// @throws std::invalid_argument for an alltoall, which the simulator runs
 /// itself (sim/alltoall_sim.hpp).
 void run_workload(const Scenario& scenario, Rank rank, Transport& transport, Results& results);

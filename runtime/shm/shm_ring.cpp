@@ -69,7 +69,7 @@ Segment Segment::create(const std::string& name, Rank owner, Rank size) {
   if (fd < 0)
     fail(errno == EEXIST ? "cannot create (a run of the same job name is alive, or one left it; remove it)" : "cannot create",
          "/dev/shm" + name, errno);
-  unlink_shm_on_abort(name);
+  unlink_shm_on_stop(name);
   Segment seg;
   seg.name_ = name;
   seg.linked_ = true;

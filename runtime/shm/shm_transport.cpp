@@ -1,13 +1,14 @@
 // The data path of the shared-memory Transport: active messages through the
 // rings, get and put through cross-memory attach, polling and the watch
-// over the peers. Nothing here sleeps, allocates per message or throws.
+// over the peers. Nothing here sleeps, allocates per message or throws; a
+// peer that has gone or fallen silent fails the transport (failure()).
 #include <sys/uio.h>
 
-#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
+#include "runtime/common.hpp"
 #include "runtime/fault.hpp"
 #include "runtime/shm/shm_transport.hpp"
 #include "runtime/shm/shm_transport_impl.hpp"
@@ -23,19 +24,16 @@ constexpr Seconds kAliveInterval = 0.1;
 /// Idle polls between two looks at the clock: the watch stays off the
 /// polling loop that a message's arrival waits on.
 constexpr unsigned kPollsPerWatch = 256;
-/// A longer gap between two polls means the rank was busy elsewhere, not
-/// waiting: idleness starts again from the next poll.
-constexpr Seconds kBusyGap = 0.5;
 
 }  // namespace
 
 ShmTransport::ShmTransport(Rank rank, Rank size, Seconds timeout)
-    : rank_(rank), size_(size), timeout_(timeout), mapped_(size), peers_(size) {}
+    : rank_(rank), size_(size), idle_(timeout), mapped_(size), peers_(size) {}
 
 ShmTransport::~ShmTransport() = default;
 
 Seconds ShmTransport::now() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return clock_now();
 }
 
 void ShmTransport::copy(std::byte* dst, const std::byte* src, Bytes n) {
@@ -62,6 +60,8 @@ Status ShmTransport::push(Rank peer, AmId id, std::span<const std::byte> header,
 
 Status ShmTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<const std::byte> header,
                              ConstBuffer payload, AmMode mode, Completion) {
+  if (!failure().empty())
+    return Status::Error;
   if (lane != kMmLane || peer >= size_) {
     std::fprintf(stderr, "xover: shm: rank %u: no active messages on lane %zu to rank %u\n", rank_, lane, peer);
     return Status::Error;
@@ -102,6 +102,8 @@ Status ShmTransport::cma(Rank peer, std::byte* local, std::uint64_t remote, Byte
 }
 
 Status ShmTransport::get(std::size_t lane, Rank peer, MutableBuffer local, RemoteAddr remote, Completion) {
+  if (!failure().empty())
+    return Status::Error;
   if (lane != kCmaLane || peer >= size_ || !peers_[peer].cma || (local.size && (!local.data || !remote.addr))) {
     std::fprintf(stderr, "xover: shm: rank %u: no get on lane %zu to rank %u (or a null buffer)\n", rank_, lane, peer);
     return Status::Error;
@@ -110,6 +112,8 @@ Status ShmTransport::get(std::size_t lane, Rank peer, MutableBuffer local, Remot
 }
 
 Status ShmTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, Completion) {
+  if (!failure().empty())
+    return Status::Error;
   if (lane != kCmaLane || peer >= size_ || !peers_[peer].cma || (local.size && (!local.data || !remote.addr))) {
     std::fprintf(stderr, "xover: shm: rank %u: no put on lane %zu to rank %u (or a null buffer)\n", rank_, lane, peer);
     return Status::Error;
@@ -147,6 +151,8 @@ void ShmTransport::deliver(Rank source, Cell& cell, Bytes room) {
 }
 
 void ShmTransport::progress(Seconds) {
+  if (!failure().empty())
+    return;
   bool arrived = false;
   for (Rank s = 0; s < size_; ++s) {
     Peer& p = peers_[s];
@@ -172,29 +178,27 @@ void ShmTransport::progress(Seconds) {
 
 void ShmTransport::start_watch() {
   const Seconds t = now();
-  idle_since_ = last_poll_ = last_alive_check_ = t;
+  idle_.restart(t);
+  last_alive_check_ = t;
   moved_ = false;
 }
 
 void ShmTransport::watch() {
   const Seconds t = now();
-  // Idleness counts only while the rank keeps polling: a long gap since the
-  // previous poll means it was computing, which is no fault of its peers.
-  if (moved_ || t - last_poll_ > kBusyGap)
-    idle_since_ = t;
+  const Seconds idle = idle_.look(t, moved_);
   moved_ = false;
-  last_poll_ = t;
-  const Seconds idle = t - idle_since_;
   if (idle >= kAliveInterval && t - last_alive_check_ >= kAliveInterval) {
     last_alive_check_ = t;
     for (Rank r = 0; r < size_; ++r)
-      if (r != rank_ && !process_alive(peers_[r].pid))
-        abort_rank(rank_, "rank " + std::to_string(r) + " (pid " + std::to_string(peers_[r].pid) + ") has gone");
+      if (r != rank_ && !process_alive(peers_[r].pid)) {
+        fail("rank " + std::to_string(r) + " (pid " + std::to_string(peers_[r].pid) + ") has gone");
+        return;
+      }
   }
-  if (idle >= timeout_) {
+  if (idle_.expired(idle)) {
     char what[96];
-    std::snprintf(what, sizeof what, "nothing from any peer for %g s: a peer may have hung", timeout_);
-    abort_rank(rank_, what);
+    std::snprintf(what, sizeof what, "nothing from any peer for %g s: a peer may have hung", idle_.timeout());
+    fail(what);
   }
 }
 

@@ -11,8 +11,8 @@
 //
 // Lane attributes are measured at wire-up (shm_wireup.cpp says how). The
 // transport watches its peers while it waits: a peer process that has gone,
-// or silence past RuntimeOptions::timeout, ends the rank through
-// abort_rank() (fault.hpp).
+// or silence past RuntimeOptions::timeout, fails the transport
+// (Transport::failure()); every operation then returns Error.
 #pragma once
 
 #include <memory>

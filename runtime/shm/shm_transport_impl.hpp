@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runtime/bootstrap.hpp"
+#include "runtime/common.hpp"
 #include "runtime/shm/shm_ring.hpp"
 
 namespace xover::runtime::shm {
@@ -71,16 +72,14 @@ class ShmTransport final : public Transport {
 
   Rank rank_;
   Rank size_;
-  Seconds timeout_;
+  IdleWatch idle_;
   Segment own_;                  ///< this rank's segment: the rings it reads
   std::vector<Segment> mapped_;  ///< per rank: its segment, where this rank's rings to it are
   std::vector<Peer> peers_;
   std::array<AmHandler, 256> handlers_;
   std::uint64_t next_key_ = 1;
-  bool moved_ = true;            ///< something was sent or arrived since the last idle poll
-  Seconds idle_since_ = 0;       ///< when the current stretch of polling without traffic began
+  bool moved_ = true;            ///< something was sent or arrived since the last watch
   unsigned idle_polls_ = 0;      ///< polls that found nothing, counted to space the watches
-  Seconds last_poll_ = 0;        ///< the previous watched idle poll
   Seconds last_alive_check_ = 0;
 };
 

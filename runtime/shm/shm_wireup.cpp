@@ -32,11 +32,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <vector>
 
+#include "protocols/workload/results.hpp"
+#include "runtime/common.hpp"
 #include "runtime/fault.hpp"
 #include "runtime/launch/launch.hpp"
 #include "runtime/shm/shm_transport.hpp"
@@ -48,7 +49,7 @@ namespace {
 using shm::Cell;
 using shm::ShmTransport;
 
-constexpr Bytes kProbeBytes = Bytes{4} << 20;
+constexpr Bytes kProbeBytes = kMemcpyProbeBytes;
 constexpr int kMaxRoundTrips = 200;
 constexpr int kMinRoundTrips = 20;
 constexpr Seconds kRoundTripBudget = 5e-3;
@@ -82,17 +83,6 @@ struct Figures {
   double o_recv = 0;
 };
 
-Seconds clock_now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double median(std::vector<double> v) {
-  if (v.empty())
-    return 0;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
-
 template <typename T>
 std::span<const std::byte> bytes_of(const std::vector<T>& v) {
   return std::as_bytes(std::span<const T>(v));
@@ -106,22 +96,6 @@ std::vector<T> decode(const Blob& blob, std::size_t count, Rank from) {
   std::vector<T> out(count);
   std::memcpy(out.data(), blob.data(), blob.size());
   return out;
-}
-
-BytesPerSecond measure_memcpy() {
-  std::vector<std::byte> src(kProbeBytes, std::byte{1});
-  std::vector<std::byte> dst(kProbeBytes);
-  Seconds best = 1e300;
-  for (int i = 0; i < 4; ++i) {  // the first one only faults the pages in
-    const Seconds t0 = clock_now();
-    std::memcpy(dst.data(), src.data(), kProbeBytes);
-    const Seconds t = clock_now() - t0;
-    if (i > 0)
-      best = std::min(best, t);
-  }
-  volatile std::byte sink = dst[kProbeBytes / 2];
-  (void)sink;
-  return static_cast<double>(kProbeBytes) / best;
 }
 
 /// Waits, during wire-up only, for something to be true of `peer`; yields
@@ -177,7 +151,7 @@ class Prober {
       if (last)
         break;
     }
-    out.rtt = median(rtts);
+    out.rtt = quantile(rtts, 0.5);
     const Bytes room = t_.peer(peer).out.room();
     const int cells = static_cast<int>(kStreamBytes / room);
     for (int run = 0; run < 2; ++run) {
@@ -208,7 +182,7 @@ class Prober {
     burst_send(peer);
   }
 
-  Figures figures() const { return {median(push_), median(pop_)}; }
+  Figures figures() const { return {quantile(push_, 0.5), quantile(pop_, 0.5)}; }
 
  private:
   /// Messages in a burst: half a ring, so that it never fills.
@@ -279,7 +253,7 @@ void measure_cma(ShmTransport& t, Rank peer, const Hello& hello, Seconds clock_c
     t.cma(peer, reinterpret_cast<std::byte*>(&word), hello.word_addr, 8, false);
     small.push_back(std::max(0.0, clock_now() - t0 - clock_cost));
   }
-  out.cma_small = median(small);
+  out.cma_small = quantile(small, 0.5);
   Seconds best = 1e300;
   for (int i = 0; i < 4; ++i) {  // the first one only faults the pages in
     const Seconds t0 = clock_now();
@@ -289,25 +263,6 @@ void measure_cma(ShmTransport& t, Rank peer, const Hello& hello, Seconds clock_c
       best = std::min(best, clock_now() - t0);
   }
   out.cma_bw = static_cast<double>(kProbeBytes) / best;
-}
-
-/// The partner of `rank` in round `round` of a round-robin over `size`
-/// ranks (the circle method: every pair meets once, each round is a
-/// matching); `size` itself means no partner this round.
-Rank partner(Rank rank, Rank size, Rank round) {
-  const Rank m = size % 2 == 0 ? size : size + 1;
-  if (rank == m - 1)
-    return round;
-  if (rank == round)
-    return m - 1;
-  return static_cast<Rank>((2 * std::uint64_t{round} + (m - 1) - rank) % (m - 1));
-}
-
-std::string hostname() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0)
-    return "localhost";
-  return name;
 }
 
 }  // namespace
@@ -369,14 +324,13 @@ std::unique_ptr<Transport> make_shm_transport(Bootstrap& boot, const RuntimeOpti
     const Seconds t0 = clock_now();
     clock_pairs.push_back(clock_now() - t0);
   }
-  const Seconds clock_cost = median(clock_pairs);
+  const Seconds clock_cost = quantile(clock_pairs, 0.5);
   std::vector<std::byte> cma_buf(kProbeBytes);
   if (toward[me].cma_ok != 0)
     measure_cma(*t, me, hello[me], clock_cost, cma_buf, toward[me]);
   Prober prober(*t, options.timeout);
-  const Rank rounds = size % 2 == 0 ? size - 1 : size;
-  for (Rank round = 0; round < rounds; ++round) {
-    const Rank peer = partner(me, size, round);
+  for (Rank round = 0; round < round_robin_rounds(size); ++round) {
+    const Rank peer = round_robin_partner(me, size, round);
     if (peer >= size)
       continue;
     if (me < peer)
@@ -394,7 +348,7 @@ std::unique_ptr<Transport> make_shm_transport(Bootstrap& boot, const RuntimeOpti
     report.insert(report.end(), {w.rtt, w.stream_bw, w.cma_small, w.cma_bw, w.cma_ok});
   const std::vector<Blob> reports = boot.allgather(bytes_of(report));
   // The peers are done reading `word` and `probe` once every report is in.
-  const std::string host = hostname();
+  const std::string host = host_name();
   for (Rank r = 0; r < size; ++r) {
     const std::vector<double> theirs = decode<double>(reports[r], 2 + 5 * std::size_t{size}, r);
     auto at = [&](const std::vector<double>& v, Rank peer) {

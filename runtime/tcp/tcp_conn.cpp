@@ -13,7 +13,6 @@
 #include <climits>
 #include <cstring>
 
-#include "runtime/fault.hpp"
 
 namespace xover::runtime::tcp {
 namespace {
@@ -32,25 +31,31 @@ bool would_block(int error) {
 
 }  // namespace
 
-TcpConn::TcpConn(int fd, Rank self, Rank peer, std::size_t lane, std::string lane_name)
-    : fd_(fd), self_(self), peer_(peer), lane_(lane), lane_name_(std::move(lane_name)), rx_(kStaging) {}
+TcpConn::TcpConn(int fd, Rank peer, std::size_t lane, std::string lane_name)
+    : fd_(fd), peer_(peer), lane_(lane), lane_name_(std::move(lane_name)), rx_(kStaging) {}
 
 TcpConn::~TcpConn() {
   ::close(fd_);
 }
 
-void TcpConn::lost(int error) const {
+void TcpConn::fail(std::string what) {
+  if (failure_.empty())
+    failure_ = std::move(what);
+}
+
+void TcpConn::lost(int error) {
   if (error == 0)
-    abort_rank(self_, "rank " + std::to_string(peer_) + " closed lane " + lane_name_ + " (did it die?)");
-  abort_rank(self_, "rank " + std::to_string(peer_) + " closed lane " + lane_name_ + " (" + std::strerror(error) +
-                        "; did it die?)");
+    fail("rank " + std::to_string(peer_) + " closed lane " + lane_name_ + " (did it die?)");
+  else
+    fail("rank " + std::to_string(peer_) + " closed lane " + lane_name_ + " (" + std::strerror(error) +
+         "; did it die?)");
 }
 
-void TcpConn::malformed(const std::string& what) const {
-  abort_rank(self_, "rank " + std::to_string(peer_) + " sent a malformed frame on lane " + lane_name_ + ": " + what);
+void TcpConn::malformed(const std::string& what) {
+  fail("rank " + std::to_string(peer_) + " sent a malformed frame on lane " + lane_name_ + ": " + what);
 }
 
-bool TcpConn::send(std::span<const std::byte> head, ConstBuffer payload, bool copy, Completion done) {
+TcpConn::Sent TcpConn::send(std::span<const std::byte> head, ConstBuffer payload, bool copy, Completion done) {
   const Bytes total = head.size() + payload.size;
   Bytes sent = 0;
   if (queue_.empty()) {
@@ -67,12 +72,14 @@ bool TcpConn::send(std::span<const std::byte> head, ConstBuffer payload, bool co
       }
       if (would_block(errno))
         break;
-      if (errno != EINTR)
+      if (errno != EINTR) {
         lost(errno);
+        return Sent::Failed;
+      }
     }
     moved_ += sent;
     if (sent == total)
-      return true;
+      return Sent::All;
   }
   Out out;
   out.bytes.assign(head.begin(), head.end());
@@ -86,7 +93,7 @@ bool TcpConn::send(std::span<const std::byte> head, ConstBuffer payload, bool co
   out.done = std::move(done);
   queued_bytes_ += total - sent;
   queue_.push_back(std::move(out));
-  return false;
+  return Sent::Queued;
 }
 
 long TcpConn::write_queue(std::vector<DueCompletion>* due) {
@@ -141,14 +148,22 @@ Bytes TcpConn::flush(std::vector<DueCompletion>& due) {
     const long n = write_queue(&due);
     if (n < 0)
       lost(errno);
-    if (n == 0)
+    if (n <= 0)
       break;
   }
   return moved_ - before;
 }
 
+void TcpConn::drop_queue(std::vector<DueCompletion>& due) {
+  for (Out& out : queue_)
+    if (out.done)
+      due.emplace_back(std::move(out.done), Status::Error);
+  queue_.clear();
+  queued_bytes_ = 0;
+}
+
 void TcpConn::close_gracefully(Seconds limit) {
-  if (closed_)
+  if (closed_ || failed())
     return;
   std::byte bye[kFrameHeader];
   FrameHeader{static_cast<std::uint8_t>(FrameType::Bye)}.encode(bye);
@@ -190,7 +205,7 @@ bool TcpConn::read_into(std::byte* to, std::size_t n, Bytes& got) {
 
 Bytes TcpConn::receive(FrameSink& sink) {
   const Bytes before = moved_;
-  for (int reads = 0; reads < kReadsPerCall && !closed_;) {
+  for (int reads = 0; reads < kReadsPerCall && !closed_ && !failed();) {
     Bytes got = 0;
     if (direct_left_ > 0) {
       std::byte* to = direct_ ? direct_ : rx_.data();
@@ -207,6 +222,8 @@ Bytes TcpConn::receive(FrameSink& sink) {
     }
     if (parse(sink))
       continue;
+    if (failed())
+      break;
     // Make room for the `need_` bytes the next step wants from head_.
     if (head_ == tail_) {
       head_ = tail_ = 0;
@@ -233,41 +250,31 @@ bool TcpConn::parse(FrameSink& sink) {
   const auto type = static_cast<FrameType>(frame.type);
   const std::size_t hlen = frame.header_length;
   const Bytes plen = frame.payload_length;
-  if (peer_done_)
-    malformed("a frame after its Bye");
-  if (frame.zero != 0)
-    malformed("reserved field is " + std::to_string(frame.zero));
-  if (type != FrameType::Am && frame.am_id != 0)
-    malformed("active message id " + std::to_string(frame.am_id) + " on an RMA frame");
-  auto expect = [&](const char* name, std::size_t header, Bytes max_payload) {
-    if (hlen != header || plen > max_payload)
-      malformed(std::string(name) + " with a " + std::to_string(hlen) + "-byte header and a " + std::to_string(plen) +
-                "-byte payload");
-  };
-  switch (type) {
-    case FrameType::Am:
-      if (hlen > kMaxAmHeader || plen > kSegSize - hlen)
-        malformed("active message with a " + std::to_string(hlen) + "-byte header and a " + std::to_string(plen) +
-                  "-byte payload (at most " + std::to_string(kMaxAmHeader) + " and " + std::to_string(kSegSize) +
-                  " in all)");
-      break;
-    case FrameType::PutRequest: expect("put request", kPutRequestHeader, kMaxZcopy); break;
-    case FrameType::PutAck: expect("put ack", kRmaReplyHeader, 0); break;
-    case FrameType::GetRequest: expect("get request", kGetRequestHeader, 0); break;
-    case FrameType::GetResponse: expect("get response", kRmaReplyHeader, kMaxZcopy); break;
-    case FrameType::Bye: expect("bye", 0, 0); break;
-    default: malformed("unknown frame type " + std::to_string(frame.type));
+  if (const std::string wrong = check(frame); !wrong.empty()) {
+    malformed(wrong);
+    return false;
   }
   need_ = kFrameHeader + hlen + (type == FrameType::Am ? plen : 0);
   if (staged < need_)
     return false;
   const std::byte* header = at + kFrameHeader;
-  auto status_at = [&](const std::byte* p) {
-    const std::uint64_t s = get_le(p);
-    if (s > static_cast<std::uint64_t>(RmaStatus::Refused))
-      malformed("RMA status " + std::to_string(s));
-    return static_cast<RmaStatus>(s);
-  };
+  // The status word of a reply, checked before the frame is taken.
+  const bool reply = type == FrameType::PutAck || type == FrameType::GetResponse;
+  const std::uint64_t status_word = reply ? get_le(header + 8) : 0;
+  if (status_word > static_cast<std::uint64_t>(RmaStatus::Refused)) {
+    malformed("RMA status " + std::to_string(status_word));
+    return false;
+  }
+  const auto status = static_cast<RmaStatus>(status_word);
+  if (type == FrameType::GetRequest && get_le(header + 24) > kMaxZcopy) {
+    malformed("get request of " + std::to_string(get_le(header + 24)) + " bytes (at most " +
+              std::to_string(kMaxZcopy) + ")");
+    return false;
+  }
+  if (type == FrameType::GetResponse && status != RmaStatus::Ok && plen != 0) {
+    malformed("a refused get response carries " + std::to_string(plen) + " bytes");
+    return false;
+  }
   head_ += need_;
   need_ = kFrameHeader;
   switch (type) {
@@ -281,20 +288,15 @@ bool TcpConn::parse(FrameSink& sink) {
       break;
     }
     case FrameType::PutAck:
-      sink.on_put_ack(*this, get_le(header), status_at(header + 8));
+      sink.on_put_ack(*this, get_le(header), status);
       break;
-    case FrameType::GetRequest: {
-      const Bytes length = get_le(header + 24);
-      if (length > kMaxZcopy)
-        malformed("get request of " + std::to_string(length) + " bytes (at most " + std::to_string(kMaxZcopy) + ")");
-      sink.on_get_request(*this, get_le(header), get_le(header + 8), get_le(header + 16), length);
+    case FrameType::GetRequest:
+      sink.on_get_request(*this, get_le(header), get_le(header + 8), get_le(header + 16), get_le(header + 24));
       break;
-    }
     case FrameType::GetResponse: {
-      const RmaStatus status = status_at(header + 8);
-      if (status != RmaStatus::Ok && plen != 0)
-        malformed("a refused get response carries " + std::to_string(plen) + " bytes");
       std::byte* to = sink.on_get_response(*this, get_le(header), status, plen);
+      if (failed())
+        return false;  // the sink found the response meaningless
       start_direct(sink, type, get_le(header), status, to, plen);
       break;
     }
@@ -302,7 +304,39 @@ bool TcpConn::parse(FrameSink& sink) {
       peer_done_ = true;
       break;
   }
-  return true;
+  return !failed();
+}
+
+std::string TcpConn::check(const FrameHeader& frame) const {
+  const auto type = static_cast<FrameType>(frame.type);
+  const std::size_t hlen = frame.header_length;
+  const Bytes plen = frame.payload_length;
+  if (peer_done_)
+    return "a frame after its Bye";
+  if (frame.zero != 0)
+    return "reserved field is " + std::to_string(frame.zero);
+  if (type != FrameType::Am && frame.am_id != 0)
+    return "active message id " + std::to_string(frame.am_id) + " on an RMA frame";
+  auto expect = [&](const char* name, std::size_t header, Bytes max_payload) {
+    if (hlen == header && plen <= max_payload)
+      return std::string();
+    return std::string(name) + " with a " + std::to_string(hlen) + "-byte header and a " + std::to_string(plen) +
+           "-byte payload";
+  };
+  switch (type) {
+    case FrameType::Am:
+      if (hlen > kMaxAmHeader || plen > kSegSize - hlen)
+        return "active message with a " + std::to_string(hlen) + "-byte header and a " + std::to_string(plen) +
+               "-byte payload (at most " + std::to_string(kMaxAmHeader) + " and " + std::to_string(kSegSize) +
+               " in all)";
+      return "";
+    case FrameType::PutRequest: return expect("put request", kPutRequestHeader, kMaxZcopy);
+    case FrameType::PutAck: return expect("put ack", kRmaReplyHeader, 0);
+    case FrameType::GetRequest: return expect("get request", kGetRequestHeader, 0);
+    case FrameType::GetResponse: return expect("get response", kRmaReplyHeader, kMaxZcopy);
+    case FrameType::Bye: return expect("bye", 0, 0);
+  }
+  return "unknown frame type " + std::to_string(frame.type);
 }
 
 void TcpConn::start_direct(FrameSink& sink, FrameType type, std::uint64_t id, RmaStatus status, std::byte* to,

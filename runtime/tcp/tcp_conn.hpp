@@ -14,8 +14,9 @@
 // payload of a put or a get response goes from the stream straight into the
 // memory it is for: what is staged is copied, the rest is read directly.
 // Every length is checked against the limits before it is used; a frame that
-// breaks them, and an end of file that no Bye announced, end the rank
-// (abort_rank).
+// breaks them, a failed socket and an end of file that no Bye announced fail
+// the connection (failure()): it reads and writes nothing more, and its
+// transport fails in turn.
 #pragma once
 
 #include <cstddef>
@@ -40,7 +41,7 @@ struct RmaTarget {
 
 /// Where a connection delivers the frames it reads. A callback that finds a
 /// frame meaningless (an unknown request id, a wrong length) calls
-/// TcpConn::malformed(), which does not return.
+/// TcpConn::malformed() and returns at once; the connection then stops.
 class FrameSink {
  public:
   virtual void on_am(TcpConn& conn, AmId id, std::span<const std::byte> header, ConstBuffer payload) = 0;
@@ -67,8 +68,7 @@ using DueCompletion = std::pair<Completion, Status>;
 class TcpConn {
  public:
   /// Takes `fd` (connected, non-blocking) and closes it on destruction.
-  /// `self` is this rank, for the abort message.
-  TcpConn(int fd, Rank self, Rank peer, std::size_t lane, std::string lane_name);
+  TcpConn(int fd, Rank peer, std::size_t lane, std::string lane_name);
   ~TcpConn();
   TcpConn(const TcpConn&) = delete;
   TcpConn& operator=(const TcpConn&) = delete;
@@ -77,13 +77,21 @@ class TcpConn {
   std::size_t lane() const { return lane_; }
   int fd() const { return fd_; }
 
+  /// What send() did with a frame.
+  enum class Sent {
+    All,     ///< every byte went to the kernel at once; `done` is dropped and never runs
+    Queued,  ///< the rest waits in the queue; `done` runs once it is written
+    Failed,  ///< the socket failed (failure() says how); nothing was queued
+  };
   /// Sends `head` (always copied) and then `payload`: copied when `copy`,
-  /// otherwise referenced until `done` runs. Returns true when every byte
-  /// went to the kernel at once; then `done` is dropped and never runs.
-  bool send(std::span<const std::byte> head, ConstBuffer payload, bool copy, Completion done);
+  /// otherwise referenced until `done` runs.
+  Sent send(std::span<const std::byte> head, ConstBuffer payload, bool copy, Completion done);
   /// Writes what the socket takes from the queue; completions of frames
   /// finished go to `due`. Returns the bytes written.
   Bytes flush(std::vector<DueCompletion>& due);
+  /// Empties the queue without writing it, each queued completion going to
+  /// `due` with Error: what a failed transport does with what it holds.
+  void drop_queue(std::vector<DueCompletion>& due);
   /// Reads what has arrived and delivers the frames to `sink`. Returns the
   /// bytes read.
   Bytes receive(FrameSink& sink);
@@ -104,8 +112,11 @@ class TcpConn {
   /// Bytes written and read so far, for the idle timer.
   Bytes moved() const { return moved_; }
 
-  /// Ends the rank: the peer sent something no sane peer sends.
-  [[noreturn]] void malformed(const std::string& what) const;
+  /// Fails the connection: the peer sent something no sane peer sends.
+  void malformed(const std::string& what);
+  /// Why the connection failed, or empty while it works.
+  const std::string& failure() const { return failure_; }
+  bool failed() const { return !failure_.empty(); }
 
  private:
   struct Out {
@@ -117,23 +128,28 @@ class TcpConn {
     Bytes size() const { return bytes.size() + zcopy_size; }
   };
 
-  [[noreturn]] void lost(int error) const;
+  /// Fails the connection: the socket broke or closed without a Bye.
+  void lost(int error);
+  void fail(std::string what);
   /// One sendmsg of the queue's head frames: bytes written, 0 when the
   /// socket is full, -1 on a failed socket (errno set).
   long write_queue(std::vector<DueCompletion>* due);
   /// One recv; false when nothing more can be read now (or ever).
   bool read_into(std::byte* to, std::size_t n, Bytes& got);
   bool parse(FrameSink& sink);
+  /// What is wrong with a frame header before its body is read; empty when
+  /// nothing is.
+  std::string check(const FrameHeader& frame) const;
   void start_direct(FrameSink& sink, FrameType type, std::uint64_t id, RmaStatus status, std::byte* to, Bytes length);
   void finish_direct(FrameSink& sink);
 
   int fd_;
-  Rank self_;
   Rank peer_;
   std::size_t lane_;
   std::string lane_name_;
   bool peer_done_ = false;
   bool closed_ = false;
+  std::string failure_;
   Bytes moved_ = 0;
 
   std::deque<Out> queue_;

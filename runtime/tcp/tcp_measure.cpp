@@ -8,15 +8,14 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 
+#include "protocols/workload/results.hpp"
+#include "runtime/common.hpp"
 #include "runtime/tcp/tcp_frame.hpp"
 
 namespace xover::runtime::tcp {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 constexpr int kPings = 40;
 constexpr std::size_t kPingBytes = 8;
@@ -24,25 +23,20 @@ constexpr std::size_t kChunk = 256 * 1024;
 constexpr Bytes kBulkBytes = 4 << 20;
 constexpr Seconds kBulkTime = 20e-3;
 
-Seconds median(std::vector<Seconds> v) {
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
-
 // Busy-polled whole sends and receives on one lane, bounded by a deadline.
 class Spin {
  public:
-  Spin(int fd, Rank peer, const std::string& lane, Clock::time_point deadline)
+  Spin(int fd, Rank peer, const std::string& lane, Seconds deadline)
       : fd_(fd), peer_(peer), lane_(lane), deadline_(deadline) {}
 
   /// Sends all of [p, p+n); returns how long the call that finished it took.
   Seconds send_all(const std::byte* p, std::size_t n) {
     Seconds last = 0;
     while (n > 0) {
-      const auto t0 = Clock::now();
+      const auto t0 = clock_now();
       const ssize_t w = ::send(fd_, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
       if (w > 0) {
-        last = std::chrono::duration<double>(Clock::now() - t0).count();
+        last = (clock_now() - t0);
         p += w;
         n -= static_cast<std::size_t>(w);
       } else {
@@ -55,11 +49,11 @@ class Spin {
   /// how long the call that read them took.
   std::size_t recv_some(std::byte* p, std::size_t n, Seconds* took = nullptr) {
     for (;;) {
-      const auto t0 = Clock::now();
+      const auto t0 = clock_now();
       const ssize_t r = ::recv(fd_, p, n, MSG_DONTWAIT);
       if (r > 0) {
         if (took)
-          *took = std::chrono::duration<double>(Clock::now() - t0).count();
+          *took = (clock_now() - t0);
         return static_cast<std::size_t>(r);
       }
       if (r == 0)
@@ -91,7 +85,7 @@ class Spin {
     if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
       throw RuntimeError("tcp: lane " + lane_ + " to rank " + std::to_string(peer_) +
                          " failed while the lanes were measured: " + std::strerror(errno));
-    if (++spins_ % 1024 == 0 && Clock::now() > deadline_)
+    if (++spins_ % 1024 == 0 && clock_now() > deadline_)
       throw RuntimeError("tcp: rank " + std::to_string(peer_) + " did not answer on lane " + lane_ +
                          " while the lanes were measured");
   }
@@ -99,7 +93,7 @@ class Spin {
   int fd_;
   Rank peer_;
   const std::string& lane_;
-  Clock::time_point deadline_;
+  Seconds deadline_;
   unsigned spins_ = 0;
 };
 
@@ -127,17 +121,17 @@ void ping_pong(Spin& spin, bool pinger, LaneMeasure& m) {
   }
   std::vector<Seconds> rtt, o_send, o_recv;
   for (int i = 0; i < kPings; ++i) {
-    const auto t0 = Clock::now();
+    const auto t0 = clock_now();
     o_send.push_back(spin.send_all(ping, sizeof ping));
     Seconds took = 0;
     for (std::size_t got = 0; got < sizeof ping;)
       got += spin.recv_some(ping + got, sizeof ping - got, &took);
-    rtt.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    rtt.push_back((clock_now() - t0));
     o_recv.push_back(took);
   }
-  m.half_round_trip = median(rtt) / 2;
-  m.o_send = median(o_send);
-  m.o_recv = median(o_recv);
+  m.half_round_trip = quantile(rtt, 0.5) / 2;
+  m.o_send = quantile(o_send, 0.5);
+  m.o_recv = quantile(o_recv, 0.5);
   spin.send_double(m.half_round_trip);
   spin.send_double(m.o_send);
   spin.send_double(m.o_recv);
@@ -147,10 +141,10 @@ void ping_pong(Spin& spin, bool pinger, LaneMeasure& m) {
 // receiver times it from its first byte to its last and says the rate.
 void bulk(Spin& spin, bool sender, std::vector<std::byte>& chunk, LaneMeasure& m) {
   if (sender) {
-    const auto start = Clock::now();
+    const auto start = clock_now();
     for (Bytes sent = 0;;) {
       sent += kChunk;
-      const bool last = sent >= kBulkBytes && std::chrono::duration<double>(Clock::now() - start).count() >= kBulkTime;
+      const bool last = sent >= kBulkBytes && (clock_now() - start) >= kBulkTime;
       chunk[0] = std::byte{last ? std::uint8_t{0} : std::uint8_t{1}};
       spin.send_all(chunk.data(), chunk.size());
       if (last)
@@ -161,12 +155,12 @@ void bulk(Spin& spin, bool sender, std::vector<std::byte>& chunk, LaneMeasure& m
   }
   Bytes total = 0;
   Bytes first_bytes = 0;
-  Clock::time_point first;
+  Seconds first = 0;
   for (bool more = true; more;) {
     for (std::size_t got = 0; got < chunk.size();) {
       const std::size_t n = spin.recv_some(chunk.data() + got, chunk.size() - got);
       if (total == 0) {
-        first = Clock::now();
+        first = clock_now();
         first_bytes = n;
       }
       got += n;
@@ -174,7 +168,7 @@ void bulk(Spin& spin, bool sender, std::vector<std::byte>& chunk, LaneMeasure& m
     }
     more = chunk[0] != std::byte{0};
   }
-  const Seconds span = std::chrono::duration<double>(Clock::now() - first).count();
+  const Seconds span = clock_now() - first;
   spin.send_double(static_cast<double>(total - first_bytes) / std::max(span, 1e-9));
 }
 
@@ -203,39 +197,15 @@ LaneAttrs lane_attrs(const std::string& name, const LaneMeasure& m) {
   return a;
 }
 
-// The partner of `me` in `round` of a round-robin over n players (n even;
-// the circle method: player n-1 stays, the others turn).
-Rank partner(Rank me, Rank round, Rank n) {
-  if (me == n - 1)
-    return round;
-  if (me == round)
-    return n - 1;
-  return static_cast<Rank>((2 * static_cast<std::uint64_t>(round) + (n - 1) - me) % (n - 1));
-}
-
 }  // namespace
-
-BytesPerSecond measure_memcpy() {
-  constexpr std::size_t n = 8 << 20;
-  std::vector<std::byte> from(n, std::byte{1}), to(n);
-  Seconds best = 1;
-  for (int i = 0; i < 4; ++i) {
-    const auto t0 = Clock::now();
-    std::memcpy(to.data(), from.data(), n);
-    best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
-    from[static_cast<std::size_t>(i)] = to[n - 1 - static_cast<std::size_t>(i)];
-  }
-  return static_cast<double>(n) / std::max(best, 1e-9);
-}
 
 std::vector<Path> measure_lanes(Bootstrap& boot, const RuntimeOptions& options,
                                 const std::vector<std::string>& lane_names, const std::vector<std::vector<int>>& fds) {
   const Rank me = boot.rank();
-  const Rank players = boot.size() + boot.size() % 2;
   std::vector<Path> paths(boot.size());
   std::vector<std::byte> chunk(kChunk);
-  for (Rank round = 0; round + 1 < players; ++round) {
-    const Rank peer = partner(me, round, players);
+  for (Rank round = 0; round < round_robin_rounds(boot.size()); ++round) {
+    const Rank peer = round_robin_partner(me, boot.size(), round);
     if (peer >= boot.size())
       continue;  // a bye round
     const bool lower = me < peer;
@@ -243,7 +213,7 @@ std::vector<Path> measure_lanes(Bootstrap& boot, const RuntimeOptions& options,
       // The partner may still be busy with its previous round: a lane's
       // measurement waits up to the set-up timeout.
       Spin spin(fds[peer][lane], peer, lane_names[lane],
-                Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.timeout)));
+                clock_now() + options.timeout);
       LaneMeasure m;
       ping_pong(spin, lower, m);
       bulk(spin, lower, chunk, m);

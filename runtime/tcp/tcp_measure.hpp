@@ -1,6 +1,6 @@
 // Measuring the lanes of the TCP transport at set-up (tcp_wireup.hpp says
-// how): memcpy bandwidth, and per peer and lane the latency, the send and
-// receive overheads and the bandwidth of each direction.
+// how): per peer and lane the latency, the send and receive overheads and
+// the bandwidth of each direction.
 #pragma once
 
 #include <string>
@@ -10,9 +10,6 @@
 #include "runtime/bootstrap.hpp"
 
 namespace xover::runtime::tcp {
-
-/// This rank's memcpy bandwidth: the best of a few 8 MiB copies.
-BytesPerSecond measure_memcpy();
 
 /// Collective over the lanes: measures every lane to every peer, the pairs
 /// in a round-robin schedule. Returns per peer a path whose lanes carry

@@ -1,6 +1,7 @@
 // The TCP transport's data path (tcp_transport.hpp): active messages, gets
 // and puts over the lanes that tcp_wireup.cpp set up, the registration
-// table that guards this rank's memory, and the watch on silent peers.
+// table that guards this rank's memory, and the watch on silent peers. A
+// failed lane or a silent peer fails the whole transport (abandon()).
 #include "runtime/tcp/tcp_transport.hpp"
 
 #include <poll.h>
@@ -8,12 +9,11 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <unordered_map>
 
-#include "runtime/fault.hpp"
+#include "runtime/common.hpp"
 #include "runtime/tcp/tcp_conn.hpp"
 #include "runtime/tcp/tcp_wireup.hpp"
 
@@ -26,15 +26,8 @@ constexpr Bytes kMaxQueued = 8 << 20;
 /// Above this many lanes in all, progress() asks poll() which sockets have
 /// something to read instead of trying each one.
 constexpr std::size_t kPollAbove = 4;
-/// A gap this long between two progress() calls means the rank was busy
-/// elsewhere, not waiting: the idle clock starts again.
-constexpr Seconds kCallGap = 0.5;
 /// How long the destructor tries to write out what is queued.
 constexpr Seconds kCloseLimit = 2;
-
-Seconds steady_now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 class TcpTransport final : public Transport, private FrameSink {
  public:
@@ -61,7 +54,7 @@ class TcpTransport final : public Transport, private FrameSink {
       std::memcpy(dst, src, n);
   }
   void progress(Seconds deadline) override;
-  Seconds now() const override { return steady_now(); }
+  Seconds now() const override { return clock_now(); }
   bool flushed() const override {
     return std::all_of(live_.begin(), live_.end(), [](const TcpConn* c) { return c->queue_empty(); });
   }
@@ -110,12 +103,15 @@ class TcpTransport final : public Transport, private FrameSink {
   /// Sends a frame of this transport's own (a reply): never refused.
   void send_reply(TcpConn& conn, FrameType type, std::uint64_t id, RmaStatus status, ConstBuffer payload);
   void watch_idle();
+  /// Fails the transport with `why`, once: every pending completion is
+  /// called with Error and nothing more moves.
+  void abandon(std::string why);
   /// An unguessable registration key.
   std::uint64_t fresh_key();
 
   Rank rank_;
   Rank size_;
-  Seconds timeout_;
+  IdleWatch idle_;
   std::size_t lanes_;
   std::vector<Path> paths_;
   std::vector<std::unique_ptr<TcpConn>> conns_;  ///< [peer * lanes_ + lane]; null toward this rank
@@ -132,44 +128,45 @@ class TcpTransport final : public Transport, private FrameSink {
   std::vector<DueCompletion> running_;
   bool in_io_ = false;
   Bytes moved_ = 0;       ///< bytes moved on all lanes at the last look
-  Seconds last_move_ = 0;
-  Seconds last_call_ = 0;
 };
 
 TcpTransport::TcpTransport(Rank rank, Rank size, Seconds timeout, Wiring wiring)
-    : rank_(rank), size_(size), timeout_(timeout), lanes_(wiring.lane_names.size()), paths_(std::move(wiring.paths)),
+    : rank_(rank), size_(size), idle_(timeout), lanes_(wiring.lane_names.size()), paths_(std::move(wiring.paths)),
       conns_(static_cast<std::size_t>(size) * lanes_) {
   for (Rank peer = 0; peer < size; ++peer)
     for (std::size_t lane = 0; lane < wiring.fds[peer].size(); ++lane) {
       auto& c = conns_[peer * lanes_ + lane];
-      c = std::make_unique<TcpConn>(wiring.fds[peer][lane], rank, peer, lane, wiring.lane_names[lane]);
+      c = std::make_unique<TcpConn>(wiring.fds[peer][lane], peer, lane, wiring.lane_names[lane]);
       live_.push_back(c.get());
       polls_.push_back({c->fd(), POLLIN, 0});
     }
   // Registration costs a random key and a table entry: time it.
   constexpr int kRegs = 256;
   const std::byte probe{};
-  const Seconds t0 = steady_now();
+  const Seconds t0 = clock_now();
   for (int i = 0; i < kRegs; ++i)
     dereg(reg(0, 0, &probe, 1));
-  const Seconds reg_cost = (steady_now() - t0) / kRegs;
+  const Seconds reg_cost = (clock_now() - t0) / kRegs;
   for (Path& path : paths_) {
     for (LaneAttrs& lane : path.lanes)
       lane.reg_cost = reg_cost;
   }
+  idle_.restart(clock_now());
 }
 
 TcpTransport::~TcpTransport() {
-  const Seconds deadline = steady_now() + kCloseLimit;
+  const Seconds deadline = clock_now() + kCloseLimit;
   for (TcpConn* c : live_)
-    c->close_gracefully(std::max(0.0, deadline - steady_now()));
+    c->close_gracefully(std::max(0.0, deadline - clock_now()));
 }
 
 Status TcpTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<const std::byte> header,
                              ConstBuffer payload, AmMode mode, Completion done) {
   TcpConn* c = conn(lane, peer);
+  if (!c || !failure().empty())
+    return Status::Error;
   const Bytes limit = mode == AmMode::Short ? kMaxShort : mode == AmMode::Bcopy ? kMaxBcopy : kSegSize;
-  if (!c || header.size() > kMaxAmHeader || header.size() + payload.size > limit || (payload.size && !payload.data))
+  if (header.size() > kMaxAmHeader || header.size() + payload.size > limit || (payload.size && !payload.data))
     return Status::Error;
   if (c->queued_bytes() > kMaxQueued)
     return Status::NoResource;
@@ -180,14 +177,21 @@ Status TcpTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
     std::memcpy(head.data() + kFrameHeader, header.data(), header.size());
   const bool zcopy = mode == AmMode::Zcopy;
   const std::span<const std::byte> frame{head.data(), kFrameHeader + header.size()};
-  if (c->send(frame, payload, !zcopy, zcopy ? std::move(done) : Completion{}))
-    return Status::Ok;  // all in the kernel already: the buffer is free
-  return zcopy ? Status::InProgress : Status::Ok;
+  switch (c->send(frame, payload, !zcopy, zcopy ? std::move(done) : Completion{})) {
+    case TcpConn::Sent::All:
+      return Status::Ok;  // all in the kernel already: the buffer is free
+    case TcpConn::Sent::Queued:
+      return zcopy ? Status::InProgress : Status::Ok;
+    case TcpConn::Sent::Failed:
+      break;
+  }
+  abandon(c->failure());
+  return Status::Error;
 }
 
 Status TcpTransport::get(std::size_t lane, Rank peer, MutableBuffer local, RemoteAddr remote, Completion done) {
   TcpConn* c = conn(lane, peer);
-  if (!c || local.size > kMaxZcopy || (local.size && !local.data))
+  if (!c || !failure().empty() || local.size > kMaxZcopy || (local.size && !local.data))
     return Status::Error;
   if (local.size == 0)
     return Status::Ok;
@@ -200,14 +204,17 @@ Status TcpTransport::get(std::size_t lane, Rank peer, MutableBuffer local, Remot
   put_le(head.data() + kFrameHeader + 8, remote.key);
   put_le(head.data() + kFrameHeader + 16, remote.addr);
   put_le(head.data() + kFrameHeader + 24, local.size);
+  if (c->send(head, {}, true, {}) == TcpConn::Sent::Failed) {
+    abandon(c->failure());
+    return Status::Error;
+  }
   gets_.emplace(id, PendingGet{c, local.data, local.size, std::move(done)});
-  c->send(head, {}, true, {});
   return Status::InProgress;
 }
 
 Status TcpTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, Completion done) {
   TcpConn* c = conn(lane, peer);
-  if (!c || local.size > kMaxZcopy || (local.size && !local.data))
+  if (!c || !failure().empty() || local.size > kMaxZcopy || (local.size && !local.data))
     return Status::Error;
   if (c->queued_bytes() > kMaxQueued)
     return Status::NoResource;
@@ -220,8 +227,11 @@ Status TcpTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteA
   put_le(head.data() + kFrameHeader + 16, remote.addr);
   // Complete when the target says the bytes are in its memory (or refused
   // them), as an RDMA write completes once flushed.
+  if (c->send(head, local, false, {}) == TcpConn::Sent::Failed) {
+    abandon(c->failure());
+    return Status::Error;
+  }
   puts_.emplace(id, PendingPut{c, std::move(done)});
-  c->send(head, local, false, {});
   return Status::InProgress;
 }
 
@@ -272,7 +282,7 @@ void TcpTransport::send_reply(TcpConn& conn, FrameType type, std::uint64_t id, R
   FrameHeader{static_cast<std::uint8_t>(type), 0, kRmaReplyHeader, 0, payload.size}.encode(head.data());
   put_le(head.data() + kFrameHeader, id);
   put_le(head.data() + kFrameHeader + 8, static_cast<std::uint64_t>(status));
-  conn.send(head, payload, false, {});
+  conn.send(head, payload, false, {});  // a failure shows in conn.failed(), seen by progress()
 }
 
 void TcpTransport::on_am(TcpConn& conn, AmId id, std::span<const std::byte> header, ConstBuffer payload) {
@@ -291,8 +301,10 @@ void TcpTransport::on_put_landed(TcpConn& conn, std::uint64_t id, bool accepted)
 
 void TcpTransport::on_put_ack(TcpConn& conn, std::uint64_t id, RmaStatus status) {
   auto it = puts_.find(id);
-  if (it == puts_.end() || it->second.conn != &conn)
+  if (it == puts_.end() || it->second.conn != &conn) {
     conn.malformed("a put ack for request " + std::to_string(id) + ", which is not outstanding on this lane");
+    return;
+  }
   due_.emplace_back(std::move(it->second.done), status == RmaStatus::Ok ? Status::Ok : Status::Error);
   puts_.erase(it);
 }
@@ -308,11 +320,15 @@ void TcpTransport::on_get_request(TcpConn& conn, std::uint64_t id, std::uint64_t
 
 std::byte* TcpTransport::on_get_response(TcpConn& conn, std::uint64_t id, RmaStatus status, Bytes length) {
   auto it = gets_.find(id);
-  if (it == gets_.end() || it->second.conn != &conn)
+  if (it == gets_.end() || it->second.conn != &conn) {
     conn.malformed("a get response for request " + std::to_string(id) + ", which is not outstanding on this lane");
-  if (status == RmaStatus::Ok && length != it->second.size)
+    return nullptr;
+  }
+  if (status == RmaStatus::Ok && length != it->second.size) {
     conn.malformed("a get response of " + std::to_string(length) + " bytes for a get of " +
                    std::to_string(it->second.size));
+    return nullptr;
+  }
   return status == RmaStatus::Ok ? it->second.to : nullptr;
 }
 
@@ -325,42 +341,61 @@ void TcpTransport::on_get_landed(TcpConn&, std::uint64_t id, RmaStatus status) {
 void TcpTransport::progress(Seconds) {
   if (in_io_)
     return;  // called from a handler: the frame being delivered is not done
-  in_io_ = true;
-  for (TcpConn* c : live_)
-    if (!c->queue_empty())
-      c->flush(due_);
-  if (live_.size() > kPollAbove) {
-    if (::poll(polls_.data(), polls_.size(), 0) > 0)
-      for (std::size_t i = 0; i < live_.size(); ++i)
-        if (polls_[i].revents && !live_[i]->closed())
-          live_[i]->receive(*this);
-  } else {
+  if (failure().empty()) {
+    in_io_ = true;
     for (TcpConn* c : live_)
-      if (!c->closed())
-        c->receive(*this);
+      if (!c->queue_empty())
+        c->flush(due_);
+    if (live_.size() > kPollAbove) {
+      if (::poll(polls_.data(), polls_.size(), 0) > 0)
+        for (std::size_t i = 0; i < live_.size(); ++i)
+          if (polls_[i].revents && !live_[i]->closed())
+            live_[i]->receive(*this);
+    } else {
+      for (TcpConn* c : live_)
+        if (!c->closed())
+          c->receive(*this);
+    }
+    in_io_ = false;
+    for (const TcpConn* c : live_)
+      if (c->failed()) {
+        abandon(c->failure());
+        break;
+      }
   }
-  in_io_ = false;
+  if (failure().empty())
+    watch_idle();
   // Completions may send, get or put again: run them once the lanes are
-  // in a steady state.
+  // in a steady state (or, failed, once everything pending is in due_).
   running_.swap(due_);
   for (DueCompletion& d : running_)
     if (d.first)
       d.first(d.second);
   running_.clear();
-  watch_idle();
+}
+
+void TcpTransport::abandon(std::string why) {
+  if (!failure().empty())
+    return;
+  fail(std::move(why));
+  for (TcpConn* c : live_)
+    c->drop_queue(due_);
+  for (auto& [id, g] : gets_)
+    due_.emplace_back(std::move(g.done), Status::Error);
+  for (auto& [id, p] : puts_)
+    due_.emplace_back(std::move(p.done), Status::Error);
+  gets_.clear();
+  puts_.clear();
 }
 
 void TcpTransport::watch_idle() {
-  const Seconds t = steady_now();
+  const Seconds t = clock_now();
   Bytes moved = 0;
   for (const TcpConn* c : live_)
     moved += c->moved();
-  if (moved != moved_ || t - last_call_ > kCallGap) {
-    moved_ = moved;
-    last_move_ = t;
-  }
-  last_call_ = t;
-  if (t - last_move_ <= timeout_)
+  const Seconds idle = idle_.look(t, moved != moved_);
+  moved_ = moved;
+  if (!idle_.expired(idle))
     return;
   // Name the peers this rank waits on: those with something under way, or
   // every peer still there when nothing is (it waits for a message).
@@ -378,14 +413,14 @@ void TcpTransport::watch_idle() {
     if ((busy ? waiting[c->peer()] : !c->peer_done()) && peers.find(" " + std::to_string(c->peer()) + ",") == std::string::npos)
       peers += " " + std::to_string(c->peer()) + ",";
   if (peers.empty()) {
-    last_move_ = t;  // no peer left to wait on (alone, or all said goodbye)
+    idle_.restart(t);  // no peer left to wait on (alone, or all said goodbye)
     return;
   }
   peers.pop_back();
   char seconds[32];
-  std::snprintf(seconds, sizeof seconds, "%g", timeout_);
-  abort_rank(rank_, std::string("nothing moved for ") + seconds + " s while waiting on rank(s)" + peers +
-                        (busy ? " (sends, gets or puts under way)" : " (for a message)") + "; are they alive?");
+  std::snprintf(seconds, sizeof seconds, "%g", idle_.timeout());
+  abandon(std::string("nothing moved for ") + seconds + " s while waiting on rank(s)" + peers +
+          (busy ? " (sends, gets or puts under way)" : " (for a message)") + "; are they alive?");
 }
 
 }  // namespace

@@ -18,7 +18,8 @@
 // its region, or it fails with Status::Error at the initiator and touches
 // nothing. A peer that closes a lane without saying goodbye, that sends a
 // malformed frame, or that lets nothing move for options.timeout seconds
-// while this rank polls ends the rank (abort_rank, kExitPeerLost).
+// while this rank polls fails the transport (Transport::failure()): every
+// pending completion is called with Error and every operation returns it.
 #pragma once
 
 #include <cstdint>

@@ -15,18 +15,17 @@
 #include <array>
 #include <bit>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <set>
 
+#include "runtime/common.hpp"
 #include "runtime/tcp/tcp_frame.hpp"
 #include "runtime/tcp/tcp_measure.hpp"
 
 namespace xover::runtime::tcp {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
 /// Socket buffers asked for (the kernel caps them at net.core.[rw]mem_max).
 constexpr int kSocketBuffer = 4 << 20;
@@ -155,13 +154,6 @@ Card decode_card(const Blob& b, Rank rank, std::size_t interfaces) {
                               static_cast<std::uint16_t>(get_le(b.data() + 16 + 6 * i, 2))});
   card.host.assign(reinterpret_cast<const char*>(b.data() + fixed), b.size() - fixed);
   return card;
-}
-
-std::string host_name() {
-  char name[256] = "localhost";
-  gethostname(name, sizeof name - 1);
-  name[sizeof name - 1] = '\0';
-  return name;
 }
 
 // One connection on its way up: ours to a higher rank, or one a listener
@@ -385,7 +377,7 @@ std::vector<std::vector<int>> Connector::run() {
   for (Rank peer = me + 1; peer < boot_.size(); ++peer)
     for (std::size_t lane = 0; lane < lanes; ++lane)
       connect_lane(peer, lane);
-  const auto deadline = Clock::now() + std::chrono::duration<double>(options_.timeout);
+  const Seconds deadline = clock_now() + options_.timeout;
   auto up = [&] {
     std::size_t n = 0;
     for (const Pending& p : pending_)
@@ -400,7 +392,7 @@ std::vector<std::vector<int>> Connector::run() {
       polls.push_back({fd, POLLIN, 0});
     for (const Pending& p : pending_)
       polls.push_back({p.fd, static_cast<short>((p.outgoing && !p.connected) || p.out_left ? POLLOUT : POLLIN), 0});
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    const auto left = static_cast<long long>((deadline - clock_now()) * 1e3);
     if (left <= 0)
       throw RuntimeError("tcp: rank " + std::to_string(me) + " gave up after " + std::to_string(options_.timeout) +
                          " s waiting for lanes:" + missing());

@@ -14,7 +14,7 @@
 //   bandwidth a bulk transfer of at least 4 MiB and at least 20 ms each way,
 //             timed by the receiver from its first to its last byte and
 //             reported back to the sender.
-//   memcpy    each rank times a large memcpy once; the bootstrap swaps it.
+//   memcpy    each rank times a large memcpy once (measure_memcpy, common.hpp); the bootstrap swaps it.
 #pragma once
 
 #include <cstddef>

@@ -73,7 +73,7 @@ std::string run_sim(Rank nranks, const std::string& platform_file, const RankBod
 }
 
 // Every rank a process of its own, on a hardware backend.
-Problems run_hardware(runtime::Backend backend, Rank nranks, const RankBody& body) {
+Problems run_hardware(const runtime::Backend& backend, Rank nranks, const RankBody& body) {
   runtime::RuntimeOptions options;
   options.timeout = 20;
   options.tcp_connections = 2;
@@ -82,13 +82,15 @@ Problems run_hardware(runtime::Backend backend, Rank nranks, const RankBody& bod
   const runtime::LaunchResult result = runtime::launch_local(nranks, launch, [&](runtime::LocalBootstrap& boot) {
     Problems found;
     {
-      std::unique_ptr<Transport> transport = runtime::make_transport(backend, boot, options);
+      std::unique_ptr<Transport> transport = backend.make(boot, options);
       SteadyFigures steady(*transport);
       try {
         body(boot.rank(), steady, found);
       } catch (const std::exception& error) {
         found.push_back(std::string("threw: ") + error.what());
       }
+      if (!transport->failure().empty())
+        found.push_back("the transport failed: " + transport->failure());
       while (!transport->flushed())
         transport->progress();
       std::string report;
@@ -111,32 +113,40 @@ Problems run_hardware(runtime::Backend backend, Rank nranks, const RankBody& bod
 
 }  // namespace
 
-std::string backend_name(BackendKind kind) {
-  switch (kind) {
-    case BackendKind::Sim:
-      return "sim";
-    case BackendKind::Shm:
-      return "shm";
-    case BackendKind::Tcp:
-      return "tcp";
-  }
-  return "unknown";
+std::vector<std::string> all_backends() {
+  std::vector<std::string> out;
+  for (const runtime::Backend& b : runtime::backends())
+    out.emplace_back(b.name);
+  return out;
 }
 
-Problems run_ranks(BackendKind kind, Rank nranks, const std::string& platform_file, const RankBody& body) {
-  switch (kind) {
-    case BackendKind::Sim:
-      try {
-        return split_lines(sim::in_child([&] { return run_sim(nranks, platform_file, body); }));
-      } catch (const std::exception& error) {
-        return {std::string("the run failed: ") + one_line(error.what())};
-      }
-    case BackendKind::Shm:
-      return run_hardware(runtime::Backend::Shm, nranks, body);
-    case BackendKind::Tcp:
-      return run_hardware(runtime::Backend::Tcp, nranks, body);
+std::vector<std::string> hardware_backends() {
+  std::vector<std::string> out;
+  for (const runtime::Backend& b : runtime::backends())
+    if (!b.simulated())
+      out.emplace_back(b.name);
+  return out;
+}
+
+std::string unavailable(const std::string& backend) {
+  const runtime::Backend* b = runtime::find_backend(backend);
+  if (!b)
+    return "backend " + backend + ": not in the backend table";
+  const std::string why = b->unavailable();
+  return why.empty() ? why : "backend " + backend + ": " + why;
+}
+
+Problems run_ranks(const std::string& backend, Rank nranks, const std::string& platform_file, const RankBody& body) {
+  if (const std::string why = unavailable(backend); !why.empty())
+    return {why};
+  const runtime::Backend& b = *runtime::find_backend(backend);
+  if (!b.simulated())
+    return run_hardware(b, nranks, body);
+  try {
+    return split_lines(sim::in_child([&] { return run_sim(nranks, platform_file, body); }));
+  } catch (const std::exception& error) {
+    return {std::string("the run failed: ") + one_line(error.what())};
   }
-  return {"unknown backend"};
 }
 
 std::string join(const Problems& problems) {

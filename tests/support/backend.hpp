@@ -1,9 +1,13 @@
 // Running one test body over every backend: a body is what each rank does
 // with its Transport, written once; run_ranks() starts the ranks on the
-// backend asked for (the SimGrid simulation, shared memory or TCP over the
-// loopback) and brings back what went wrong.
+// backend asked for (any row of runtime/backends.hpp: the SimGrid
+// simulation, shared memory, TCP over the loopback, ...) and brings back
+// what went wrong. Suites take every backend as their parameter and skip,
+// with the reason, those this build or machine cannot run.
 //
-//   Problems problems = run_ranks(BackendKind::Sim, 2, platform, [](Rank rank, Transport& t, Problems& p) {
+//   INSTANTIATE_TEST_SUITE_P(Backends, Suite, ::testing::ValuesIn(test::all_backends()), test::param_name);
+//   if (const std::string why = test::unavailable(GetParam()); !why.empty()) GTEST_SKIP() << why;
+//   Problems problems = run_ranks("sim", 2, platform, [](Rank rank, Transport& t, Problems& p) {
 //     ...
 //     if (bad) p.push_back("what was wrong");
 //   });
@@ -15,8 +19,9 @@
 // find instead, one line per problem, and the test asserts on the list.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <functional>
-#include <ostream>
 #include <string>
 #include <vector>
 
@@ -24,18 +29,17 @@
 
 namespace xover::test {
 
-enum class BackendKind {
-  Sim,  ///< SimGrid: every rank an actor of one simulation, in a forked child
-  Shm,  ///< shared memory: every rank a forked process (runtime::launch_local)
-  Tcp,  ///< TCP over the loopback, two connections (two lanes) per peer
-};
-
-/// The backend's name, as test names and logs show it: "sim", "shm", "tcp".
-std::string backend_name(BackendKind kind);
-
-/// Prints the backend's name where GoogleTest prints a test's parameter.
-inline void PrintTo(BackendKind kind, std::ostream* out) {
-  *out << backend_name(kind);
+/// Every backend's name, in the table's order: the simulator, then the
+/// hardware backends, compiled in or not.
+std::vector<std::string> all_backends();
+/// The hardware backends' names.
+std::vector<std::string> hardware_backends();
+/// Why `backend` cannot run in this build or on this machine, as
+/// "backend NAME: reason" for GTEST_SKIP(); empty when it can.
+std::string unavailable(const std::string& backend);
+/// The parameter's name in test names: the backend's.
+inline std::string param_name(const ::testing::TestParamInfo<std::string>& info) {
+  return info.param;
 }
 
 /// What went wrong in a run, one line each; empty when all went well.
@@ -44,7 +48,7 @@ using Problems = std::vector<std::string>;
 /// One rank's part of a test: it records what it finds wrong in its Problems.
 using RankBody = std::function<void(Rank rank, Transport& transport, Problems& problems)>;
 
-/// Runs `body` on `nranks` ranks of `kind` and returns every rank's problems,
+/// Runs `body` on `nranks` ranks of `backend` and returns every rank's problems,
 /// each line prefixed "rank R: ". A run that fails as a whole comes back as a
 /// problem too: a body that throws, a rank that never returns, a child
 /// process that dies, or a platform that does not load.
@@ -56,13 +60,15 @@ using RankBody = std::function<void(Rank rank, Transport& transport, Problems& p
 /// reports "Deadlock detected" on stderr and aborts the child, which comes
 /// back as "the run failed: ... signal 6".
 ///
-/// Shm, Tcp: `platform_file` is not used; ranks are processes started by
-/// runtime::launch_local, wired up by the backend, with a 20 s timeout for
-/// a silent peer and 300 s for the whole run. The body's Transport reports
-/// fixed figures for the lanes (SteadyFigures), so the protocol each size
-/// takes is the same on every run. A rank that fails comes back as "the run
-/// failed: ..." with the launcher's account.
-Problems run_ranks(BackendKind kind, Rank nranks, const std::string& platform_file, const RankBody& body);
+/// Hardware: `platform_file` is not used; ranks are processes started by
+/// runtime::launch_local, wired up by the backend (TCP with two connections,
+/// two lanes, per peer), with a 20 s timeout for a silent peer and 300 s
+/// for the whole run. The body's Transport reports fixed figures for the
+/// lanes (SteadyFigures), so the protocol each size takes is the same on
+/// every run. A rank that fails comes back as "the run failed: ..." with
+/// the launcher's account; a transport that failed, as "the transport
+/// failed: ..." with its reason.
+Problems run_ranks(const std::string& backend, Rank nranks, const std::string& platform_file, const RankBody& body);
 
 /// The problems, one per line, for a failure message.
 std::string join(const Problems& problems);

@@ -1,12 +1,6 @@
 // Helpers of the TCP transport tests (tcp_ranks.hpp).
 #include "tests/support/tcp_ranks.hpp"
 
-#include <gtest/gtest.h>
-
-#include <cstdio>
-#include <fstream>
-#include <sstream>
-
 #include "runtime/tcp/tcp_frame.hpp"
 
 namespace xover::runtime::tcp_test {
@@ -18,24 +12,10 @@ std::string Outcome::all() const {
   return text;
 }
 
-std::string stderr_file(const std::string& test, Rank rank) {
-  return ::testing::TempDir() + "tcp_" + test + "_rank" + std::to_string(rank) + ".txt";
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-Outcome run_tcp(Rank n, const Body& body, const RuntimeOptions& options, const TcpTestHooks& hooks,
-                const std::string& capture) {
+Outcome run_tcp(Rank n, const Body& body, const RuntimeOptions& options, const TcpTestHooks& hooks) {
   const auto t0 = Clock::now();
   Outcome out;
   out.result = launch_local(n, {}, [&](LocalBootstrap& boot) {
-    if (!capture.empty() && !std::freopen(stderr_file(capture, boot.rank()).c_str(), "w", stderr))
-      return 126;
     std::unique_ptr<Transport> transport = make_tcp_transport(boot, options, hooks);
     Rank done = 0;
     transport->set_am_handler(kDone, [&](const AmMessage&) { ++done; });

@@ -31,10 +31,6 @@ struct Outcome {
   std::string all() const;
 };
 
-/// Where rank `rank`'s stderr goes when a run captures it as `test`.
-std::string stderr_file(const std::string& test, Rank rank);
-std::string slurp(const std::string& path);
-
 /// Progresses until `done()` or 30 s; false on the latter.
 template <typename F>
 bool progress_until(Transport& t, F done) {
@@ -49,10 +45,8 @@ bool progress_until(Transport& t, F done) {
 
 /// Runs `body` on each of `n` ranks over a TCP transport; each rank reports
 /// what it found wrong, then serves its peers until each says it is done too
-/// (a rank waiting for a get needs the target to progress). With `capture`,
-/// each rank's stderr goes to a file (stderr_file(capture, rank)).
-Outcome run_tcp(Rank n, const Body& body, const RuntimeOptions& options = {}, const TcpTestHooks& hooks = {},
-                const std::string& capture = "");
+/// (a rank waiting for a get needs the target to progress).
+Outcome run_tcp(Rank n, const Body& body, const RuntimeOptions& options = {}, const TcpTestHooks& hooks = {});
 
 std::byte pattern(std::uint64_t seed, std::uint64_t i);
 std::vector<std::byte> filled(std::uint64_t seed, std::size_t n);

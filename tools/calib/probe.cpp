@@ -57,18 +57,18 @@ class ProbeEnd {
       if (st != Status::NoResource)
         throw std::runtime_error("calibrate: lane " + t_.path(peer_).lanes[lane_].name + " refused a probe of " +
                                  std::to_string(size) + " bytes");
-      t_.progress();
+      poll();
     }
   }
   /// Polls until `count` replies have come in since the start.
   void wait_replies(std::uint64_t count) {
     while (replies_ < count)
-      t_.progress();
+      poll();
   }
   /// The server's loop: answer every burst, until the client is done.
   void serve() {
     while (!done_) {
-      t_.progress();
+      poll();
       for (; answered_ < lasts_; ++answered_)
         send(kReply, last_size_);
     }
@@ -76,17 +76,24 @@ class ProbeEnd {
   }
   void wait_addr() {
     while (!addr_)
-      t_.progress();
+      poll();
   }
   void flush() {
     while (!t_.flushed())
-      t_.progress();
+      poll();
   }
   std::uint64_t replies() const { return replies_; }
   RemoteAddr addr() const { return *addr_; }
   Transport& transport() { return t_; }
 
  private:
+  /// One progress call; a failed transport ends the probe (the peer is gone).
+  void poll() {
+    t_.progress();
+    if (!t_.failure().empty())
+      throw std::runtime_error(t_.failure());
+  }
+
   void take(const AmMessage& msg) {
     std::array<std::uint64_t, 3> words{};
     std::memcpy(words.data(), msg.header.data(), std::min(msg.header.size(), sizeof words));
