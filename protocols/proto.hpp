@@ -51,9 +51,18 @@ class Worker;
 struct Request;
 struct AmMessage;
 
+/// A protocol's number on the wire: the RTS names the protocol whose
+/// receive stages run by it.
+using ProtoWireId = std::uint8_t;
+
 struct Protocol {
   std::string_view name;         ///< "rndv/get": used in logs, overrides, tables and tests
   std::string_view description;  ///< one line for proto-info
+  /// Unique and never renumbered, so that the registry's order (which breaks
+  /// ties) is free to change without changing the wire format; the ids are
+  /// pinned in tests/protocol_registry_test.cpp. A retired protocol's id is
+  /// not given to another.
+  ProtoWireId wire_id;
   ProtoFamily family;
   std::optional<ProtoCandidate> (*probe)(const ProbeContext& ctx);
   /// Stage 1, at the sender: starts sending `req`, whose lanes, sequence

@@ -43,15 +43,11 @@ std::span<const AmHandlerEntry> am_handlers() {
   return kAmHandlers;
 }
 
-const Protocol* protocol_at(std::size_t index) {
-  return index < kRegistry.size() ? kRegistry[index] : nullptr;
-}
-
-std::size_t protocol_index(const Protocol& protocol) {
-  for (std::size_t i = 0; i < kRegistry.size(); ++i)
-    if (kRegistry[i] == &protocol)
-      return i;
-  return kRegistry.size();
+const Protocol* protocol_by_wire_id(std::uint64_t id) {
+  for (const Protocol* protocol : kRegistry)
+    if (protocol->wire_id == id)
+      return protocol;
+  return nullptr;
 }
 
 bool protocol_matches(const Protocol& protocol, std::string_view pattern) {

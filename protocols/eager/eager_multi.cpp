@@ -105,9 +105,17 @@ void multi_handle(Worker& worker, const AmMessage& msg) {
   worker.arrive(in, offset, msg.payload);
 }
 
-const Protocol eager_multi_bcopy_proto{"eager/multi/bcopy", "copied eager fragments, no handshake",
-                                       ProtoFamily::MultiEager, probe_multi_bcopy, send_multi_bcopy};
-const Protocol eager_multi_zcopy_proto{"eager/multi/zcopy", "zero-copy eager fragments, no handshake",
-                                       ProtoFamily::MultiEager, probe_multi_zcopy, send_multi_zcopy};
+const Protocol eager_multi_bcopy_proto{.name = "eager/multi/bcopy",
+                                       .description = "copied eager fragments, no handshake",
+                                       .wire_id = 3,
+                                       .family = ProtoFamily::MultiEager,
+                                       .probe = probe_multi_bcopy,
+                                       .send = send_multi_bcopy};
+const Protocol eager_multi_zcopy_proto{.name = "eager/multi/zcopy",
+                                       .description = "zero-copy eager fragments, no handshake",
+                                       .wire_id = 4,
+                                       .family = ProtoFamily::MultiEager,
+                                       .probe = probe_multi_zcopy,
+                                       .send = send_multi_zcopy};
 
 }  // namespace xover

@@ -101,9 +101,23 @@ void eager_handle(Worker& worker, const AmMessage& msg) {
   worker.arrive(in, 0, msg.payload);
 }
 
-const Protocol eager_short_proto{"eager/short", "inline active message", ProtoFamily::Eager, probe_short, send_short};
-const Protocol eager_bcopy_proto{"eager/bcopy", "copied active message", ProtoFamily::Eager, probe_bcopy, send_bcopy};
-const Protocol eager_zcopy_proto{"eager/zcopy", "zero-copy active message", ProtoFamily::Eager, probe_zcopy,
-                                 send_zcopy};
+const Protocol eager_short_proto{.name = "eager/short",
+                                 .description = "inline active message",
+                                 .wire_id = 0,
+                                 .family = ProtoFamily::Eager,
+                                 .probe = probe_short,
+                                 .send = send_short};
+const Protocol eager_bcopy_proto{.name = "eager/bcopy",
+                                 .description = "copied active message",
+                                 .wire_id = 1,
+                                 .family = ProtoFamily::Eager,
+                                 .probe = probe_bcopy,
+                                 .send = send_bcopy};
+const Protocol eager_zcopy_proto{.name = "eager/zcopy",
+                                 .description = "zero-copy active message",
+                                 .wire_id = 2,
+                                 .family = ProtoFamily::Eager,
+                                 .probe = probe_zcopy,
+                                 .send = send_zcopy};
 
 }  // namespace xover

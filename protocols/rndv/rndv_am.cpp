@@ -75,9 +75,13 @@ void recv_start_rndv_am(Worker& worker, Request& req) {
 
 }  // namespace
 
-const Protocol rndv_am_proto{"rndv/am",           "RTS, RTR, zero-copy AM fragments over the bandwidth lanes",
-                             ProtoFamily::Rndv,   probe_rndv_am,
-                             send_rndv_am,        recv_start_rndv_am};
+const Protocol rndv_am_proto{.name = "rndv/am",
+                             .description = "RTS, RTR, zero-copy AM fragments over the bandwidth lanes",
+                             .wire_id = 5,
+                             .family = ProtoFamily::Rndv,
+                             .probe = probe_rndv_am,
+                             .send = send_rndv_am,
+                             .recv_start = recv_start_rndv_am};
 
 // Stage 3 at the sender: the RTR {sender request, receiver request}.
 void rtr_handle(Worker& worker, const AmMessage& msg) {

@@ -131,9 +131,13 @@ void recv_start_rndv_get(Worker& worker, Request& req) {
 
 }  // namespace
 
-const Protocol rndv_get_proto{"rndv/get",        "RTS with key, striped RDMA get by the receiver, ACK",
-                              ProtoFamily::Rndv, probe_rndv_get,
-                              send_rndv_get,     recv_start_rndv_get};
+const Protocol rndv_get_proto{.name = "rndv/get",
+                              .description = "RTS with key, striped RDMA get by the receiver, ACK",
+                              .wire_id = 6,
+                              .family = ProtoFamily::Rndv,
+                              .probe = probe_rndv_get,
+                              .send = send_rndv_get,
+                              .recv_start = recv_start_rndv_get};
 
 // Stage 4 at the sender: the ACK {sender request}.
 void ack_handle(Worker& worker, const AmMessage& msg) {
