@@ -65,9 +65,11 @@ struct Protocol {
   ProtoWireId wire_id;
   ProtoFamily family;
   std::optional<ProtoCandidate> (*probe)(const ProbeContext& ctx);
-  /// Stage 1, at the sender: starts sending `req`, whose lanes, sequence
-  /// number and buffer are set. Later stages run from active-message handlers
-  /// and completions.
+  /// The first stage, at the sender: starts sending `req`, whose lanes,
+  /// sequence number and buffer are set. Later stages run from active-message
+  /// handlers and completions; a protocol with more than one stage at an end
+  /// names them in an enum of its own and keeps the current one in the
+  /// request (Request::stage).
   void (*send)(Worker& worker, Request& req);
   /// Rendezvous only: the first receive stage, once a receive has matched
   /// the RTS (`req` carries the sender's request id and addresses).

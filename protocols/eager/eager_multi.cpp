@@ -9,12 +9,13 @@
 //           t_s = o_s + S/M_s (bcopy) or o_s (zcopy), t_r = o_r + S/M_r;
 //   zcopy adds reg(n) on every eager lane's memory domain before the first.
 //
-// Stages: (1) the sender cuts the message and sends every fragment
-// {tag, seq, total, offset} back to back, lane by lane by weight; it
-// completes when the last is handed over (bcopy) or released (zcopy).
-// (2) Each fragment at the receiver goes to matching, which binds the
-// message on its first fragment and copies every fragment into the user
-// buffer, or holds them all while no receive is posted.
+// One stage at each end, so no stage is kept in the request. The sender
+// cuts the message and sends every fragment {tag, seq, total, offset} back
+// to back, lane by lane by weight; it completes when the last is handed
+// over (bcopy) or released (zcopy). Each fragment at the receiver goes to
+// matching, which binds the message on its first fragment and copies every
+// fragment into the user buffer, or holds them all while no receive is
+// posted.
 #include <algorithm>
 
 #include "protocols/core/stages.hpp"
@@ -68,7 +69,7 @@ std::optional<ProtoCandidate> probe_multi_zcopy(const ProbeContext& ctx) {
   return probe_multi(ctx, true);
 }
 
-// Stage 1 at the sender: every fragment, back to back.
+// The sender's stage: every fragment, back to back.
 void send_multi(Worker& worker, Request& req, bool zcopy) {
   const Bytes payload = fragment_payload(worker.transport().path(req.peer), req.lanes, zcopy);
   const AmMode mode = zcopy ? AmMode::Zcopy : AmMode::Bcopy;
@@ -89,7 +90,7 @@ void send_multi_zcopy(Worker& worker, Request& req) {
 
 }  // namespace
 
-// Stage 2 at the receiver: one fragment {tag, seq, total, offset}.
+// The receiver's stage: one fragment {tag, seq, total, offset}.
 void multi_handle(Worker& worker, const AmMessage& msg) {
   wire::HeaderReader header(msg.header);
   Incoming in;
