@@ -42,7 +42,10 @@ struct ProtoCandidate {
 /// Everything a probe may read.
 struct ProbeContext {
   const Path& path;
-  const EndpointLanes& lanes;
+  const EndpointLanes& lanes;  ///< the AM lane carries the protocol's messages or its control
+  /// The probed protocol's bandwidth lanes: its Protocol::bw_lanes resolved;
+  /// empty when it declares none or no lane meets it.
+  const std::vector<LaneShare>& bw_lanes;
   const SelectConfig& config;
   MemType mem = MemType::Host;
 };
@@ -64,6 +67,9 @@ struct Protocol {
   /// not given to another.
   ProtoWireId wire_id;
   ProtoFamily family;
+  /// The bandwidth lanes it moves bytes on, if any beside the AM lane;
+  /// resolved once per endpoint by select_lanes (lanes/lane_select.hpp).
+  std::optional<LaneRequirement> bw_lanes = std::nullopt;
   std::optional<ProtoCandidate> (*probe)(const ProbeContext& ctx);
   /// The first stage, at the sender: starts sending `req`, whose lanes,
   /// sequence number and buffer are set. Later stages run from active-message

@@ -1,6 +1,8 @@
 #include "protocols/registry.hpp"
 
+#include <algorithm>
 #include <array>
+#include <vector>
 
 #include "protocols/eager/eager.hpp"
 #include "protocols/rndv/rndv.hpp"
@@ -41,6 +43,24 @@ const CollProtocol* coll_protocol(std::string_view name) {
 
 std::span<const AmHandlerEntry> am_handlers() {
   return kAmHandlers;
+}
+
+const Protocol* protocol_named(std::string_view name) {
+  for (const Protocol* protocol : kRegistry)
+    if (protocol->name == name)
+      return protocol;
+  return nullptr;
+}
+
+std::span<const LaneRequirement> lane_requirements() {
+  static const std::vector<LaneRequirement> requirements = [] {
+    std::vector<LaneRequirement> out;
+    for (const Protocol* protocol : kRegistry)
+      if (protocol->bw_lanes && std::find(out.begin(), out.end(), *protocol->bw_lanes) == out.end())
+        out.push_back(*protocol->bw_lanes);
+    return out;
+  }();
+  return requirements;
 }
 
 const Protocol* protocol_by_wire_id(std::uint64_t id) {

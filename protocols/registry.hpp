@@ -24,6 +24,13 @@ const CollProtocol* coll_protocol(std::string_view name);
 /// The active-message handlers of all protocols.
 std::span<const AmHandlerEntry> am_handlers();
 
+/// The protocol called `name`, or null.
+const Protocol* protocol_named(std::string_view name);
+
+/// The bandwidth-lane requirements of the protocols, each once, in registry
+/// order: what lane selection resolves for every endpoint.
+std::span<const LaneRequirement> lane_requirements();
+
 /// The protocol whose wire id is `id` (as an RTS carries it), or null.
 const Protocol* protocol_by_wire_id(std::uint64_t id);
 

@@ -37,7 +37,7 @@ Bytes fragment_payload(const Path& path, const std::vector<LaneShare>& lanes, bo
 }
 
 std::optional<ProtoCandidate> probe_multi(const ProbeContext& ctx, bool zcopy) {
-  const std::vector<LaneShare>& lanes = zcopy ? ctx.lanes.eager_zcopy : ctx.lanes.eager_bcopy;
+  const std::vector<LaneShare>& lanes = ctx.bw_lanes;
   if (lanes.empty())
     return std::nullopt;
   const Bytes payload = fragment_payload(ctx.path, lanes, zcopy);
@@ -110,12 +110,14 @@ const Protocol eager_multi_bcopy_proto{.name = "eager/multi/bcopy",
                                        .description = "copied eager fragments, no handshake",
                                        .wire_id = 3,
                                        .family = ProtoFamily::MultiEager,
+                                       .bw_lanes = LaneRequirement{LaneCap::AmBcopy, &LaneConfig::max_eager_lanes},
                                        .probe = probe_multi_bcopy,
                                        .send = send_multi_bcopy};
 const Protocol eager_multi_zcopy_proto{.name = "eager/multi/zcopy",
                                        .description = "zero-copy eager fragments, no handshake",
                                        .wire_id = 4,
                                        .family = ProtoFamily::MultiEager,
+                                       .bw_lanes = LaneRequirement{LaneCap::AmZcopy, &LaneConfig::max_eager_lanes},
                                        .probe = probe_multi_zcopy,
                                        .send = send_multi_zcopy};
 

@@ -46,7 +46,7 @@ Bytes fragment_payload(const Path& path, const std::vector<LaneShare>& lanes) {
 }
 
 std::optional<ProtoCandidate> probe_rndv_am(const ProbeContext& ctx) {
-  const std::vector<LaneShare>& lanes = ctx.lanes.rndv_am;
+  const std::vector<LaneShare>& lanes = ctx.bw_lanes;
   if (!ctx.lanes.am || lanes.empty())
     return std::nullopt;
   const Bytes payload = fragment_payload(ctx.path, lanes);
@@ -88,6 +88,7 @@ const Protocol rndv_am_proto{.name = "rndv/am",
                              .description = "RTS, RTR, zero-copy AM fragments over the bandwidth lanes",
                              .wire_id = 5,
                              .family = ProtoFamily::Rndv,
+                             .bw_lanes = LaneRequirement{LaneCap::AmZcopy, &LaneConfig::max_rndv_lanes},
                              .probe = probe_rndv_am,
                              .send = send_rndv_am,
                              .recv_start = recv_start_rndv_am};

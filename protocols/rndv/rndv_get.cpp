@@ -35,7 +35,7 @@ enum class RndvGetStage : std::uint8_t {
 };
 
 std::optional<ProtoCandidate> probe_rndv_get(const ProbeContext& ctx) {
-  const std::vector<LaneShare>& lanes = ctx.lanes.rma;
+  const std::vector<LaneShare>& lanes = ctx.bw_lanes;
   if (!ctx.lanes.am || lanes.empty())
     return std::nullopt;
   const LaneAttrs& am = ctx.path.lanes[*ctx.lanes.am];
@@ -140,6 +140,7 @@ const Protocol rndv_get_proto{.name = "rndv/get",
                               .description = "RTS with key, striped RDMA get by the receiver, ACK",
                               .wire_id = 6,
                               .family = ProtoFamily::Rndv,
+                              .bw_lanes = LaneRequirement{LaneCap::GetZcopy, &LaneConfig::max_rndv_lanes},
                               .probe = probe_rndv_get,
                               .send = send_rndv_get,
                               .recv_start = recv_start_rndv_get};
