@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -36,6 +37,16 @@ TEST(ProtocolRegistry, RtsDecodingFindsTheProtocolByWireId) {
     EXPECT_EQ(protocol_by_wire_id(protocol->wire_id), protocol) << protocol->name;
   EXPECT_EQ(protocol_by_wire_id(255), nullptr);
   EXPECT_EQ(protocol_by_wire_id(std::uint64_t{1} << 32), nullptr);
+}
+
+TEST(ProtocolRegistry, LaneSelectionResolvesEveryDeclaredRequirementOnce) {
+  const std::span<const LaneRequirement> requirements = lane_requirements();
+  for (const Protocol* protocol : protocol_registry()) {
+    if (protocol->bw_lanes) {
+      EXPECT_EQ(std::count(requirements.begin(), requirements.end(), *protocol->bw_lanes), 1) << protocol->name;
+    }
+  }
+  EXPECT_EQ(requirements.size(), 4u);  // multi-eager bcopy and zcopy, rndv/am, rndv/get
 }
 
 }  // namespace
