@@ -5,7 +5,6 @@
 
 #include <concepts>
 #include <cstdint>
-#include <functional>
 #include <type_traits>
 #include <vector>
 
@@ -48,15 +47,11 @@ struct Request {
   Bytes offset = 0;            ///< send: next byte to hand to the transport
   Bytes received = 0;          ///< receive: bytes in the user buffer
   std::size_t outstanding = 0; ///< completions still awaited
-  std::size_t next_lane = 0;   ///< round-robin cursor over `lanes`
   std::vector<LaneShare> lanes;
-  std::vector<double> lane_credit;      ///< smooth weighted round-robin state
+  std::vector<double> lane_credit;      ///< smooth weighted round-robin over `lanes` (Worker::next_lane)
   std::vector<MemoryRegion> regions;    ///< registrations to release at the end
   std::vector<RemoteAddr> remote;       ///< rndv/get: the sender's buffer, per lane
   Request::Id remote_id = 0;            ///< rendezvous: the peer's request
-
-  /// Called once when the request completes (after `done` is set).
-  std::function<void(Request&)> on_complete;
 
   /// The stage of its protocol the request is in, read as that protocol's
   /// own enum; a new request is in the stage numbered 0.
