@@ -68,13 +68,14 @@ std::optional<ProtoCandidate> probe_rndv_am(const ProbeContext& ctx) {
                         lanes};
 }
 
+// The Rts stage.
 void send_rndv_am(Worker& worker, Request& req) {
   req.set_stage(RndvAmStage::Rts);
   req.regions = worker.reg(req.peer, req.lanes, req.send_buf.data, req.length);
   send_rts(worker, req, {});
 }
 
-// Once a receive matched the RTS.
+// The Rtr stage, once a receive matched the RTS.
 void recv_start_rndv_am(Worker& worker, Request& req) {
   req.set_stage(RndvAmStage::Rtr);
   wire::HeaderWriter header;

@@ -64,6 +64,7 @@ std::optional<ProtoCandidate> probe_rndv_get(const ProbeContext& ctx) {
   return ProtoCandidate{{PerfRange{0, 0, empty}, PerfRange{1, kSizeMax, p}}, lanes};
 }
 
+// The Rts stage.
 void send_rndv_get(Worker& worker, Request& req) {
   req.set_stage(RndvGetStage::Rts);
   req.regions = worker.reg(req.peer, req.lanes, req.send_buf.data, req.length);
