@@ -42,7 +42,10 @@ struct ProtoCandidate {
 /// Everything a probe may read.
 struct ProbeContext {
   const Path& path;
-  const EndpointLanes& lanes;
+  const EndpointLanes& lanes;  ///< the AM lane carries the protocol's messages or its control
+  /// The probed protocol's bandwidth lanes: its Protocol::bw_lanes resolved;
+  /// empty when it declares none or no lane meets it.
+  const std::vector<LaneShare>& bw_lanes;
   const SelectConfig& config;
   MemType mem = MemType::Host;
 };
@@ -51,14 +54,28 @@ class Worker;
 struct Request;
 struct AmMessage;
 
+/// A protocol's number on the wire: the RTS names the protocol whose
+/// receive stages run by it.
+using ProtoWireId = std::uint8_t;
+
 struct Protocol {
   std::string_view name;         ///< "rndv/get": used in logs, overrides, tables and tests
   std::string_view description;  ///< one line for proto-info
+  /// Unique and never renumbered, so that the registry's order (which breaks
+  /// ties) is free to change without changing the wire format; the ids are
+  /// pinned in tests/protocol_registry_test.cpp. A retired protocol's id is
+  /// not given to another.
+  ProtoWireId wire_id;
   ProtoFamily family;
+  /// The bandwidth lanes it moves bytes on, if any beside the AM lane;
+  /// resolved once per endpoint by select_lanes (lanes/lane_select.hpp).
+  std::optional<LaneRequirement> bw_lanes = std::nullopt;
   std::optional<ProtoCandidate> (*probe)(const ProbeContext& ctx);
-  /// Stage 1, at the sender: starts sending `req`, whose lanes, sequence
-  /// number and buffer are set. Later stages run from active-message handlers
-  /// and completions.
+  /// The first stage, at the sender: starts sending `req`, whose lanes,
+  /// sequence number and buffer are set. Later stages run from active-message
+  /// handlers and completions; a protocol with more than one stage at an end
+  /// names them in an enum of its own and keeps the current one in the
+  /// request (Request::stage).
   void (*send)(Worker& worker, Request& req);
   /// Rendezvous only: the first receive stage, once a receive has matched
   /// the RTS (`req` carries the sender's request id and addresses).

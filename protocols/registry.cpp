@@ -1,6 +1,8 @@
 #include "protocols/registry.hpp"
 
+#include <algorithm>
 #include <array>
+#include <vector>
 
 #include "protocols/eager/eager.hpp"
 #include "protocols/rndv/rndv.hpp"
@@ -43,15 +45,29 @@ std::span<const AmHandlerEntry> am_handlers() {
   return kAmHandlers;
 }
 
-const Protocol* protocol_at(std::size_t index) {
-  return index < kRegistry.size() ? kRegistry[index] : nullptr;
+const Protocol* protocol_named(std::string_view name) {
+  for (const Protocol* protocol : kRegistry)
+    if (protocol->name == name)
+      return protocol;
+  return nullptr;
 }
 
-std::size_t protocol_index(const Protocol& protocol) {
-  for (std::size_t i = 0; i < kRegistry.size(); ++i)
-    if (kRegistry[i] == &protocol)
-      return i;
-  return kRegistry.size();
+std::span<const LaneRequirement> lane_requirements() {
+  static const std::vector<LaneRequirement> requirements = [] {
+    std::vector<LaneRequirement> out;
+    for (const Protocol* protocol : kRegistry)
+      if (protocol->bw_lanes && std::find(out.begin(), out.end(), *protocol->bw_lanes) == out.end())
+        out.push_back(*protocol->bw_lanes);
+    return out;
+  }();
+  return requirements;
+}
+
+const Protocol* protocol_by_wire_id(std::uint64_t id) {
+  for (const Protocol* protocol : kRegistry)
+    if (protocol->wire_id == id)
+      return protocol;
+  return nullptr;
 }
 
 bool protocol_matches(const Protocol& protocol, std::string_view pattern) {

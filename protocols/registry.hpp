@@ -1,7 +1,9 @@
 // The one list of protocols, in order, and the one list of collective
-// protocols. The order breaks ties in selection.
+// protocols. The order breaks ties in selection and nothing else: the wire
+// names a protocol by its own wire id, not by its place here.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string_view>
 
@@ -22,11 +24,15 @@ const CollProtocol* coll_protocol(std::string_view name);
 /// The active-message handlers of all protocols.
 std::span<const AmHandlerEntry> am_handlers();
 
-/// A protocol by its position in the registry (carried in RTS headers);
-/// null when out of range.
-const Protocol* protocol_at(std::size_t index);
-/// The registry position of `protocol`.
-std::size_t protocol_index(const Protocol& protocol);
+/// The protocol called `name`, or null.
+const Protocol* protocol_named(std::string_view name);
+
+/// The bandwidth-lane requirements of the protocols, each once, in registry
+/// order: what lane selection resolves for every endpoint.
+std::span<const LaneRequirement> lane_requirements();
+
+/// The protocol whose wire id is `id` (as an RTS carries it), or null.
+const Protocol* protocol_by_wire_id(std::uint64_t id);
 
 /// True when `name` names a protocol or is a prefix of some ("eager/multi").
 bool protocol_name_known(std::string_view name);

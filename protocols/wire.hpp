@@ -32,7 +32,7 @@ enum AmKind : std::uint8_t {
 
 inline constexpr Bytes kEagerHdr = 16;     ///< tag, sequence
 inline constexpr Bytes kMultiHdr = 32;     ///< tag, sequence, total size, offset
-inline constexpr Bytes kRtsHdr = 48;       ///< tag, sequence, size, sender request, protocol, lanes
+inline constexpr Bytes kRtsHdr = 48;       ///< tag, sequence, size, sender request, protocol wire id, lanes
 inline constexpr Bytes kRtsLaneHdr = 24;   ///< per lane of an RTS: lane, key, address
 inline constexpr Bytes kRtrHdr = 16;       ///< sender request, receiver request
 inline constexpr Bytes kRndvDataHdr = 16;  ///< receiver request, offset

@@ -6,6 +6,12 @@
 namespace xover {
 namespace {
 
+// Two requirements as a protocol declares them: rendezvous data over RDMA
+// read and as active messages, both capped by max_rndv_lanes.
+constexpr LaneRequirement kRma{LaneCap::GetZcopy, &LaneConfig::max_rndv_lanes};
+constexpr LaneRequirement kRndvAm{LaneCap::AmZcopy, &LaneConfig::max_rndv_lanes};
+constexpr LaneRequirement kRequirements[]{kRma, kRndvAm};
+
 TEST(LaneSelect, BandwidthLanesAreGreedyAndDropSlowOnes) {
   // 25, 5 and 20 GB/s: with a ratio of 4 the 5 GB/s lane (< 25/4) goes;
   // the other two share bytes 25:20.
@@ -36,21 +42,37 @@ TEST(LaneSelect, AmLaneIsTheLowestLatencyWithShortOrBcopy) {
   LaneAttrs mid = test::lane("mid", 1, 1, 0.1);
   mid.caps = {LaneCap::AmBcopy};
   const Path path = test::path({fast, slow, mid}, 10);
-  const EndpointLanes lanes = select_lanes(path, LaneConfig{});
+  const EndpointLanes lanes = select_lanes(path, LaneConfig{}, kRequirements);
   EXPECT_EQ(lanes.am, 2u);
   EXPECT_EQ(lanes.bootstrap, 1u);
   EXPECT_TRUE(lanes.needs_bootstrap(path));
-  EXPECT_EQ(lanes.rma, (std::vector<LaneShare>{{0, 0.5}, {1, 0.5}}));
+  EXPECT_EQ(lanes.bw(kRma), (std::vector<LaneShare>{{0, 0.5}, {1, 0.5}}));
 }
 
 TEST(LaneSelect, NoCapableLaneGivesNothing) {
   LaneAttrs l = test::lane("a", 1, 10, 0.1);
   l.caps = {LaneCap::AmShort};
   const Path path = test::path({l}, 10);
-  const EndpointLanes lanes = select_lanes(path, LaneConfig{});
-  EXPECT_TRUE(lanes.rma.empty());
-  EXPECT_TRUE(lanes.rndv_am.empty());
+  const EndpointLanes lanes = select_lanes(path, LaneConfig{}, kRequirements);
+  EXPECT_TRUE(lanes.bw(kRma).empty());
+  EXPECT_TRUE(lanes.bw(kRndvAm).empty());
   EXPECT_FALSE(lanes.bootstrap);
+}
+
+TEST(LaneSelect, EachRequirementIsResolvedOnceWithItsOwnLimit) {
+  // Three equal am_zcopy lanes: the same capability under two limits gives
+  // two classes; a requirement asked for twice is one.
+  const Path path = test::path({test::lane("a", 1, 10, 0.1), test::lane("b", 1, 10, 0.1), test::lane("c", 1, 10, 0.1)}, 10);
+  const LaneRequirement eager{LaneCap::AmZcopy, &LaneConfig::max_eager_lanes};
+  LaneConfig config;
+  config.max_eager_lanes = 1;
+  config.max_rndv_lanes = 3;
+  const LaneRequirement asked[]{kRndvAm, eager, kRndvAm};
+  const EndpointLanes lanes = select_lanes(path, config, asked);
+  ASSERT_EQ(lanes.bandwidth.size(), 2u);
+  EXPECT_EQ(lanes.bw(kRndvAm).size(), 3u);
+  EXPECT_EQ(lanes.bw(eager), (std::vector<LaneShare>{{0, 1.0}}));
+  EXPECT_THROW(lanes.bw(kRma), std::logic_error);
 }
 
 TEST(LaneCaps, ParseAndPrintRoundTrip) {

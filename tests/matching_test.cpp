@@ -38,6 +38,7 @@
 #include "tests/support/arrival_log.hpp"
 #include "runtime/backends.hpp"
 #include "tests/support/backend.hpp"
+#include "tests/support/forwarding_transport.hpp"
 
 namespace xover::test {
 namespace {
@@ -581,6 +582,53 @@ TEST_P(Matching, TwoSendersKeepTheirOwnOrder) {
       p.push_back("premise: the two senders' messages did not interleave");
     if (strict_premises && !log.messages_overtook())
       p.push_back("premise: every message began to arrive after the one its sender sent before it");
+  });
+  EXPECT_TRUE(problems.empty()) << join(problems);
+}
+
+/// Sends every RTR twice, as a faulty peer might.
+class RtrTwice final : public ForwardingTransport {
+ public:
+  using ForwardingTransport::ForwardingTransport;
+  Status am_send(std::size_t lane, Rank peer, AmId id, std::span<const std::byte> header, ConstBuffer payload,
+                 AmMode mode, Completion done) override {
+    if (id == wire::kAmRtr)
+      inner_.am_send(lane, peer, id, header, payload, mode, [](Status) {});
+    return inner_.am_send(lane, peer, id, header, payload, mode, std::move(done));
+  }
+};
+
+// 9. A second RTR for one rndv/am send is dropped as a bad header: the
+// sender has left its Rts stage and sends the data once.
+TEST_P(Matching, SecondRtrIsDropped) {
+  static constexpr Tag kTag = 0x99;
+  static constexpr Bytes kSize = 30000;
+  if (GetParam() == "shm")
+    GTEST_SKIP() << "shared memory has no am_zcopy lane, so rndv/am does not run there";
+  const Problems problems = run(2, [&](Rank rank, Transport& transport, Problems& p) {
+    // Every message by rndv/am, the ready signals too: rank 1 doubles only
+    // the RTRs of rank 0's sends, of which the data message is the one.
+    SelectConfig config;
+    config.set("proto", "rndv/am");
+    RtrTwice faulty(transport);
+    Worker worker(rank == 0 ? transport : faulty, config);
+    if (rank == 0) {
+      if (!worker.table(1).lookup(kSize))
+        p.push_back("premise: rndv/am cannot carry " + std::to_string(kSize) + " bytes on this backend");
+      send_stream(worker, rank, 1, 1, [](std::size_t) { return kTag; }, [](std::size_t) { return kSize; }, p);
+      await_ready(worker);  // the receive is done, so both RTRs are in
+      if (worker.stats().bad_headers != 1)
+        p.push_back("the sender counted " + std::to_string(worker.stats().bad_headers) + " bad headers, want 1");
+      return;
+    }
+    Inbox in(worker);
+    in.post(kSize, kTag);
+    signal_ready(worker, 0);
+    in.wait_all();
+    in.check(0, {0, 0, kSize, kTag}, p);
+    signal_ready(worker, 0);
+    if (worker.stats().bad_headers != 0)
+      p.push_back("the receiver counted " + std::to_string(worker.stats().bad_headers) + " bad headers (data sent twice?)");
   });
   EXPECT_TRUE(problems.empty()) << join(problems);
 }

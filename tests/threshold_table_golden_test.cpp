@@ -127,8 +127,8 @@ TEST(ThresholdTableGolden, CapabilitiesAndBandwidthRatioShapeTheLanes) {
   EXPECT_EQ(table.lanes().am, 1u);
   EXPECT_EQ(table.lanes().bootstrap, 0u);
   EXPECT_TRUE(table.lanes().needs_bootstrap(path));
-  EXPECT_EQ(table.lanes().rma, (std::vector<LaneShare>{{1, 1.0}}));
-  EXPECT_EQ(table.lanes().eager_bcopy, (std::vector<LaneShare>{{1, 1.0}}));
+  EXPECT_EQ(table.bw_lanes("rndv/get"), (std::vector<LaneShare>{{1, 1.0}}));
+  EXPECT_EQ(table.bw_lanes("eager/multi/bcopy"), (std::vector<LaneShare>{{1, 1.0}}));
 }
 
 }  // namespace

@@ -81,9 +81,10 @@ std::string format_proto_info_text(const ProtoInfoReport& r) {
   os << "# operation   tag_send, host memory, optimised for " << perf_name(r.table.perf()) << "\n";
   settings_line(os, r.config);
   auto one = [&](const std::optional<std::size_t>& lane) { return lane ? path.lanes[*lane].name : std::string("-"); };
+  auto bw = [&](std::string_view protocol) { return lanes_text(path, r.table.bw_lanes(protocol)); };
   os << "# lanes       am " << one(el.am) << " | bootstrap " << one(el.bootstrap)
-     << (el.needs_bootstrap(path) ? " (wire-up goes through it)" : "") << " | eager " << lanes_text(path, el.eager_bcopy)
-     << " | rndv/am " << lanes_text(path, el.rndv_am) << " | rma " << lanes_text(path, el.rma) << "\n";
+     << (el.needs_bootstrap(path) ? " (wire-up goes through it)" : "") << " | eager " << bw("eager/multi/bcopy")
+     << " | rndv/am " << bw("rndv/am") << " | rma " << bw("rndv/get") << "\n";
 
   const std::string rule = "+----------------------------+--------------------+--------------------------------+\n";
   os << rule << "| " << pad("size range", 27) << "| " << pad("protocol", 19) << "| " << pad("lanes (share of bytes)", 31)

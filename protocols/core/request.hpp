@@ -3,8 +3,9 @@
 // `done`. Requests live in the worker's pool until released.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
-#include <functional>
+#include <type_traits>
 #include <vector>
 
 #include "protocols/core/transport.hpp"
@@ -18,6 +19,11 @@ using Tag = std::uint64_t;
 inline constexpr Tag kTagMaskAll = ~Tag{0};
 
 enum class RequestKind { Send, Recv };
+
+/// The stages of one protocol: an `enum class XStage : std::uint8_t` in the
+/// protocol's own file, its first stage numbered 0.
+template <typename S>
+concept ProtoStage = std::is_enum_v<S> && std::same_as<std::underlying_type_t<S>, std::uint8_t>;
 
 struct Request {
   using Id = std::uint32_t;
@@ -38,19 +44,28 @@ struct Request {
   std::uint64_t seq = 0;       ///< per-pair sequence number: the matching order
 
   // Protocol state: offsets, counters, lanes and keys of the current stage.
-  int stage = 0;
   Bytes offset = 0;            ///< send: next byte to hand to the transport
   Bytes received = 0;          ///< receive: bytes in the user buffer
   std::size_t outstanding = 0; ///< completions still awaited
-  std::size_t next_lane = 0;   ///< round-robin cursor over `lanes`
   std::vector<LaneShare> lanes;
-  std::vector<double> lane_credit;      ///< smooth weighted round-robin state
+  std::vector<double> lane_credit;      ///< smooth weighted round-robin over `lanes` (Worker::next_lane)
   std::vector<MemoryRegion> regions;    ///< registrations to release at the end
   std::vector<RemoteAddr> remote;       ///< rndv/get: the sender's buffer, per lane
   Request::Id remote_id = 0;            ///< rendezvous: the peer's request
 
-  /// Called once when the request completes (after `done` is set).
-  std::function<void(Request&)> on_complete;
+  /// The stage of its protocol the request is in, read as that protocol's
+  /// own enum; a new request is in the stage numbered 0.
+  template <ProtoStage S>
+  S stage() const {
+    return static_cast<S>(stage_);
+  }
+  template <ProtoStage S>
+  void set_stage(S stage) {
+    stage_ = static_cast<std::uint8_t>(stage);
+  }
+
+ private:
+  std::uint8_t stage_ = 0;
 };
 
 }  // namespace xover

@@ -102,6 +102,7 @@ class Transport {
   /// the registration cost (real on hardware, reg_cost + n·reg_growth in
   /// simulation).
   virtual MemoryRegion reg(Rank peer, std::size_t lane, const std::byte* base, Bytes size) = 0;
+  /// Releases a registration made by reg().
   virtual void dereg(const MemoryRegion& region) = 0;
   /// The address a peer uses to reach `base` in a get or put.
   virtual RemoteAddr remote_addr(const MemoryRegion& region, const std::byte* base) const = 0;
@@ -118,10 +119,11 @@ class Transport {
   void progress() { progress(kForever); }
   virtual Seconds now() const = 0;
   /// True when everything handed to the transport has left this rank: no
-  /// byte waits in a send queue of the transport's own (the kernel's or the
-  /// peer's memory holds them). A rank makes progress until it is before it
-  /// stops progressing, or a peer could wait forever for bytes still queued
-  /// here (Worker::flush). Always true in simulation.
+  /// byte waits in a send queue of the transport's own; what was sent is in
+  /// the kernel's buffers or the peer's memory. A rank that is about to stop
+  /// calling progress() must first call it until this is true
+  /// (Worker::flush), or a peer could wait forever for bytes still queued
+  /// here. Always true in simulation.
   virtual bool flushed() const = 0;
 
   /// Why this transport can no longer move bytes — a peer gone, a peer

@@ -77,7 +77,6 @@ void Worker::release(Request* request) {
   if (!request || !request->live || !request->done)
     throw std::logic_error("Worker::release: the request is not a completed live request");
   request->live = false;
-  request->on_complete = nullptr;
   free_.push_back(request->id);
 }
 
@@ -159,8 +158,6 @@ void Worker::complete(Request& request, Status status) {
   if (status != Status::Ok)
     request.status = status;
   request.done = true;
-  if (request.on_complete)
-    request.on_complete(request);
 }
 
 std::vector<MemoryRegion> Worker::reg(Rank peer, const std::vector<LaneShare>& lanes, const std::byte* base,

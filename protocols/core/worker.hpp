@@ -112,7 +112,8 @@ class Worker {
   /// Copies what fits of `payload` into the receive's buffer at `offset`
   /// and counts it in `received` (a longer message is truncated there).
   void place(Request& r, Bytes offset, ConstBuffer payload);
-    /// Marks a request complete and runs its callback.
+  /// Marks `request` done, recording `status` when it is not Ok; a request
+  /// already done is left as it is.
   void complete(Request& request, Status status = Status::Ok);
   /// The request with this id, if it is live and of this kind.
   Request* find(Request::Id id, RequestKind kind);

@@ -9,12 +9,13 @@
 //           t_s = o_s + S/M_s (bcopy) or o_s (zcopy), t_r = o_r + S/M_r;
 //   zcopy adds reg(n) on every eager lane's memory domain before the first.
 //
-// Stages: (1) the sender cuts the message and sends every fragment
-// {tag, seq, total, offset} back to back, lane by lane by weight; it
-// completes when the last is handed over (bcopy) or released (zcopy).
-// (2) Each fragment at the receiver goes to matching, which binds the
-// message on its first fragment and copies every fragment into the user
-// buffer, or holds them all while no receive is posted.
+// One stage at each end, so no stage is kept in the request. The sender
+// cuts the message and sends every fragment {tag, seq, total, offset} back
+// to back, lane by lane by weight; it completes when the last is handed
+// over (bcopy) or released (zcopy). Each fragment at the receiver goes to
+// matching, which binds the message on its first fragment and copies every
+// fragment into the user buffer, or holds them all while no receive is
+// posted.
 #include <algorithm>
 
 #include "protocols/core/stages.hpp"
@@ -36,7 +37,7 @@ Bytes fragment_payload(const Path& path, const std::vector<LaneShare>& lanes, bo
 }
 
 std::optional<ProtoCandidate> probe_multi(const ProbeContext& ctx, bool zcopy) {
-  const std::vector<LaneShare>& lanes = zcopy ? ctx.lanes.eager_zcopy : ctx.lanes.eager_bcopy;
+  const std::vector<LaneShare>& lanes = ctx.bw_lanes;
   if (lanes.empty())
     return std::nullopt;
   const Bytes payload = fragment_payload(ctx.path, lanes, zcopy);
@@ -68,7 +69,7 @@ std::optional<ProtoCandidate> probe_multi_zcopy(const ProbeContext& ctx) {
   return probe_multi(ctx, true);
 }
 
-// Stage 1 at the sender: every fragment, back to back.
+// The sender's stage: every fragment, back to back.
 void send_multi(Worker& worker, Request& req, bool zcopy) {
   const Bytes payload = fragment_payload(worker.transport().path(req.peer), req.lanes, zcopy);
   const AmMode mode = zcopy ? AmMode::Zcopy : AmMode::Bcopy;
@@ -89,7 +90,7 @@ void send_multi_zcopy(Worker& worker, Request& req) {
 
 }  // namespace
 
-// Stage 2 at the receiver: one fragment {tag, seq, total, offset}.
+// The receiver's stage: one fragment {tag, seq, total, offset}.
 void multi_handle(Worker& worker, const AmMessage& msg) {
   wire::HeaderReader header(msg.header);
   Incoming in;
@@ -105,9 +106,19 @@ void multi_handle(Worker& worker, const AmMessage& msg) {
   worker.arrive(in, offset, msg.payload);
 }
 
-const Protocol eager_multi_bcopy_proto{"eager/multi/bcopy", "copied eager fragments, no handshake",
-                                       ProtoFamily::MultiEager, probe_multi_bcopy, send_multi_bcopy};
-const Protocol eager_multi_zcopy_proto{"eager/multi/zcopy", "zero-copy eager fragments, no handshake",
-                                       ProtoFamily::MultiEager, probe_multi_zcopy, send_multi_zcopy};
+const Protocol eager_multi_bcopy_proto{.name = "eager/multi/bcopy",
+                                       .description = "copied eager fragments, no handshake",
+                                       .wire_id = 3,
+                                       .family = ProtoFamily::MultiEager,
+                                       .bw_lanes = LaneRequirement{LaneCap::AmBcopy, &LaneConfig::max_eager_lanes},
+                                       .probe = probe_multi_bcopy,
+                                       .send = send_multi_bcopy};
+const Protocol eager_multi_zcopy_proto{.name = "eager/multi/zcopy",
+                                       .description = "zero-copy eager fragments, no handshake",
+                                       .wire_id = 4,
+                                       .family = ProtoFamily::MultiEager,
+                                       .bw_lanes = LaneRequirement{LaneCap::AmZcopy, &LaneConfig::max_eager_lanes},
+                                       .probe = probe_multi_zcopy,
+                                       .send = send_multi_zcopy};
 
 }  // namespace xover

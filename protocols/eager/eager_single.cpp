@@ -9,10 +9,11 @@
 // M_s, M_r: memcpy bandwidth at each end; the receiver always copies out of
 // its receive segment into the user buffer. reg(n) as cost::registration.
 //
-// Stages: (1) the sender sends {tag, seq} + payload and, for short and
-// bcopy, completes; zcopy completes when the transport is done with the
-// buffer. (2) The receiver's handler hands the message to matching, which
-// copies it into the posted receive or holds it as unexpected.
+// One stage at each end, so no stage is kept in the request. The sender
+// sends {tag, seq} + payload and, for short and bcopy, completes; zcopy
+// completes when the transport is done with the buffer. The receiver's
+// handler hands the message to matching, which copies it into the posted
+// receive or holds it as unexpected.
 #include <algorithm>
 
 #include "protocols/core/stages.hpp"
@@ -55,7 +56,7 @@ std::optional<ProtoCandidate> probe_zcopy(const ProbeContext& ctx) {
   return lane ? probe_single(ctx, LaneCap::AmZcopy, std::min(lane->max_zcopy, lane->seg_size)) : std::nullopt;
 }
 
-// Stage 1 at the sender.
+// The sender's stage.
 void send_eager(Worker& worker, Request& req, AmMode mode) {
   const std::size_t lane = req.lanes.front().lane;
   if (mode == AmMode::Zcopy)
@@ -86,7 +87,7 @@ void send_zcopy(Worker& worker, Request& req) {
 
 }  // namespace
 
-// Stage 2 at the receiver: {tag, seq} + the whole payload.
+// The receiver's stage: {tag, seq} + the whole payload.
 void eager_handle(Worker& worker, const AmMessage& msg) {
   wire::HeaderReader header(msg.header);
   Incoming in;
@@ -101,9 +102,23 @@ void eager_handle(Worker& worker, const AmMessage& msg) {
   worker.arrive(in, 0, msg.payload);
 }
 
-const Protocol eager_short_proto{"eager/short", "inline active message", ProtoFamily::Eager, probe_short, send_short};
-const Protocol eager_bcopy_proto{"eager/bcopy", "copied active message", ProtoFamily::Eager, probe_bcopy, send_bcopy};
-const Protocol eager_zcopy_proto{"eager/zcopy", "zero-copy active message", ProtoFamily::Eager, probe_zcopy,
-                                 send_zcopy};
+const Protocol eager_short_proto{.name = "eager/short",
+                                 .description = "inline active message",
+                                 .wire_id = 0,
+                                 .family = ProtoFamily::Eager,
+                                 .probe = probe_short,
+                                 .send = send_short};
+const Protocol eager_bcopy_proto{.name = "eager/bcopy",
+                                 .description = "copied active message",
+                                 .wire_id = 1,
+                                 .family = ProtoFamily::Eager,
+                                 .probe = probe_bcopy,
+                                 .send = send_bcopy};
+const Protocol eager_zcopy_proto{.name = "eager/zcopy",
+                                 .description = "zero-copy active message",
+                                 .wire_id = 2,
+                                 .family = ProtoFamily::Eager,
+                                 .probe = probe_zcopy,
+                                 .send = send_zcopy};
 
 }  // namespace xover

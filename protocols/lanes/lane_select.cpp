@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <stdexcept>
 
 namespace xover {
 
@@ -48,18 +49,27 @@ std::vector<LaneShare> select_bw_lanes(const Path& path, LaneCap cap, std::size_
   return out;
 }
 
+const std::vector<LaneShare>& EndpointLanes::bw(const LaneRequirement& requirement) const {
+  for (const auto& [resolved, lanes] : bandwidth)
+    if (resolved == requirement)
+      return lanes;
+  throw std::logic_error("EndpointLanes::bw: a lane requirement that select_lanes was not given");
+}
+
 bool EndpointLanes::needs_bootstrap(const Path& path) const {
   return am && !path.lanes[*am].caps.has(LaneCap::ConnectToIface);
 }
 
-EndpointLanes select_lanes(const Path& path, const LaneConfig& config) {
+EndpointLanes select_lanes(const Path& path, const LaneConfig& config, std::span<const LaneRequirement> requirements) {
   EndpointLanes out;
   out.am = select_latency_lane(path, {LaneCap::AmShort, LaneCap::AmBcopy});
   out.bootstrap = select_latency_lane(path, {LaneCap::ConnectToIface});
-  out.eager_bcopy = select_bw_lanes(path, LaneCap::AmBcopy, config.max_eager_lanes, config.min_bw_ratio);
-  out.eager_zcopy = select_bw_lanes(path, LaneCap::AmZcopy, config.max_eager_lanes, config.min_bw_ratio);
-  out.rndv_am = select_bw_lanes(path, LaneCap::AmZcopy, config.max_rndv_lanes, config.min_bw_ratio);
-  out.rma = select_bw_lanes(path, LaneCap::GetZcopy, config.max_rndv_lanes, config.min_bw_ratio);
+  for (const LaneRequirement& requirement : requirements) {
+    const auto resolved = [&](const auto& entry) { return entry.first == requirement; };
+    if (std::none_of(out.bandwidth.begin(), out.bandwidth.end(), resolved))
+      out.bandwidth.emplace_back(requirement, select_bw_lanes(path, requirement.cap, config.*requirement.max_lanes,
+                                                              config.min_bw_ratio));
+  }
   return out;
 }
 

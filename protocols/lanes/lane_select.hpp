@@ -3,10 +3,16 @@
 // protocol control (lowest latency); bandwidth classes take lanes greedily by
 // bandwidth, drop those slower than the fastest by more than a ratio, and
 // stripe bytes over the rest in proportion to their bandwidth.
+//
+// As in UCX protocols v2, a protocol declares the bandwidth lanes it needs
+// (a LaneRequirement) and selection resolves every requirement once per
+// endpoint; lane selection knows no protocol.
 #pragma once
 
 #include <cstddef>
 #include <optional>
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "protocols/lanes/lane.hpp"
@@ -35,20 +41,33 @@ std::optional<std::size_t> select_latency_lane(const Path& path, LaneCaps caps);
 /// bandwidth. Empty when no lane has `cap`.
 std::vector<LaneShare> select_bw_lanes(const Path& path, LaneCap cap, std::size_t max_lanes, double min_bw_ratio);
 
+/// A class of bandwidth lanes a protocol moves its bytes on: the lanes with
+/// `cap`, at most as many as the LaneConfig setting `max_lanes` names.
+struct LaneRequirement {
+  LaneCap cap;
+  std::size_t LaneConfig::*max_lanes;
+  bool operator==(const LaneRequirement&) const = default;
+};
+
 /// The lanes of an endpoint, per class.
 struct EndpointLanes {
   std::optional<std::size_t> am;         ///< short messages and protocol control
   std::optional<std::size_t> bootstrap;  ///< wire-up: lowest latency that can connect to an interface
-  std::vector<LaneShare> eager_bcopy;    ///< multi-eager fragments, copied
-  std::vector<LaneShare> eager_zcopy;    ///< multi-eager fragments, zero-copy
-  std::vector<LaneShare> rndv_am;        ///< rendezvous data as active messages
-  std::vector<LaneShare> rma;            ///< rendezvous data by RDMA read
+  /// Each requirement resolved, once, in the order first asked for.
+  std::vector<std::pair<LaneRequirement, std::vector<LaneShare>>> bandwidth;
+
+  /// The lanes resolved for `requirement`; empty when no lane has its
+  /// capability. Throws std::logic_error when select_lanes was not asked for
+  /// it.
+  const std::vector<LaneShare>& bw(const LaneRequirement& requirement) const;
 
   /// True when the AM lane cannot connect from an address alone and the
   /// bootstrap lane must carry the wire-up first.
   bool needs_bootstrap(const Path& path) const;
 };
 
-EndpointLanes select_lanes(const Path& path, const LaneConfig& config);
+/// The AM and bootstrap lanes, and the lanes of each of `requirements`
+/// (by select_bw_lanes, a requirement asked for twice resolved once).
+EndpointLanes select_lanes(const Path& path, const LaneConfig& config, std::span<const LaneRequirement> requirements);
 
 }  // namespace xover

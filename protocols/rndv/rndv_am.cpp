@@ -8,10 +8,8 @@
 //           = cost::fragment_pipeline(t_s = o_s, t_r = o_r + S/M_r)  above
 // with S = segment − header. Counted to the receiver's completion.
 //
-// Stages: (1) sender: register, RTS. (2) receiver, once matched: RTR.
-// (3) sender, on the RTR: every fragment {receiver request, offset}, striped
-// by weight; it completes when the transport releases the last. (4)
-// receiver: each fragment into the user buffer; complete when all are in.
+// Stages (RndvAmStage): Rts at the sender, Rtr at the receiver, Data at the
+// sender; the receiver takes the fragments in its Rtr stage.
 #include <algorithm>
 
 #include "protocols/core/stages.hpp"
@@ -20,6 +18,16 @@
 #include "protocols/wire.hpp"
 
 namespace xover {
+namespace {
+
+enum class RndvAmStage : std::uint8_t {
+  Rts,   ///< sender: register, RTS; wait for the RTR
+  Rtr,   ///< receiver, once matched: RTR; then each fragment into the user buffer, complete when all are in
+  Data,  ///< sender, on the RTR: every fragment {receiver request, offset}, striped by weight; complete
+         ///< when the transport releases the last
+};
+
+}  // namespace
 
 PerfFactors reply_message(const LaneAttrs& lane) {
   PerfFactors p = cost::control_message(lane, wire::kRtrHdr);
@@ -38,7 +46,7 @@ Bytes fragment_payload(const Path& path, const std::vector<LaneShare>& lanes) {
 }
 
 std::optional<ProtoCandidate> probe_rndv_am(const ProbeContext& ctx) {
-  const std::vector<LaneShare>& lanes = ctx.lanes.rndv_am;
+  const std::vector<LaneShare>& lanes = ctx.bw_lanes;
   if (!ctx.lanes.am || lanes.empty())
     return std::nullopt;
   const Bytes payload = fragment_payload(ctx.path, lanes);
@@ -60,14 +68,16 @@ std::optional<ProtoCandidate> probe_rndv_am(const ProbeContext& ctx) {
                         lanes};
 }
 
-// Stage 1 at the sender.
+// The Rts stage.
 void send_rndv_am(Worker& worker, Request& req) {
+  req.set_stage(RndvAmStage::Rts);
   req.regions = worker.reg(req.peer, req.lanes, req.send_buf.data, req.length);
   send_rts(worker, req, {});
 }
 
-// Stage 2 at the receiver, once a receive matched the RTS.
+// The Rtr stage, once a receive matched the RTS.
 void recv_start_rndv_am(Worker& worker, Request& req) {
+  req.set_stage(RndvAmStage::Rtr);
   wire::HeaderWriter header;
   header.put(req.remote_id).put(req.id);
   stages::send_control(worker, req.peer, wire::kAmRtr, header, [&worker, &req] { worker.complete(req, Status::Error); });
@@ -75,32 +85,41 @@ void recv_start_rndv_am(Worker& worker, Request& req) {
 
 }  // namespace
 
-const Protocol rndv_am_proto{"rndv/am",           "RTS, RTR, zero-copy AM fragments over the bandwidth lanes",
-                             ProtoFamily::Rndv,   probe_rndv_am,
-                             send_rndv_am,        recv_start_rndv_am};
+const Protocol rndv_am_proto{.name = "rndv/am",
+                             .description = "RTS, RTR, zero-copy AM fragments over the bandwidth lanes",
+                             .wire_id = 5,
+                             .family = ProtoFamily::Rndv,
+                             .bw_lanes = LaneRequirement{LaneCap::AmZcopy, &LaneConfig::max_rndv_lanes},
+                             .probe = probe_rndv_am,
+                             .send = send_rndv_am,
+                             .recv_start = recv_start_rndv_am};
 
-// Stage 3 at the sender: the RTR {sender request, receiver request}.
+// The RTR {sender request, receiver request} moves the sender from Rts to
+// Data; a second one for the same request is dropped, not sent twice.
 void rtr_handle(Worker& worker, const AmMessage& msg) {
   wire::HeaderReader header(msg.header);
   Request* req = worker.find(static_cast<Request::Id>(header.get()), RequestKind::Send);
   const auto receiver = static_cast<Request::Id>(header.get());
-  if (!header.exact() || !req || req->protocol != &rndv_am_proto || req->peer != msg.source) {
+  if (!header.exact() || !req || req->protocol != &rndv_am_proto || req->peer != msg.source ||
+      req->stage<RndvAmStage>() != RndvAmStage::Rts) {
     worker.count_bad_header();
     return;
   }
+  req->set_stage(RndvAmStage::Data);
   stages::send_fragments(worker, *req, wire::kAmRndvData, AmMode::Zcopy,
                          fragment_payload(worker.transport().path(req->peer), req->lanes),
                          [receiver](wire::HeaderWriter& data, Bytes offset) { data.put(receiver).put(offset); });
 }
 
-// Stage 4 at the receiver: one fragment {receiver request, offset}. The
-// receive's `offset` counts the bytes that arrived, `received` those that fit.
+// At the receiver, in the Rtr stage: one fragment {receiver request,
+// offset}. The receive's `offset` counts the bytes that arrived, `received`
+// those that fit.
 void rndv_data_handle(Worker& worker, const AmMessage& msg) {
   wire::HeaderReader header(msg.header);
   Request* req = worker.find(static_cast<Request::Id>(header.get()), RequestKind::Recv);
   const Bytes offset = header.get();
-  if (!header.exact() || !req || req->peer != msg.source || offset > req->length ||
-      msg.payload.size > req->length - offset) {
+  if (!header.exact() || !req || req->protocol != &rndv_am_proto || req->stage<RndvAmStage>() != RndvAmStage::Rtr ||
+      req->peer != msg.source || offset > req->length || msg.payload.size > req->length - offset) {
     worker.count_bad_header();
     return;
   }

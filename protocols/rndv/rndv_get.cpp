@@ -15,10 +15,8 @@
 // moves max_zcopy bytes (a gibibyte by default), so the wire hides their
 // posting and the formula holds.
 //
-// Stages: (1) sender: register on the RMA lanes, RTS with (lane, key,
-// address) per lane. (2) receiver, once matched: register, post the gets,
-// share by share. (3) receiver, when the last get completes: complete, ACK.
-// (4) sender, on the ACK: release and complete.
+// Stages (RndvGetStage): Rts at the sender, Fetch then Ack at the receiver;
+// the ACK releases the sender's request and completes it.
 #include <algorithm>
 #include <cmath>
 
@@ -30,8 +28,14 @@
 namespace xover {
 namespace {
 
+enum class RndvGetStage : std::uint8_t {
+  Rts,    ///< sender: register on the RMA lanes, RTS with (lane, key, address) per lane; wait for the ACK
+  Fetch,  ///< receiver, once matched: register, post the gets share by share
+  Ack,    ///< receiver, every get posted: when the last completes, complete and send the ACK
+};
+
 std::optional<ProtoCandidate> probe_rndv_get(const ProbeContext& ctx) {
-  const std::vector<LaneShare>& lanes = ctx.lanes.rma;
+  const std::vector<LaneShare>& lanes = ctx.bw_lanes;
   if (!ctx.lanes.am || lanes.empty())
     return std::nullopt;
   const LaneAttrs& am = ctx.path.lanes[*ctx.lanes.am];
@@ -60,8 +64,9 @@ std::optional<ProtoCandidate> probe_rndv_get(const ProbeContext& ctx) {
   return ProtoCandidate{{PerfRange{0, 0, empty}, PerfRange{1, kSizeMax, p}}, lanes};
 }
 
-// Stage 1 at the sender.
+// The Rts stage.
 void send_rndv_get(Worker& worker, Request& req) {
+  req.set_stage(RndvGetStage::Rts);
   req.regions = worker.reg(req.peer, req.lanes, req.send_buf.data, req.length);
   std::vector<std::pair<std::size_t, RemoteAddr>> remote;
   for (std::size_t i = 0; i < req.lanes.size(); ++i)
@@ -69,7 +74,7 @@ void send_rndv_get(Worker& worker, Request& req) {
   send_rts(worker, req, remote);
 }
 
-// Stage 3 at the receiver: the last get is in.
+// The Ack stage's work, once the last get is in (or none is posted).
 void finish_gets(Worker& worker, Request& req) {
   worker.release_regions(req);
   worker.complete(req, req.status == Status::Error || req.length > req.recv_buf.size ? Status::Error : Status::Ok);
@@ -78,9 +83,11 @@ void finish_gets(Worker& worker, Request& req) {
   stages::send_control(worker, req.peer, wire::kAmAck, header, [] {});
 }
 
-// Stage 2 at the receiver, once a receive matched the RTS: the lanes the
-// sender registered on, weighted by bandwidth as this side sees them.
+// The Fetch stage, once a receive matched the RTS: the lanes the sender
+// registered on, weighted by bandwidth as this side sees them. Gets that
+// complete while it still posts leave finishing to the Ack stage.
 void recv_start_rndv_get(Worker& worker, Request& req) {
+  req.set_stage(RndvGetStage::Fetch);
   const Path& path = worker.transport().path(req.peer);
   double total_bw = 0;
   for (const LaneShare& share : req.lanes) {
@@ -97,7 +104,6 @@ void recv_start_rndv_get(Worker& worker, Request& req) {
     return;
   }
   req.regions = worker.reg(req.peer, req.lanes, req.recv_buf.data, fit);
-  req.stage = 2;
   double before = 0;
   Bytes start = 0;
   for (std::size_t i = 0; i < req.lanes.size(); ++i) {
@@ -112,7 +118,7 @@ void recv_start_rndv_get(Worker& worker, Request& req) {
         auto done = [&worker, &req](Status s) {
           if (s == Status::Error)
             req.status = Status::Error;
-          if (--req.outstanding == 0 && req.stage == 3)
+          if (--req.outstanding == 0 && req.stage<RndvGetStage>() == RndvGetStage::Ack)
             finish_gets(worker, req);
         };
         const Status st = worker.transport().get(lane, req.peer, req.recv_buf.slice(offset, n), remote, done);
@@ -124,18 +130,23 @@ void recv_start_rndv_get(Worker& worker, Request& req) {
     }
     start = end;
   }
-  req.stage = 3;
+  req.set_stage(RndvGetStage::Ack);
   if (req.outstanding == 0)
     finish_gets(worker, req);
 }
 
 }  // namespace
 
-const Protocol rndv_get_proto{"rndv/get",        "RTS with key, striped RDMA get by the receiver, ACK",
-                              ProtoFamily::Rndv, probe_rndv_get,
-                              send_rndv_get,     recv_start_rndv_get};
+const Protocol rndv_get_proto{.name = "rndv/get",
+                              .description = "RTS with key, striped RDMA get by the receiver, ACK",
+                              .wire_id = 6,
+                              .family = ProtoFamily::Rndv,
+                              .bw_lanes = LaneRequirement{LaneCap::GetZcopy, &LaneConfig::max_rndv_lanes},
+                              .probe = probe_rndv_get,
+                              .send = send_rndv_get,
+                              .recv_start = recv_start_rndv_get};
 
-// Stage 4 at the sender: the ACK {sender request}.
+// At the sender, in the Rts stage: the ACK {sender request}.
 void ack_handle(Worker& worker, const AmMessage& msg) {
   wire::HeaderReader header(msg.header);
   Request* req = worker.find(static_cast<Request::Id>(header.get()), RequestKind::Send);

@@ -1,5 +1,5 @@
 // The request to send, shared by the rendezvous protocols:
-//   {tag, seq, size, sender request, protocol, k, k × (lane, key, address)}
+//   {tag, seq, size, sender request, protocol wire id, k, k × (lane, key, address)}
 // It is matched like an eager message (in sequence order); once a receive
 // takes it, the protocol named in it runs its receive stages.
 #include "protocols/core/stages.hpp"
@@ -10,7 +10,7 @@ namespace xover {
 
 void send_rts(Worker& worker, Request& req, const std::vector<std::pair<std::size_t, RemoteAddr>>& remote) {
   wire::HeaderWriter header;
-  header.put(req.tag).put(req.seq).put(req.length).put(req.id).put(protocol_index(*req.protocol)).put(remote.size());
+  header.put(req.tag).put(req.seq).put(req.length).put(req.id).put(req.protocol->wire_id).put(remote.size());
   for (const auto& [lane, addr] : remote)
     header.put(lane).put(addr.key).put(addr.addr);
   stages::send_control(worker, req.peer, wire::kAmRts, header, [&worker, &req] {
@@ -27,7 +27,7 @@ void rts_handle(Worker& worker, const AmMessage& msg) {
   in.seq = header.get();
   in.size = header.get();
   in.remote_id = static_cast<Request::Id>(header.get());
-  const Protocol* protocol = protocol_at(header.get());
+  const Protocol* protocol = protocol_by_wire_id(header.get());
   const std::uint64_t lanes = header.get();
   if (!header.ok() || !protocol || !protocol->recv_start || lanes > 64) {
     worker.count_bad_header();

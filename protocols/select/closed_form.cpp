@@ -87,7 +87,7 @@ std::vector<ClosedFormComparison> compare_closed_form(const ThresholdTable& tabl
     ClosedFormComparison cmp;
     cmp.rrc = rrc;
     cmp.rndv = rrc == 0 ? "rndv/am" : "rndv/get";
-    const std::vector<LaneShare>& rndv_lanes = rrc == 0 ? lanes.rndv_am : lanes.rma;
+    const std::vector<LaneShare>& rndv_lanes = table.bw_lanes(cmp.rndv);
     cmp.table = first_table_size(table, cmp.rndv);
 
     if (!lanes.am || rndv_lanes.empty()) {

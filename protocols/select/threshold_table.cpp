@@ -68,13 +68,13 @@ ThresholdTable ThresholdTable::build(const Path& path, const SelectConfig& confi
 
   ThresholdTable table;
   table.perf_ = config.perf;
-  table.lanes_ = select_lanes(path, config.lanes);
-  const ProbeContext ctx{path, table.lanes_, config, mem};
+  table.lanes_ = select_lanes(path, config.lanes, lane_requirements());
   for (const Protocol* protocol : protocol_registry()) {
     if (!config.forced.empty() && !matches_any(*protocol, config.forced))
       continue;
     if (matches_any(*protocol, config.disabled))
       continue;
+    const ProbeContext ctx{path, table.lanes_, table.bw_lanes(*protocol), config, mem};
     std::optional<ProtoCandidate> candidate = protocol->probe(ctx);
     if (!candidate)
       continue;
@@ -93,6 +93,18 @@ ThresholdTable ThresholdTable::build(const Path& path, const SelectConfig& confi
   for (const EnvelopeRange& range : lower_envelope(table.costs_, 0, kSizeMax))
     table.ranges_.push_back({range.from, range.to, range.index});
   return table;
+}
+
+const std::vector<LaneShare>& ThresholdTable::bw_lanes(const Protocol& protocol) const {
+  static const std::vector<LaneShare> none;
+  return protocol.bw_lanes ? lanes_.bw(*protocol.bw_lanes) : none;
+}
+
+const std::vector<LaneShare>& ThresholdTable::bw_lanes(std::string_view name) const {
+  const Protocol* protocol = protocol_named(name);
+  if (!protocol)
+    throw std::invalid_argument("no protocol is called '" + std::string(name) + "'");
+  return bw_lanes(*protocol);
 }
 
 const ProtoChoice* ThresholdTable::lookup(Bytes n) const {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "protocols/proto.hpp"
@@ -38,7 +39,15 @@ class ThresholdTable {
   const std::vector<ThresholdRange>& ranges() const { return ranges_; }
   /// The protocols that can run, in registry order.
   const std::vector<ProtoChoice>& choices() const { return choices_; }
+  /// The lanes toward the peer, per class.
   const EndpointLanes& lanes() const { return lanes_; }
+  /// The bandwidth lanes `protocol` moves its bytes on toward the peer (its
+  /// lane requirement resolved), whether or not it made the table; empty
+  /// when it declares none or no lane meets it.
+  const std::vector<LaneShare>& bw_lanes(const Protocol& protocol) const;
+  /// The same for the protocol called `name`. Throws std::invalid_argument
+  /// when no protocol has that name.
+  const std::vector<LaneShare>& bw_lanes(std::string_view name) const;
   PerfType perf() const { return perf_; }
 
   /// The protocol for an n-byte message, or nullptr when none covers n.

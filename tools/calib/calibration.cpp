@@ -220,7 +220,7 @@ void add_core_overhead(const Measurements& m, const std::string& curve, std::vec
   const Seconds core = std::max(0.0, quantile(extra, 0.5));
   std::string names;
   const std::vector<LaneShare>& lanes =
-      choice->protocol->family == ProtoFamily::Rndv ? table.lanes().rma : choice->candidate.lanes;
+      choice->protocol->family == ProtoFamily::Rndv ? table.bw_lanes("rndv/get") : choice->candidate.lanes;
   for (const LaneShare& share : lanes) {
     if (std::find(taken.begin(), taken.end(), share.lane) != taken.end()) {
       out.notes.push_back(curve + format(" runs %.4f us above its model on lane ", core * 1e6) +
