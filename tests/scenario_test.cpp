@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "protocols/workload/scenario_xml.hpp"
+#include "formats/scenario_xml.hpp"
 #include "tests/support/run.hpp"
 
 namespace xover {

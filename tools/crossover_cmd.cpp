@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <iostream>
 
+#include "formats/scenario_xml.hpp"
 #include "protocols/registry.hpp"
 #include "protocols/select/threshold_table.hpp"
-#include "protocols/workload/scenario_xml.hpp"
 #include "sim/simulate.hpp"
 #include "tools/commands.hpp"
 #include "tools/json.hpp"

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "protocols/workload/scenario_xml.hpp"
+#include "formats/scenario_xml.hpp"
 #include "sim/simulate.hpp"
 #include "tools/commands.hpp"
 #include "tools/results_table.hpp"

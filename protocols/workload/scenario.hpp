@@ -1,7 +1,8 @@
 // A scenario: what to run (a workload over a sweep of message sizes, with the
 // protocols to compare as curves) on which platform. It is read from a
-// scenario file (scenario_xml.hpp, format in scenarios/README.md) or built in
-// code; either way the values below are already checked and expanded.
+// scenario file (formats/scenario_xml.hpp, format in scenarios/README.md) or
+// built in code; either way the values below are already checked and
+// expanded.
 #pragma once
 
 #include <cstddef>
@@ -43,7 +44,7 @@ inline constexpr std::size_t kMaxSweepSizes = 10000;
 /// finite number greater than 1, or the sweep has more than kMaxSweepSizes sizes.
 std::vector<Bytes> geometric_sizes(Bytes from, Bytes to, double factor);
 
-/// A scenario file, read (protocols/workload/scenario_xml.cpp) or built in code.
+/// A scenario file, read (formats/scenario_xml.cpp) or built in code.
 struct Scenario {
   std::string name;         ///< <scenario name="...">, required, [A-Za-z0-9._-]+
   std::string description;  ///< text of <description>, whitespace collapsed; may be empty

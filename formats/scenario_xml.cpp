@@ -2,7 +2,7 @@
 // scenarios/README.md; scenarios/scenario.xsd says the same as a schema, and
 // this reader checks what a schema cannot (attributes that depend on the
 // workload kind, protocol names, units, the platform file's existence).
-#include "protocols/workload/scenario_xml.hpp"
+#include "formats/scenario_xml.hpp"
 
 #include <pugixml.hpp>
 
