@@ -22,7 +22,7 @@ class Probe {
  public:
   Probe(Scenario scenario, const sim::LogGPPlatform& platform, std::string a, std::string b)
       : scenario_(std::move(scenario)), platform_(platform), a_(std::move(a)), b_(std::move(b)) {
-    scenario_.workload = WorkloadKind::PingPong;
+    scenario_.workload = &pingpong_workload;
     scenario_.curves = {a_, b_};
     scenario_.iterations = 1;
     scenario_.warmup = std::max<std::size_t>(scenario_.warmup, 1);

@@ -8,8 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "protocols/select/select_config.hpp"
@@ -17,21 +17,17 @@
 
 namespace xover {
 
-/// What the ranks do with each message size.
-enum class WorkloadKind {
-  PingPong,    ///< one message there, one back
-  Stream,      ///< messages back to back, `window` of them in flight
-  Unexpected,  ///< the receiver posts its receive `delay` after the send
-  Pairs,       ///< `pairs` sender/receiver pairs at once
-  Alltoall,    ///< `pes` PEs each put n bytes to every other (simulation only)
+/// A scenario file that is wrong: "FILE:LINE: what is wrong" ("FILE: what
+/// is wrong" when no line applies, as for a missing file). what() is the
+/// whole message.
+class ScenarioError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
-/// "pingpong", "stream", "unexpected", "pairs" or "alltoall": the name
-/// scenario files use.
-std::string_view workload_name(WorkloadKind kind);
-
-/// The kind a scenario file names, or nothing when the name is unknown.
-std::optional<WorkloadKind> workload_from_name(std::string_view name);
+struct Workload;
+/// The ping-pong (pingpong.cpp): a Scenario's workload unless it names another.
+extern const Workload pingpong_workload;
 
 /// The most sizes geometric_sizes() gives before it refuses.
 inline constexpr std::size_t kMaxSweepSizes = 10000;
@@ -54,7 +50,8 @@ struct Scenario {
   int platform_line = 0;  ///< line of <platform>, for later errors about the platform
   /// <platform from= to=>: the two nodes; both empty means the platform's first two nodes.
   std::string from, to;
-  WorkloadKind workload = WorkloadKind::PingPong;
+  /// What the ranks do with each size (workload.hpp, listed in workloads.cpp); never null.
+  const Workload* workload = &pingpong_workload;
   std::size_t iterations = 100;  ///< timed iterations per size, at least 1
   std::size_t warmup = 10;       ///< untimed iterations per size before them
   /// Messages in flight for a stream (at least 1; a file's stream defaults to 16).
