@@ -12,7 +12,7 @@
 #include <stdexcept>
 
 #include "protocols/registry.hpp"
-#include "protocols/workload/workload.hpp"
+#include "protocols/workload/payload.hpp"
 
 namespace xover::sim {
 namespace s4u = simgrid::s4u;

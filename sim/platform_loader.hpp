@@ -4,22 +4,15 @@
 #pragma once
 
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "protocols/coll/alltoall.hpp"
 #include "protocols/lanes/lane.hpp"
 #include "protocols/units.hpp"
+#include "sim/platform_error.hpp"
 
 namespace xover::sim {
-
-/// A load or validation failure of a platform file. what() reads
-/// "FILE: what is wrong" or, when the place is known, "FILE:LINE: what is wrong".
-class PlatformError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 /// The SimGrid host names of the two NICs at the ends of one lane.
 struct NicPair {

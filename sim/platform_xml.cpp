@@ -8,7 +8,6 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/platform_loader.hpp"
 
 namespace xover::sim::detail {
 namespace {
@@ -135,10 +134,6 @@ void index_children(const std::string& file, const pugi::xml_node& parent, const
 int PlatformXml::line(const std::string& key) const {
   const auto it = lines.find(key);
   return it == lines.end() ? 0 : it->second;
-}
-
-void fail(const std::string& file, int line, const std::string& what) {
-  throw PlatformError((line > 0 ? file + ":" + std::to_string(line) : file) + ": " + what);
 }
 
 PlatformXml read_platform_xml(const std::string& file, const std::string& text) {

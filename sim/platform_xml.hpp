@@ -8,6 +8,8 @@
 #include <set>
 #include <string>
 
+#include "sim/platform_error.hpp"
+
 namespace xover::sim::detail {
 
 /// What the platform file says beyond what SimGrid exposes.
@@ -27,8 +29,5 @@ struct PlatformXml {
 /// requires it) and a Dijkstra zone that is not fully connected (SimGrid 3.32
 /// aborts the process when asked for a route missing from such a zone).
 PlatformXml read_platform_xml(const std::string& file, const std::string& text);
-
-/// Throws PlatformError "FILE:LINE: what", or "FILE: what" when `line` is 0.
-[[noreturn]] void fail(const std::string& file, int line, const std::string& what);
 
 }  // namespace xover::sim::detail

@@ -19,7 +19,7 @@
 #include <iostream>
 
 #include "protocols/registry.hpp"
-#include "protocols/workload/workload.hpp"
+#include "protocols/workload/workloads.hpp"
 #include "runtime/backends.hpp"
 #include "runtime/common.hpp"
 #include "runtime/launch/launch.hpp"
@@ -52,7 +52,7 @@ std::vector<Bytes> probe_sizes(Bytes largest, double factor) {
 Scenario sweep_scenario(const Settings& s) {
   Scenario scenario;
   scenario.name = std::string("calibrate-") + std::string(s.backend->name);
-  scenario.workload = WorkloadKind::PingPong;
+  scenario.workload = &pingpong_workload;
   scenario.iterations = s.quick ? 5 : 30;
   scenario.warmup = s.quick ? 1 : 3;
   scenario.sizes = geometric_sizes(8, s.quick ? Bytes{1} << 20 : Bytes{4} << 20, s.quick ? 4 : 2);

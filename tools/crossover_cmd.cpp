@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <iostream>
 
+#include "formats/scenario_xml.hpp"
 #include "protocols/registry.hpp"
 #include "protocols/select/threshold_table.hpp"
-#include "protocols/workload/scenario_xml.hpp"
 #include "sim/simulate.hpp"
 #include "tools/commands.hpp"
 #include "tools/json.hpp"
@@ -22,7 +22,7 @@ class Probe {
  public:
   Probe(Scenario scenario, const sim::LogGPPlatform& platform, std::string a, std::string b)
       : scenario_(std::move(scenario)), platform_(platform), a_(std::move(a)), b_(std::move(b)) {
-    scenario_.workload = WorkloadKind::PingPong;
+    scenario_.workload = &pingpong_workload;
     scenario_.curves = {a_, b_};
     scenario_.iterations = 1;
     scenario_.warmup = std::max<std::size_t>(scenario_.warmup, 1);

@@ -4,6 +4,8 @@
 #include <map>
 #include <sstream>
 
+#include "protocols/workload/workload.hpp"
+
 namespace xover::tools {
 
 std::string format_results_table(const Scenario& scenario, const Results& results, const std::string& backend,
@@ -11,16 +13,16 @@ std::string format_results_table(const Scenario& scenario, const Results& result
   std::map<std::string, std::map<Bytes, const Point*>> by_curve;
   for (const Point* p : results.points())
     by_curve[p->curve][p->size] = p;
-  const bool held = scenario.workload == WorkloadKind::Unexpected;
+  const Workload& workload = *scenario.workload;
+  const bool held = workload.reports_held;
 
   std::ostringstream os;
-  os << "# " << scenario.name << ": " << workload_name(scenario.workload)
+  os << "# " << scenario.name << ": " << workload.name
      << (backend == "sim" ? " in simulation on " : " on " + backend + " on ") << platform << "\n";
   if (!scenario.description.empty())
     os << "# " << scenario.description << "\n";
-  os << (scenario.workload == WorkloadKind::Alltoall ? "# median time per exchange in us"
-                                                      : "# median time per message in us")
-     << (held ? "; held: bytes the receiver buffered" : "") << "\n";
+  os << "# median time per " << workload.sample << " in us" << (held ? "; held: bytes the receiver buffered" : "")
+     << "\n";
   char cell[128];
   std::snprintf(cell, sizeof cell, "%10s", "size");
   os << cell;

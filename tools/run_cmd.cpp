@@ -8,7 +8,8 @@
 #include <fstream>
 #include <iostream>
 
-#include "protocols/workload/scenario_xml.hpp"
+#include "formats/scenario_xml.hpp"
+#include "protocols/workload/workload.hpp"
 #include "runtime/backends.hpp"
 #include "sim/simulate.hpp"
 #include "tools/commands.hpp"
@@ -63,9 +64,9 @@ int run_command(const std::vector<std::string>& args) {
   const std::string plot = vm.count("plot") ? vm["plot"].as<std::string>() : "";
   if (!plot.empty() && !check_plot_output("run", plot))
     return kExitBadInput;
-  if (!backend->simulated() && scenario.workload == WorkloadKind::Alltoall) {
-    std::cerr << "xover run: " << scenario.file << ": the alltoall runs in simulation only (--backend sim); "
-              << "its device-initiated flavour needs a GPU backend\n";
+  if (!backend->simulated() && !scenario.workload->run) {
+    std::cerr << "xover run: " << scenario.file << ": the " << scenario.workload->name
+              << " runs in simulation only (--backend sim): it does not run over a hardware transport\n";
     return kExitBadInput;
   }
   if (!backend->simulated())
@@ -103,7 +104,7 @@ int report_results(const Scenario& scenario, const Results& results, const std::
     std::cerr << "xover run: cannot write " << out << "\n";
     return 1;
   }
-  write_csv(csv, results, scenario.name, backend, platform, std::string(workload_name(scenario.workload)));
+  write_csv(csv, results, scenario.name, backend, platform, std::string(scenario.workload->name));
   std::cout << "results: " << out << "\n";
   if (results.errors() > 0) {
     std::cerr << "xover run: " << results.errors() << " corrupt or missing messages\n";

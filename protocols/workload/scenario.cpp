@@ -1,37 +1,10 @@
 #include "protocols/workload/scenario.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <stdexcept>
-#include <utility>
 
 namespace xover {
-namespace {
-
-constexpr std::array<std::pair<WorkloadKind, std::string_view>, 5> kWorkloadNames{{
-    {WorkloadKind::PingPong, "pingpong"},
-    {WorkloadKind::Stream, "stream"},
-    {WorkloadKind::Unexpected, "unexpected"},
-    {WorkloadKind::Pairs, "pairs"},
-    {WorkloadKind::Alltoall, "alltoall"},
-}};
-
-}  // namespace
-
-std::string_view workload_name(WorkloadKind kind) {
-  for (const auto& [k, name] : kWorkloadNames)
-    if (k == kind)
-      return name;
-  return "?";
-}
-
-std::optional<WorkloadKind> workload_from_name(std::string_view name) {
-  for (const auto& [kind, n] : kWorkloadNames)
-    if (n == name)
-      return kind;
-  return std::nullopt;
-}
 
 std::vector<Bytes> geometric_sizes(Bytes from, Bytes to, double factor) {
   if (from == 0)

@@ -1,14 +1,15 @@
 // A scenario: what to run (a workload over a sweep of message sizes, with the
 // protocols to compare as curves) on which platform. It is read from a
-// scenario file (scenario_xml.hpp, format in scenarios/README.md) or built in
-// code; either way the values below are already checked and expanded.
+// scenario file (formats/scenario_xml.hpp, format in scenarios/README.md) or
+// built in code; either way the values below are already checked and
+// expanded.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "protocols/select/select_config.hpp"
@@ -16,21 +17,17 @@
 
 namespace xover {
 
-/// What the ranks do with each message size.
-enum class WorkloadKind {
-  PingPong,    ///< one message there, one back
-  Stream,      ///< messages back to back, `window` of them in flight
-  Unexpected,  ///< the receiver posts its receive `delay` after the send
-  Pairs,       ///< `pairs` sender/receiver pairs at once
-  Alltoall,    ///< `pes` PEs each put n bytes to every other (simulation only)
+/// A scenario file that is wrong: "FILE:LINE: what is wrong" ("FILE: what
+/// is wrong" when no line applies, as for a missing file). what() is the
+/// whole message.
+class ScenarioError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
-/// "pingpong", "stream", "unexpected", "pairs" or "alltoall": the name
-/// scenario files use.
-std::string_view workload_name(WorkloadKind kind);
-
-/// The kind a scenario file names, or nothing when the name is unknown.
-std::optional<WorkloadKind> workload_from_name(std::string_view name);
+struct Workload;
+/// The ping-pong (pingpong.cpp): a Scenario's workload unless it names another.
+extern const Workload pingpong_workload;
 
 /// The most sizes geometric_sizes() gives before it refuses.
 inline constexpr std::size_t kMaxSweepSizes = 10000;
@@ -43,7 +40,7 @@ inline constexpr std::size_t kMaxSweepSizes = 10000;
 /// finite number greater than 1, or the sweep has more than kMaxSweepSizes sizes.
 std::vector<Bytes> geometric_sizes(Bytes from, Bytes to, double factor);
 
-/// A scenario file, read (protocols/workload/scenario_xml.cpp) or built in code.
+/// A scenario file, read (formats/scenario_xml.cpp) or built in code.
 struct Scenario {
   std::string name;         ///< <scenario name="...">, required, [A-Za-z0-9._-]+
   std::string description;  ///< text of <description>, whitespace collapsed; may be empty
@@ -53,7 +50,8 @@ struct Scenario {
   int platform_line = 0;  ///< line of <platform>, for later errors about the platform
   /// <platform from= to=>: the two nodes; both empty means the platform's first two nodes.
   std::string from, to;
-  WorkloadKind workload = WorkloadKind::PingPong;
+  /// What the ranks do with each size (workload.hpp, listed in workloads.cpp); never null.
+  const Workload* workload = &pingpong_workload;
   std::size_t iterations = 100;  ///< timed iterations per size, at least 1
   std::size_t warmup = 10;       ///< untimed iterations per size before them
   /// Messages in flight for a stream (at least 1; a file's stream defaults to 16).

@@ -1,35 +1,60 @@
-// The workload drivers: what each rank of a scenario does, written once
-// against the Worker so that the same code runs in simulation and on
-// hardware. Every rank calls run_workload(); leaders time, followers answer,
-// and both check every payload (unless the scenario's payload is phantom).
+// A workload is one value: what the ranks of a scenario do with each
+// message size, how a scenario file gives its settings, which curves it
+// draws and how its results read. Each is defined at the bottom of its own
+// file and listed once, in order, in workloads.cpp; nothing else asks which
+// workload a scenario runs.
 //
-//   pingpong    rank 0 sends n bytes, rank 1 sends them back: half the
-//               round trip
-//   stream      rank 0 sends `window` messages back to back, rank 1 acks
-//               the window with 8 bytes: the window's time over its size
-//   unexpected  rank 1 posts its receive `delay` after its last ack, when
-//               the message has arrived: the late receive's post-to-
-//               completion time, and the bytes rank 1 held meanwhile
-//   pairs       ranks 2i and 2i+1 ping-pong, all pairs at once
+// A workload runs over a Transport (`run`), so that the same code runs in
+// simulation and on hardware, or it has no Transport runner and a backend
+// runs it its own way: the simulator keeps a table of such runners
+// (sim/simulate.cpp), and a hardware backend refuses the workload.
 #pragma once
 
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
 #include "protocols/core/transport.hpp"
+#include "protocols/workload/attributes.hpp"
 #include "protocols/workload/results.hpp"
 #include "protocols/workload/scenario.hpp"
 
 namespace xover {
 
-/// The number of ranks a scenario needs.
+struct Workload {
+  /// "pingpong": the kind= of scenario files and the results' workload column.
+  std::string_view name;
+  std::string_view description;  ///< one line
+  /// Its own attributes of <workload>, beside kind, iterations and warmup
+  /// (which every workload takes); the reader refuses any other.
+  std::span<const std::string_view> attributes;
+  /// Reads its attributes into `scenario`, whose <platform> is read already,
+  /// giving defaults to those absent; reports every problem through
+  /// `attributes.fail()`. Null when it takes none.
+  void (*parse)(const Attributes& attributes, Scenario& scenario) = nullptr;
+  /// What is wrong with `curve` as one of its curves in `scenario`, or
+  /// nothing when it may be drawn.
+  std::optional<std::string> (*curve_error)(const Scenario& scenario, std::string_view curve) = nullptr;
+  /// The ranks `scenario` needs.
+  Rank (*ranks)(const Scenario& scenario) = nullptr;
+  /// Runs `rank`'s part of `scenario` over `transport`, every curve and
+  /// size in order, adding what it measures and the errors it finds to
+  /// `results`. Null when it cannot run over a Transport.
+  void (*run)(const Scenario& scenario, Rank rank, Transport& transport, Results& results) = nullptr;
+  /// What one sample times, as the results table says it: "message" or "exchange".
+  std::string_view sample = "message";
+  /// Its points carry the bytes the receiver held (Point::buffered_peak),
+  /// which the results table shows.
+  bool reports_held = false;
+};
+
+/// The number of ranks a scenario needs: its workload's ranks().
 Rank workload_ranks(const Scenario& scenario);
 
-/// Runs `rank`'s part of the scenario over `transport`, every curve and
-/// size in order, adding what it measures and the errors it finds to
-/// `results`. Stops early when the transport fails (Transport::failure()).
-/// @throws std::invalid_argument for an alltoall, which the simulator runs
-/// itself (sim/alltoall_sim.hpp).
+/// Runs `rank`'s part of the scenario over `transport` (its workload's
+/// run()); stops early when the transport fails (Transport::failure()).
+/// @throws std::invalid_argument when the workload has no Transport runner.
 void run_workload(const Scenario& scenario, Rank rank, Transport& transport, Results& results);
-
-/// The byte at `offset` of message `seq` from `sender`: what receivers check.
-std::byte payload_byte(std::uint64_t seed, Rank sender, std::uint64_t seq, Bytes offset);
 
 }  // namespace xover

@@ -1,21 +1,14 @@
 // Reading a scenario file: XML (format in scenarios/README.md, schema in
 // scenarios/scenario.xsd) into a checked, expanded Scenario. Every problem
-// is a ScenarioError naming the file and the line of the offending element.
+// is a ScenarioError (protocols/workload/scenario.hpp) naming the file and
+// the line of the offending element.
 #pragma once
 
-#include <stdexcept>
 #include <string>
 
 #include "protocols/workload/scenario.hpp"
 
 namespace xover {
-
-/// "FILE:LINE: what is wrong" ("FILE: what is wrong" when no line applies,
-/// as for a missing file). what() is the whole message.
-class ScenarioError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 /// Reads and checks the scenario file `file`; its <platform file=> is
 /// resolved against the directory of `file`, and must exist.

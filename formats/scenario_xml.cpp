@@ -1,31 +1,31 @@
 // Reading a scenario file with pugixml (scenario_xml.hpp). The format is
 // scenarios/README.md; scenarios/scenario.xsd says the same as a schema, and
-// this reader checks what a schema cannot (attributes that depend on the
-// workload kind, protocol names, units, the platform file's existence).
-#include "protocols/workload/scenario_xml.hpp"
+// this reader checks what a schema cannot (protocol names, units, the
+// platform file's existence). It knows no workload: the workload a file
+// names reads its own attributes of <workload> (Workload::parse, through an
+// Attributes of that element) and says which curves it draws.
+#include "formats/scenario_xml.hpp"
 
 #include <pugixml.hpp>
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <initializer_list>
-#include <limits>
 #include <optional>
 #include <sstream>
-#include <utility>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "protocols/registry.hpp"
+#include "protocols/workload/workloads.hpp"
 
 namespace xover {
 namespace {
 
-using Names = std::initializer_list<std::string_view>;
+using Names = std::vector<std::string_view>;
 
 /// The elements of a <scenario>, each at most once, in any order.
 struct Children {
@@ -49,29 +49,10 @@ constexpr std::array<ChildRule, 7> kChildRules{{
     {"payload", &Children::payload, false, false},
 }};
 
-/// Attributes <workload> takes with one kind only.
-struct KindAttribute {
-  const char* name;
-  WorkloadKind kind;
-};
+/// The attributes of <workload> every workload takes; each adds its own.
+constexpr std::array<std::string_view, 3> kWorkloadAttributes{"kind", "iterations", "warmup"};
 
-constexpr std::array<KindAttribute, 6> kKindAttributes{{
-    {"window", WorkloadKind::Stream},
-    {"delay", WorkloadKind::Unexpected},
-    {"pairs", WorkloadKind::Pairs},
-    {"pes", WorkloadKind::Alltoall},
-    {"threads", WorkloadKind::Alltoall},
-    {"batch", WorkloadKind::Alltoall},
-}};
-
-/// The most PEs an alltoall takes, and the most threads.
-constexpr std::uint64_t kMaxPes = 1u << 20;
-
-constexpr std::size_t kStreamWindow = 16;
-constexpr std::size_t kPairs = 2;
-constexpr Seconds kUnexpectedDelay = 10e-6;
-
-std::string join(Names names) {
+std::string join(const Names& names) {
   std::string out;
   for (std::string_view name : names)
     out += (out.empty() ? "" : ", ") + std::string(name);
@@ -98,13 +79,6 @@ constexpr std::string_view kSpaces = " \t\r\n";
 std::string known_protocols() {
   std::string out;
   for (const Protocol* protocol : protocol_registry())
-    out += (out.empty() ? "" : ", ") + std::string(protocol->name);
-  return out;
-}
-
-std::string known_coll_protocols() {
-  std::string out;
-  for (const CollProtocol* protocol : coll_registry())
     out += (out.empty() ? "" : ", ") + std::string(protocol->name);
   return out;
 }
@@ -148,6 +122,24 @@ class ScenarioReader {
   }
 
  private:
+  /// The attributes of one element, placed at its line.
+  class Element final : public Attributes {
+   public:
+    Element(const ScenarioReader& reader, const pugi::xml_node& node) : reader_(reader), node_(node) {}
+    std::string_view element() const override { return node_.name(); }
+    std::optional<std::string_view> find(std::string_view name) const override {
+      for (const pugi::xml_attribute& a : node_.attributes())
+        if (name == a.name())
+          return std::string_view(a.value());
+      return std::nullopt;
+    }
+    std::string place() const override { return reader_.file_ + ":" + std::to_string(reader_.line(node_)); }
+
+   private:
+    const ScenarioReader& reader_;
+    pugi::xml_node node_;
+  };
+
   int line_at(std::ptrdiff_t offset) const {
     const auto end = text_.begin() + std::clamp<std::ptrdiff_t>(offset, 0, static_cast<std::ptrdiff_t>(text_.size()));
     return static_cast<int>(std::count(text_.begin(), end, '\n')) + 1;
@@ -162,11 +154,6 @@ class ScenarioReader {
   }
 
   static std::string tag(const pugi::xml_node& node) { return "<" + std::string(node.name()) + ">"; }
-
-  /// `name="value" on <element>`, for messages about a value.
-  static std::string where(const pugi::xml_node& node, std::string_view name, std::string_view value) {
-    return std::string(name) + "=\"" + std::string(value) + "\" on " + tag(node);
-  }
 
   /// Refuses repeated attributes (pugixml keeps both) and empty values.
   void check_repeats_and_empties(const pugi::xml_node& node) const {
@@ -183,48 +170,23 @@ class ScenarioReader {
 
   /// Refuses attributes outside `allowed` (none when `allowed` is empty),
   /// then repeated attributes and empty values.
-  void check_attributes(const pugi::xml_node& node, Names allowed) const {
+  void check_attributes(const pugi::xml_node& node, const Names& allowed) const {
     for (const pugi::xml_attribute& attribute : node.attributes())
       if (std::find(allowed.begin(), allowed.end(), std::string_view(attribute.name())) == allowed.end())
         fail(node, "unknown attribute '" + std::string(attribute.name()) + "' on " + tag(node) +
-                       (allowed.size() == 0 ? " (it takes none)" : " (allowed: " + join(allowed) + ")"));
+                       (allowed.empty() ? " (it takes none)" : " (allowed: " + join(allowed) + ")"));
     check_repeats_and_empties(node);
   }
 
-  static std::optional<std::string_view> attribute(const pugi::xml_node& node, const char* name) {
-    const pugi::xml_attribute a = node.attribute(name);
-    return a ? std::optional<std::string_view>(a.value()) : std::nullopt;
-  }
-
-  std::string_view required(const pugi::xml_node& node, const char* name) const {
-    const auto value = attribute(node, name);
-    if (!value)
-      fail(node, tag(node) + " needs a '" + name + "' attribute");
-    return *value;
-  }
-
-  /// A whole number in decimal digits, at least `least`.
-  std::uint64_t count(const pugi::xml_node& node, std::string_view name, std::string_view value,
-                      std::uint64_t least) const {
-    std::uint64_t n = 0;
-    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), n);
-    if (error != std::errc() || end != value.data() + value.size())
-      fail(node, "bad " + where(node, name, value) + ": expected a whole number (decimal digits, at most " +
-                     std::to_string(std::numeric_limits<std::uint64_t>::max()) + ")");
-    if (n < least)
-      fail(node, "bad " + where(node, name, value) + ": must be at least " + std::to_string(least));
-    return n;
-  }
-
   /// A message size; "inf" is a limit, not a size.
-  Bytes size(const pugi::xml_node& node, std::string_view name, std::string_view value) const {
+  static Bytes size(const Element& element, std::string_view name, std::string_view value) {
     try {
       const Bytes n = parse_size(value);
       if (n == kSizeMax)
         throw std::invalid_argument("'" + std::string(value) + "' is not a message size");
       return n;
     } catch (const std::invalid_argument& e) {
-      fail(node, "bad " + where(node, name, value) + ": " + e.what());
+      element.bad(name, value, e.what());
     }
   }
 
@@ -266,16 +228,17 @@ class ScenarioReader {
 
   void read_scenario(const pugi::xml_node& root) {
     check_attributes(root, {"name", "seed", "xmlns:xsi", "xsi:noNamespaceSchemaLocation"});
-    const std::string_view name = required(root, "name");
+    const Element element(*this, root);
+    const std::string_view name = element.required("name");
     const bool good = std::all_of(name.begin(), name.end(), [](char c) {
       return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
              c == '-';
     });
     if (!good)
-      fail(root, "bad " + where(root, "name", name) + ": use letters, digits, '.', '_' and '-'");
+      element.bad("name", name, "use letters, digits, '.', '_' and '-'");
     scenario_.name = name;
-    if (const auto seed = attribute(root, "seed"))
-      scenario_.seed = count(root, "seed", *seed, 0);
+    if (element.find("seed"))
+      scenario_.seed = element.count("seed", 0);
   }
 
   Children collect(const pugi::xml_node& root) const {
@@ -312,7 +275,8 @@ class ScenarioReader {
   void read_platform(const pugi::xml_node& node) {
     namespace fs = std::filesystem;
     check_attributes(node, {"file", "from", "to"});
-    const std::string_view file = required(node, "file");
+    const Element element(*this, node);
+    const std::string_view file = element.required("file");
     fs::path path(file);
     if (path.is_relative() && !base_dir_.empty())
       path = fs::path(base_dir_) / path;
@@ -323,8 +287,8 @@ class ScenarioReader {
     scenario_.platform = path.string();
     scenario_.platform_line = line(node);
 
-    const auto from = attribute(node, "from");
-    const auto to = attribute(node, "to");
+    const auto from = element.find("from");
+    const auto to = element.find("to");
     if (from.has_value() != to.has_value())
       fail(node, "<platform> needs both 'from' and 'to', or neither (the platform's first two nodes)");
     if (from && *from == *to)
@@ -333,88 +297,61 @@ class ScenarioReader {
     scenario_.to = to.value_or("");
   }
 
+  /// The common attributes here, the workload's own by its parse(); an
+  /// attribute that another workload takes is named as such.
   void read_workload(const pugi::xml_node& node) {
-    const std::string_view kind_name = required(node, "kind");
-    const auto kind = workload_from_name(kind_name);
-    if (!kind)
-      fail(node, "unknown workload kind '" + std::string(kind_name) +
-                     "' (known: pingpong, stream, unexpected, pairs, alltoall)");
-    scenario_.workload = *kind;
-    for (const KindAttribute& a : kKindAttributes)
-      if (a.kind != *kind && attribute(node, a.name))
-        fail(node, "attribute '" + std::string(a.name) + "' does not apply to kind=\"" +
-                       std::string(kind_name) + "\" (only to kind=\"" + std::string(workload_name(a.kind)) + "\")");
-    check_attributes(node, {"kind", "iterations", "warmup", "window", "delay", "pairs", "pes", "threads", "batch"});
-
-    if (const auto v = attribute(node, "iterations"))
-      scenario_.iterations = count(node, "iterations", *v, 1);
-    if (const auto v = attribute(node, "warmup"))
-      scenario_.warmup = count(node, "warmup", *v, 0);
-    if (*kind == WorkloadKind::Stream) {
-      const auto v = attribute(node, "window");
-      scenario_.window = v ? count(node, "window", *v, 1) : kStreamWindow;
-    }
-    if (*kind == WorkloadKind::Pairs) {
-      const auto v = attribute(node, "pairs");
-      scenario_.pairs = v ? count(node, "pairs", *v, 2) : kPairs;
-    }
-    if (*kind == WorkloadKind::Alltoall)
-      read_alltoall(node);
-    if (*kind == WorkloadKind::Unexpected) {
-      const auto v = attribute(node, "delay");
-      scenario_.delay = kUnexpectedDelay;
-      if (v) {
-        try {
-          scenario_.delay = parse_time(*v);
-        } catch (const std::invalid_argument& e) {
-          fail(node, "bad " + where(node, "delay", *v) + ": " + e.what());
-        }
-        if (scenario_.delay < 0)
-          fail(node, "bad " + where(node, "delay", *v) + ": a delay cannot be negative");
+    const Element element(*this, node);
+    const std::string_view kind_name = element.required("kind");
+    const Workload* workload = find_workload(kind_name);
+    if (!workload)
+      fail(node, "unknown workload kind '" + std::string(kind_name) + "' (known: " + workload_names() + ")");
+    scenario_.workload = workload;
+    Names allowed(kWorkloadAttributes.begin(), kWorkloadAttributes.end());
+    for (const Workload* other : workload_registry()) {
+      for (std::string_view name : other->attributes) {
+        allowed.push_back(name);
+        if (other != workload && element.find(name) &&
+            std::find(workload->attributes.begin(), workload->attributes.end(), name) == workload->attributes.end())
+          fail(node, "attribute '" + std::string(name) + "' does not apply to kind=\"" + std::string(kind_name) +
+                         "\" (only to kind=\"" + std::string(other->name) + "\")");
       }
     }
-  }
+    check_attributes(node, allowed);
 
-  void read_alltoall(const pugi::xml_node& node) {
-    if (!scenario_.from.empty())
-      fail(node, "an alltoall runs on the platform's first 'pes' nodes; <platform> takes no 'from' or 'to' with it");
-    scenario_.pes = static_cast<std::uint32_t>(std::min(count(node, "pes", required(node, "pes"), 2), kMaxPes + 1));
-    if (scenario_.pes > kMaxPes)
-      fail(node, "bad " + where(node, "pes", *attribute(node, "pes")) + ": at most " + std::to_string(kMaxPes));
-    if (const auto v = attribute(node, "threads")) {
-      const std::uint64_t threads = count(node, "threads", *v, 1);
-      if (threads > kMaxPes)
-        fail(node, "bad " + where(node, "threads", *v) + ": at most " + std::to_string(kMaxPes));
-      scenario_.threads = static_cast<std::uint32_t>(threads);
-    }
-    if (const auto v = attribute(node, "batch"); v && *v != "auto")
-      scenario_.batch = count(node, "batch", *v, 1);
+    if (element.find("iterations"))
+      scenario_.iterations = element.count("iterations", 1);
+    if (element.find("warmup"))
+      scenario_.warmup = element.count("warmup", 0);
+    if (workload->parse)
+      workload->parse(element, scenario_);
   }
 
   void read_sizes(const pugi::xml_node& node) {
     check_attributes(node, {"from", "to", "factor", "list"});
-    if (const auto list = attribute(node, "list")) {
+    const Element element(*this, node);
+    if (const auto list = element.find("list")) {
       for (const char* other : {"from", "to", "factor"})
-        if (attribute(node, other))
+        if (element.find(other))
           fail(node, "<sizes> takes either 'list' or 'from', 'to' and 'factor', not both ('" + std::string(other) +
                          "' given with 'list')");
       for (std::string_view item : split(*list, " \t\r\n,")) {
-        const Bytes n = size(node, "list", item);
+        const Bytes n = size(element, "list", item);
         if (!scenario_.sizes.empty() && n <= scenario_.sizes.back())
-          fail(node, "bad " + where(node, "list", *list) + ": sizes must be strictly increasing (" +
-                         std::to_string(n) + " after " + std::to_string(scenario_.sizes.back()) + ")");
+          element.bad("list", *list,
+                      "sizes must be strictly increasing (" + std::to_string(n) + " after " +
+                          std::to_string(scenario_.sizes.back()) + ")");
         scenario_.sizes.push_back(n);
       }
       if (scenario_.sizes.empty())
-        fail(node, "bad " + where(node, "list", *list) + ": no sizes in the list");
+        element.bad("list", *list, "no sizes in the list");
       return;
     }
-    if (!attribute(node, "from") && !attribute(node, "to") && !attribute(node, "factor"))
+    if (!element.find("from") && !element.find("to") && !element.find("factor"))
       fail(node, "<sizes> needs either 'list' or 'from' and 'to' (and optionally 'factor')");
-    const Bytes from = size(node, "from", required(node, "from"));
-    const Bytes to = size(node, "to", required(node, "to"));
+    const Bytes from = size(element, "from", element.required("from"));
+    const Bytes to = size(element, "to", element.required("to"));
     double factor = 2;
-    if (const auto v = attribute(node, "factor")) {
+    if (const auto v = element.find("factor")) {
       std::size_t used = 0;
       try {
         factor = std::stod(std::string(*v), &used);
@@ -422,9 +359,9 @@ class ScenarioReader {
         used = 0;
       }
       if (used == 0 || used != v->size() || !std::isfinite(factor))
-        fail(node, "bad " + where(node, "factor", *v) + ": expected a number greater than 1 (2, 1.5)");
+        element.bad("factor", *v, "expected a number greater than 1 (2, 1.5)");
       if (!(factor > 1))
-        fail(node, "bad " + where(node, "factor", *v) + ": must be greater than 1");
+        element.bad("factor", *v, "must be greater than 1");
     }
     try {
       scenario_.sizes = geometric_sizes(from, to, factor);
@@ -433,6 +370,7 @@ class ScenarioReader {
     }
   }
 
+  /// The curves, each checked by the workload.
   void read_curves(const pugi::xml_node& node) {
     if (!node) {
       scenario_.curves = {"auto"};
@@ -440,17 +378,9 @@ class ScenarioReader {
     }
     check_attributes(node, {});
     const std::string text = text_of(node);
-    const bool alltoall = scenario_.workload == WorkloadKind::Alltoall;
     for (std::string_view curve : split(text, kSpaces)) {
-      if (alltoall && curve != "auto" && !coll_protocol(curve))
-        fail(node, "unknown protocol '" + std::string(curve) + "' in <curves> for an alltoall (known: auto, " +
-                       known_coll_protocols() + ")");
-      if (!alltoall && coll_protocol(curve))
-        fail(node, "'" + std::string(curve) + "' in <curves> is an alltoall protocol; the workload is " +
-                       std::string(workload_name(scenario_.workload)));
-      if (!alltoall && curve != "auto" && !protocol_name_known(curve))
-        fail(node, "unknown protocol '" + std::string(curve) + "' in <curves> (known: auto, " + known_protocols() +
-                       ", or a prefix of one such as eager/multi)");
+      if (const auto error = scenario_.workload->curve_error(scenario_, curve))
+        fail(node, *error);
       if (std::find(scenario_.curves.begin(), scenario_.curves.end(), curve) != scenario_.curves.end())
         fail(node, "duplicate curve '" + std::string(curve) + "' in <curves>");
       scenario_.curves.emplace_back(curve);
@@ -483,7 +413,7 @@ class ScenarioReader {
     if (!node)
       return;
     check_attributes(node, {"mode"});
-    const std::string_view mode = required(node, "mode");
+    const std::string_view mode = Element(*this, node).required("mode");
     if (mode != "verify" && mode != "phantom")
       fail(node, "unknown payload mode '" + std::string(mode) + "' (known: verify, phantom)");
     scenario_.phantom = mode == "phantom";

@@ -1,0 +1,38 @@
+// The payload pattern every workload writes and every receiver checks: the
+// byte at each offset of each message is a hash of the seed, the sender,
+// the message's number and the offset, so a byte that lands in the wrong
+// message or at the wrong place is found.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "protocols/core/transport.hpp"
+#include "protocols/units.hpp"
+
+namespace xover {
+
+/// The byte at `offset` of message `seq` from `sender`: what receivers check.
+std::byte payload_byte(std::uint64_t seed, Rank sender, std::uint64_t seq, Bytes offset);
+
+/// Buffers for one message size, filled and checked with payload_byte. A
+/// phantom payload has a size and no bytes: it fills and checks nothing.
+class Payload {
+ public:
+  Payload(Bytes size, bool phantom);
+  ConstBuffer send_buffer() const { return {phantom_ ? nullptr : bytes_.data(), size_}; }
+  MutableBuffer recv_buffer() { return {phantom_ ? nullptr : bytes_.data(), size_}; }
+
+  /// Writes message `seq` from `sender`.
+  void fill(std::uint64_t seed, Rank sender, std::uint64_t seq);
+  /// True when every byte is what `sender` wrote into message `seq`.
+  bool check(std::uint64_t seed, Rank sender, std::uint64_t seq) const;
+
+ private:
+  Bytes size_;
+  bool phantom_;
+  std::vector<std::byte> bytes_;
+};
+
+}  // namespace xover

@@ -1,0 +1,44 @@
+#include "protocols/workload/workloads.hpp"
+
+#include <array>
+#include <stdexcept>
+
+namespace xover {
+namespace {
+
+const std::array kWorkloads{
+    &pingpong_workload, &stream_workload, &unexpected_workload, &pairs_workload, &alltoall_workload,
+};
+
+}  // namespace
+
+std::span<const Workload* const> workload_registry() {
+  return kWorkloads;
+}
+
+const Workload* find_workload(std::string_view name) {
+  for (const Workload* workload : kWorkloads)
+    if (workload->name == name)
+      return workload;
+  return nullptr;
+}
+
+std::string workload_names() {
+  std::string out;
+  for (const Workload* workload : kWorkloads)
+    out += (out.empty() ? "" : ", ") + std::string(workload->name);
+  return out;
+}
+
+Rank workload_ranks(const Scenario& scenario) {
+  return scenario.workload->ranks(scenario);
+}
+
+void run_workload(const Scenario& scenario, Rank rank, Transport& transport, Results& results) {
+  if (!scenario.workload->run)
+    throw std::invalid_argument("scenario '" + scenario.name + "': the " + std::string(scenario.workload->name) +
+                                " runs in simulation only (sim::simulate), not over a Transport");
+  scenario.workload->run(scenario, rank, transport, results);
+}
+
+}  // namespace xover
