@@ -8,13 +8,14 @@
 // charge (header + payload)/B and the simulator's transfers carry both.
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <cassert>
 #include <cstdint>
 #include <cstring>
 #include <optional>
 #include <span>
 #include <vector>
-
-#include <boost/container/small_vector.hpp>
 
 #include "protocols/units.hpp"
 
@@ -41,21 +42,38 @@ inline constexpr Bytes kAckHdr = 8;        ///< sender request
 /// transport's, not the protocols'; used by the models of rndv/get).
 inline constexpr Bytes kRmaHdr = 16;
 
-/// Packs 64-bit fields into a header.
+/// The most lanes a rendezvous stripes over, and so the most an RTS
+/// names (UCX's UCP_MAX_LANES is 8 to 16).
+inline constexpr std::size_t kMaxLanes = 16;
+
+/// Packs 64-bit fields into a header of at most `Capacity` bytes. A header
+/// is copied into the operation that sends it (which may wait behind
+/// back-pressure), so it lives in place, in an array sized for its kind of
+/// message: no allocation per message.
+template <std::size_t Capacity>
 class HeaderWriter {
  public:
   HeaderWriter& put(std::uint64_t v) {
-    const std::size_t at = bytes_.size();
-    bytes_.resize(at + 8);
+    assert(size_ + 8 <= Capacity && "a header past the capacity of its kind");
     for (std::size_t i = 0; i < 8; ++i)
-      bytes_[at + i] = static_cast<std::byte>(v >> (8 * i));
+      bytes_[size_ + i] = static_cast<std::byte>(v >> (8 * i));
+    size_ += 8;
     return *this;
   }
-  std::span<const std::byte> bytes() const { return {bytes_.data(), bytes_.size()}; }
+  std::span<const std::byte> bytes() const { return {bytes_.data(), size_}; }
 
  private:
-  boost::container::small_vector<std::byte, 64> bytes_;  ///< headers up to 64 bytes stay off the heap
+  std::array<std::byte, Capacity> bytes_{};
+  std::size_t size_ = 0;
 };
+
+/// An eager message's header.
+using EagerHeader = HeaderWriter<kEagerHdr>;
+/// A fragment's header: multi-eager or rndv/am data.
+using FragmentHeader = HeaderWriter<std::max(kMultiHdr, kRndvDataHdr)>;
+/// A control message's header: an RTS with up to kMaxLanes lanes, an RTR,
+/// an ACK.
+using ControlHeader = HeaderWriter<kRtsHdr + kMaxLanes * kRtsLaneHdr>;
 
 /// Unpacks 64-bit fields; `ok()` turns false, and every later get() returns
 /// 0, once a read would pass the end of what arrived.

@@ -439,7 +439,7 @@ TEST(ScenarioErrors, BadSelectKeyOrValue) {
   EXPECT_THAT(error(with({R"(<select reg_cache="maybe"/>)"})),
               StartsWith("t.xml:6: bad <select>: reg_cache: expected on or off, got 'maybe'"));
   EXPECT_THAT(error(with({R"(<select max_rndv_lanes="0"/>)"})),
-              StartsWith("t.xml:6: bad <select>: max_rndv_lanes: expected a count from 1 to 64"));
+              StartsWith("t.xml:6: bad <select>: max_rndv_lanes: expected a count from 1 to 16"));
 }
 
 TEST(ScenarioErrors, BadPayloadMode) {

@@ -4,16 +4,15 @@
 
 namespace xover::stages {
 
-void send_control(Worker& worker, Rank peer, wire::AmKind kind, const wire::HeaderWriter& header,
+void send_control(Worker& worker, Rank peer, wire::AmKind kind, const wire::ControlHeader& header,
                   std::function<void()> on_error) {
   const auto am = worker.table(peer).lanes().am;
   if (!am) {
     on_error();
     return;
   }
-  worker.submit([&worker, peer, kind, lane = *am, bytes = std::vector<std::byte>(header.bytes().begin(), header.bytes().end()),
-                 on_error = std::move(on_error)]() {
-    const Status st = worker.transport().am_send(lane, peer, kind, bytes, {}, AmMode::Short, [](Status) {});
+  worker.submit([&worker, peer, kind, lane = *am, header, on_error = std::move(on_error)]() {
+    const Status st = worker.transport().am_send(lane, peer, kind, header.bytes(), {}, AmMode::Short, [](Status) {});
     if (st == Status::Error)
       on_error();
     return st;
@@ -31,12 +30,12 @@ void part_done(Worker& worker, Request& req, Status status, bool all_handed_over
 }
 
 void send_fragments(Worker& worker, Request& req, wire::AmKind kind, AmMode mode, Bytes payload,
-                    const std::function<void(wire::HeaderWriter&, Bytes offset)>& header) {
+                    const std::function<void(wire::FragmentHeader&, Bytes offset)>& header) {
   Bytes offset = 0;
   do {
     const Bytes n = std::min(payload, req.length - offset);
     const std::size_t lane = req.lanes[worker.next_lane(req)].lane;
-    wire::HeaderWriter bytes;
+    wire::FragmentHeader bytes;
     header(bytes, offset);
     part_started(req);
     worker.submit([&worker, &req, kind, mode, lane, bytes, offset, n]() {

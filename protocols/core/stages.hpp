@@ -13,7 +13,7 @@ namespace xover::stages {
 
 /// Sends a header-only active message to `peer` on its AM lane, in order
 /// behind earlier sends. `on_error` runs if the transport fails.
-void send_control(Worker& worker, Rank peer, wire::AmKind kind, const wire::HeaderWriter& header,
+void send_control(Worker& worker, Rank peer, wire::AmKind kind, const wire::ControlHeader& header,
                   std::function<void()> on_error);
 
 /// One more part of `req` is in flight.
@@ -32,6 +32,6 @@ void part_done(Worker& worker, Request& req, Status status, bool all_handed_over
 /// writes. The request completes when every fragment is handed over (short,
 /// bcopy) or released (zcopy), and releases its registrations.
 void send_fragments(Worker& worker, Request& req, wire::AmKind kind, AmMode mode, Bytes payload,
-                    const std::function<void(wire::HeaderWriter&, Bytes offset)>& header);
+                    const std::function<void(wire::FragmentHeader&, Bytes offset)>& header);
 
 }  // namespace xover::stages

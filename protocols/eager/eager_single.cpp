@@ -61,7 +61,7 @@ void send_eager(Worker& worker, Request& req, AmMode mode) {
   const std::size_t lane = req.lanes.front().lane;
   if (mode == AmMode::Zcopy)
     req.regions = worker.reg(req.peer, req.lanes, req.send_buf.data, req.length);
-  wire::HeaderWriter header;
+  wire::EagerHeader header;
   header.put(req.tag).put(req.seq);
   stages::part_started(req);
   worker.submit([&worker, &req, lane, mode, header]() {

@@ -20,8 +20,8 @@
 namespace xover {
 
 struct LaneConfig {
-  std::size_t max_eager_lanes = 1;  ///< lanes for multi-eager fragments
-  std::size_t max_rndv_lanes = 2;   ///< lanes for rendezvous data (AM and get)
+  std::size_t max_eager_lanes = 1;  ///< lanes for multi-eager fragments (at most wire::kMaxLanes)
+  std::size_t max_rndv_lanes = 2;   ///< lanes for rendezvous data, AM and get (at most wire::kMaxLanes)
   double min_bw_ratio = 4;          ///< drop a lane slower than the fastest divided by this
 };
 

@@ -78,7 +78,7 @@ void send_rndv_am(Worker& worker, Request& req) {
 // The Rtr stage, once a receive matched the RTS.
 void recv_start_rndv_am(Worker& worker, Request& req) {
   req.set_stage(RndvAmStage::Rtr);
-  wire::HeaderWriter header;
+  wire::ControlHeader header;
   header.put(req.remote_id).put(req.id);
   stages::send_control(worker, req.peer, wire::kAmRtr, header, [&worker, &req] { worker.complete(req, Status::Error); });
 }
@@ -108,7 +108,7 @@ void rtr_handle(Worker& worker, const AmMessage& msg) {
   req->set_stage(RndvAmStage::Data);
   stages::send_fragments(worker, *req, wire::kAmRndvData, AmMode::Zcopy,
                          fragment_payload(worker.transport().path(req->peer), req->lanes),
-                         [receiver](wire::HeaderWriter& data, Bytes offset) { data.put(receiver).put(offset); });
+                         [receiver](wire::FragmentHeader& data, Bytes offset) { data.put(receiver).put(offset); });
 }
 
 // At the receiver, in the Rtr stage: one fragment {receiver request,

@@ -78,7 +78,7 @@ void send_rndv_get(Worker& worker, Request& req) {
 void finish_gets(Worker& worker, Request& req) {
   worker.release_regions(req);
   worker.complete(req, req.status == Status::Error || req.length > req.recv_buf.size ? Status::Error : Status::Ok);
-  wire::HeaderWriter header;
+  wire::ControlHeader header;
   header.put(req.remote_id);
   stages::send_control(worker, req.peer, wire::kAmAck, header, [] {});
 }

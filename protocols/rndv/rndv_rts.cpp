@@ -9,7 +9,7 @@
 namespace xover {
 
 void send_rts(Worker& worker, Request& req, const std::vector<std::pair<std::size_t, RemoteAddr>>& remote) {
-  wire::HeaderWriter header;
+  wire::ControlHeader header;
   header.put(req.tag).put(req.seq).put(req.length).put(req.id).put(req.protocol->wire_id).put(remote.size());
   for (const auto& [lane, addr] : remote)
     header.put(lane).put(addr.key).put(addr.addr);
@@ -29,7 +29,7 @@ void rts_handle(Worker& worker, const AmMessage& msg) {
   in.remote_id = static_cast<Request::Id>(header.get());
   const Protocol* protocol = protocol_by_wire_id(header.get());
   const std::uint64_t lanes = header.get();
-  if (!header.ok() || !protocol || !protocol->recv_start || lanes > 64) {
+  if (!header.ok() || !protocol || !protocol->recv_start || lanes > wire::kMaxLanes) {
     worker.count_bad_header();
     return;
   }

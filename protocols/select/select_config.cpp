@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "protocols/wire.hpp"
+
 namespace xover {
 namespace {
 
@@ -27,10 +29,11 @@ bool parse_switch(std::string_view key, std::string_view value) {
   throw std::invalid_argument(std::string(key) + ": expected on or off, got '" + std::string(value) + "'");
 }
 
-std::size_t parse_count(std::string_view key, std::string_view value) {
+std::size_t parse_lanes(std::string_view key, std::string_view value) {
   const Bytes n = parse_size(value);
-  if (n == 0 || n > 64)
-    throw std::invalid_argument(std::string(key) + ": expected a count from 1 to 64, got '" + std::string(value) + "'");
+  if (n == 0 || n > wire::kMaxLanes)
+    throw std::invalid_argument(std::string(key) + ": expected a count from 1 to " + std::to_string(wire::kMaxLanes) +
+                                ", got '" + std::string(value) + "'");
   return static_cast<std::size_t>(n);
 }
 
@@ -78,9 +81,9 @@ void SelectConfig::set(std::string_view key, std::string_view value) {
   } else if (key == "disable") {
     disabled = split_list(value);
   } else if (key == "max_eager_lanes") {
-    lanes.max_eager_lanes = parse_count(key, value);
+    lanes.max_eager_lanes = parse_lanes(key, value);
   } else if (key == "max_rndv_lanes") {
-    lanes.max_rndv_lanes = parse_count(key, value);
+    lanes.max_rndv_lanes = parse_lanes(key, value);
   } else if (key == "min_bw_ratio") {
     lanes.min_bw_ratio = parse_number(key, value, 1, 1e9);
   } else {
