@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test twice: in the normal
-# build and in an AddressSanitizer + UndefinedBehaviorSanitizer build.
+# Installs what is missing, builds, and runs every test three times: in an
+# AddressSanitizer + UndefinedBehaviorSanitizer build, in the normal
+# (RelWithDebInfo) build and in the Release (-O3) build a user makes first.
+# Warnings are errors in all three.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
@@ -13,3 +15,7 @@ cmake --build build-asan -j"$jobs"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXOVER_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs")
+
+cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DXOVER_WERROR=ON >/dev/null
+cmake --build build-release -j"$jobs"
+(cd build-release && ctest --output-on-failure -j"$jobs")
