@@ -5,8 +5,17 @@
 #include <sstream>
 
 #include "protocols/workload/workload.hpp"
+#include "runtime/backends.hpp"
 
 namespace xover::tools {
+namespace {
+
+bool simulated(const std::string& backend) {
+  const runtime::Backend* b = runtime::find_backend(backend);
+  return b && b->simulated();
+}
+
+}  // namespace
 
 std::string format_results_table(const Scenario& scenario, const Results& results, const std::string& backend,
                                  const std::string& platform) {
@@ -18,7 +27,7 @@ std::string format_results_table(const Scenario& scenario, const Results& result
 
   std::ostringstream os;
   os << "# " << scenario.name << ": " << workload.name
-     << (backend == "sim" ? " in simulation on " : " on " + backend + " on ") << platform << "\n";
+     << (simulated(backend) ? " in simulation on " : " on " + backend + " on ") << platform << "\n";
   if (!scenario.description.empty())
     os << "# " << scenario.description << "\n";
   os << "# median time per " << workload.sample << " in us" << (held ? "; held: bytes the receiver buffered" : "")
