@@ -27,9 +27,14 @@ GidEntry gid_entry(const ibv_gid_entry& e) {
   return g;
 }
 
-// The valid GID entries of every port of a device: one call for the whole
-// table, or entry by entry where the kernel lacks it.
-void read_gids(ibv_context* context, std::vector<PortInfo>& ports, std::size_t first, std::size_t table) {
+// The valid GID entries of the ports of a device from `first` on (the GID
+// table of each `lengths[i]` long): one call for the whole table, or entry
+// by entry where the kernel lacks it.
+void read_gids(ibv_context* context, std::vector<PortInfo>& ports, std::size_t first,
+               const std::vector<std::uint32_t>& lengths) {
+  std::size_t table = 0;
+  for (const std::uint32_t n : lengths)
+    table += n;
   std::vector<ibv_gid_entry> entries(table);
   const ssize_t n = table ? ibv_query_gid_table(context, entries.data(), entries.size(), 0) : 0;
   if (n >= 0) {
@@ -40,12 +45,13 @@ void read_gids(ibv_context* context, std::vector<PortInfo>& ports, std::size_t f
     return;
   }
   for (std::size_t p = first; p < ports.size(); ++p)
-    for (std::uint32_t index = 0; index < 256; ++index) {
+    for (std::uint32_t index = 0; index < std::min<std::uint32_t>(lengths[p - first], 256); ++index) {
       ibv_gid_entry e{};
-      if (ibv_query_gid_ex(context, ports[p].port, index, &e, 0) == 0)
+      const int error = ibv_query_gid_ex(context, ports[p].port, index, &e, 0);
+      if (error == 0)
         ports[p].gids.push_back(gid_entry(e));
-      else if (errno != ENODATA)
-        break;  // past the table's end
+      else if (error != ENODATA)  // ENODATA: an empty entry
+        break;
     }
 }
 
@@ -105,7 +111,7 @@ Discovery discover() {
       continue;
     }
     const std::size_t first = d.ports.size();
-    std::size_t table = 0;
+    std::vector<std::uint32_t> lengths;
     for (std::uint8_t port = 1; port <= device->attr.phys_port_cnt && port != 0; ++port) {
       ibv_port_attr attr{};
       if (const int e = ibv_query_port(device->context.get(), port, &attr); e != 0) {
@@ -123,11 +129,11 @@ Discovery discover() {
       p.width_code = attr.active_width;
       p.speed_code = attr.active_speed;
       p.max_msg_size = attr.max_msg_sz;
-      table += static_cast<std::size_t>(attr.gid_tbl_len);
+      lengths.push_back(static_cast<std::uint32_t>(std::max(attr.gid_tbl_len, 0)));
       d.ports.push_back(std::move(p));
       d.port_device.push_back(d.devices.size());
     }
-    read_gids(device->context.get(), d.ports, first, table);
+    read_gids(device->context.get(), d.ports, first, lengths);
     d.devices.push_back(std::move(device));
   }
   return d;
