@@ -86,7 +86,11 @@ std::vector<std::size_t> select_ports(const std::vector<PortInfo>& ports, const 
           throw std::invalid_argument("--ib-dev names " + p.name() + " twice");
       lanes.push_back(i);
     }
-    const std::string named = w.device + (w.port ? ":" + std::to_string(w.port) : std::string());
+    std::string named = w.device;
+    if (w.port != 0) {
+      named += ':';
+      named += std::to_string(w.port);
+    }
     if (!matched)
       throw std::invalid_argument("--ib-dev " + named + ": no such device or port (ports: " + port_list(ports) + ")");
   }
