@@ -605,7 +605,10 @@ TEST(VerbsFigures, LaneAttributesFromThePortAndTheMeasurements) {
   EXPECT_EQ(a.reg_growth, 0.05e-9);
   EXPECT_EQ(a.caps, (LaneCaps{LaneCap::AmShort, LaneCap::AmBcopy, LaneCap::AmZcopy, LaneCap::PutZcopy,
                               LaneCap::GetZcopy, LaneCap::Atomics}));
-  limits = {12, 8192, 1 << 20, false, false};
+  limits = {12, 8192, 1 << 20, false, false, 12.5e9};
+  EXPECT_EQ(lane_attrs("x", limits, {1e-6, 13e9, {}, false}, {}).bandwidth, 12.5e9);  // another host: the wire's rate
+  EXPECT_EQ(lane_attrs("x", limits, {1e-6, 13e9, {}, true}, {}).bandwidth, 13e9);     // this host: the HCA's loopback
+  EXPECT_EQ(lane_attrs("x", limits, {1e-6, 11e9, {}, false}, {}).bandwidth, 11e9);
   const LaneAttrs b = lane_attrs("rxe0:1", limits, {}, {});
   EXPECT_EQ(b.max_short, 0U);
   EXPECT_EQ(b.max_zcopy, Bytes{1} << 20);

@@ -46,6 +46,8 @@ LaneAttrs lane_attrs(const std::string& name, const LaneLimits& limits, const La
   a.name = name;
   a.latency = measure.latency;
   a.bandwidth = measure.bandwidth;
+  if (!measure.same_host && limits.link_rate > 0)
+    a.bandwidth = std::min(a.bandwidth, limits.link_rate);
   a.o_send = measure.overheads.o_send;
   a.o_recv = measure.overheads.o_recv;
   a.gap = 0;

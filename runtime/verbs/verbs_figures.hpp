@@ -42,6 +42,7 @@ struct LaneLimits {
   Bytes max_message = 0;        ///< the port's max_msg_sz
   bool atomics = false;         ///< the device has atomic_cap other than NONE
   bool reads = true;            ///< RDMA reads possible (max_rd_atomic > 0 both ways)
+  BytesPerSecond link_rate = 0; ///< the port's width × speed (link_bandwidth()); 0 when unknown
 };
 
 /// What the pair probe measured on one lane toward one peer.
@@ -49,13 +50,18 @@ struct LaneMeasure {
   Seconds latency = 0;
   BytesPerSecond bandwidth = 0;  ///< from this rank to the peer
   Overheads overheads;           ///< o_send this rank's, o_recv the peer's
+  bool same_host = false;        ///< the peer is on this host: its bytes loop back in the HCA
 };
 
 /// The largest get or put one request carries, whatever the port allows.
 inline constexpr Bytes kMaxZcopy = Bytes{1} << 30;
 
-/// The lane's attributes. Sizes count the AM header and payload, not the
-/// 8-byte wire header: max_short = max_inline − 8 (no am_short below 8
+/// The lane's attributes. Bandwidth is the measured one, but no more than
+/// the port's link rate toward a peer on another host (its bytes cross the
+/// wire; a figure above it is the timer's error); toward a peer on this
+/// host the HCA loops the bytes back without the wire, and the measurement
+/// stands. Sizes count the AM header and payload, not the 8-byte wire
+/// header: max_short = max_inline − 8 (no am_short below 8
 /// bytes of room), max_bcopy = seg_size = segment − 8, max_zcopy =
 /// min(max_message, 1 GiB). Capabilities: am short/bcopy/zcopy, put, get
 /// (when reads are possible), atomics (when the device has them); no

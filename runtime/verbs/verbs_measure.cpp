@@ -349,7 +349,10 @@ std::vector<Path> measure_lanes(Bootstrap& boot, const RuntimeOptions& options, 
       limits.max_message = f.lanes[lane]->port().max_msg_size;
       limits.atomics = f.devices[device]->attr.atomic_cap != IBV_ATOMIC_NONE;
       limits.reads = ep.max_reads > 0;
+      const PortInfo& port = f.lanes[lane]->port();
+      limits.link_rate = link_bandwidth(port.width_code, port.speed_code).value_or(0);
       LaneMeasure measure;
+      measure.same_host = cards[peer].host == cards[me].host;
       measure.latency = pf.latency;
       measure.bandwidth = pf.bandwidth_out;
       measure.overheads = {pf.mine.o_send, pf.theirs.o_recv};

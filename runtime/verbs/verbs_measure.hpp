@@ -15,7 +15,9 @@
 //                 4 MiB, 4 MiB at a time (the last one signalled), timed by
 //                 the writer from its first post to the completion of the
 //                 last write (the peer's HCA has acknowledged every byte):
-//                 one unmeasured round, then at least 20 ms
+//                 one unmeasured round, then at least 20 ms; toward a peer
+//                 on another host, no more than the port's link rate (width
+//                 × speed)
 //   memcpy        measure_memcpy() on each rank; the cards carry it
 //   gap           0: the CPU's posting paces the sends (xover calibrate
 //                 measures g)
