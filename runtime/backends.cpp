@@ -15,7 +15,8 @@ std::unique_ptr<Transport> make_verbs_transport(Bootstrap&, const RuntimeOptions
   throw RuntimeError("verbs: not compiled in");
 }
 std::string verbs_unavailable() {
-  return "not compiled in: this build found no libibverbs (install libibverbs-dev, then configure again)";
+  return "not compiled in: this build has no libibverbs (install libibverbs-dev, then configure again with XOVER_VERBS "
+         "on)";
 }
 void verbs_invalidate(Transport&, const void*, Bytes) {}
 #endif
