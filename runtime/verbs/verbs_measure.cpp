@@ -315,23 +315,21 @@ std::vector<Path> measure_lanes(Bootstrap& boot, const RuntimeOptions& options, 
   const Rank me = boot.rank();
   const Rank size = boot.size();
   std::vector<RegLine> reg;
+  // Per device, the bandwidth probe's buffer and its registration (released
+  // before the buffer, on every way out).
   std::vector<Slab> buffers;
+  std::vector<MrPtr> regions;
   std::vector<MrKeys> keys;
   for (const auto& device : f.devices) {
     reg.push_back(measure_registration(*device));
     buffers.push_back(make_slab(kBulkBytes));
-    keys.push_back(register_memory(*device, reinterpret_cast<std::uintptr_t>(buffers.back().get()), kBulkBytes));
-    if (!keys.back().handle)
+    const MrKeys k = register_memory(*device, reinterpret_cast<std::uintptr_t>(buffers.back().get()), kBulkBytes);
+    if (!k.handle)
       throw RuntimeError("verbs: device " + device->name + ": ibv_reg_mr of the measurement buffer failed: " +
                          errno_text(errno));
+    regions.emplace_back(static_cast<ibv_mr*>(k.handle));
+    keys.push_back(k);
   }
-  struct Release {
-    std::vector<MrKeys>& keys;
-    ~Release() {
-      for (const MrKeys& k : keys)
-        deregister_memory(k);
-    }
-  } release{keys};
 
   std::vector<Path> paths(size);
   Prober probe(options, f, size);
