@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """xover against ucx_perftest on the same transports, in one run.
 
-For shared memory (xover --backend shm; UCX posix + cma) and TCP over the
-loopback (xover --backend tcp; UCX tcp), it measures:
+For shared memory (xover --backend shm; UCX posix + cma), TCP over the
+loopback (xover --backend tcp; UCX tcp) and RDMA verbs (xover --backend
+verbs; UCX rc_verbs, both ranks on this node through the HCA's loopback),
+it measures:
 
   - tag ping-pong latency (half a round trip, median) at 8 B, 4 KiB, 64 KiB
     and 1 MiB: xover's pingpong workload against `ucx_perftest -t tag_lat`;
@@ -13,7 +15,11 @@ and prints a table with the ratios. Targets: small-message latency within
 1.25x of UCX, large-message bandwidth at least 0.9x of UCX. Both sides run
 two processes pinned to cores 0 and 1; xover's protocol selection is `auto`.
 
-usage: bench/vs_ucx.py [--xover build/tools/xover] [--quick]
+A transport this machine cannot run is skipped with the reason: verbs where
+xover's backend table says so (no RDMA device, or a build without
+libibverbs) or where ucx_info lists no rc_verbs device.
+
+usage: bench/vs_ucx.py [--xover build/tools/xover] [--quick] [--only shm|tcp|verbs] [--ib-dev mlx5_0:1]
 """
 import argparse
 import csv
@@ -28,7 +34,7 @@ import time
 
 LAT_SIZES = [8, 4096, 65536, 1 << 20]
 BW_SIZES = [65536, 4 << 20]
-TRANSPORTS = {"shm": "posix,cma,self", "tcp": "tcp,self"}
+TRANSPORTS = {"shm": "posix,cma,self", "tcp": "tcp,self", "verbs": "rc_verbs,self"}
 
 SCENARIO = """<?xml version="1.0"?>
 <scenario name="{name}" seed="1">
@@ -45,7 +51,22 @@ def free_port():
         return s.getsockname()[1]
 
 
-def xover_point(xover, backend, kind, size, iterations, window, tmp, platform):
+def why_unavailable(xover, backend):
+    """Why this machine cannot run `backend` on both sides, or None. xover
+    checks its backend table before it reads the scenario, so a missing
+    scenario file is enough to ask."""
+    probe = subprocess.run([xover, "run", "/nonexistent.xml", "--backend", backend], capture_output=True, text=True)
+    marker = f"backend {backend}: "
+    if marker in probe.stderr:
+        return "xover: " + probe.stderr.split(marker, 1)[1].strip()
+    if backend == "verbs":
+        info = subprocess.run(["ucx_info", "-d"], capture_output=True, text=True)
+        if "rc_verbs" not in info.stdout:
+            return "ucx_info -d lists no rc_verbs transport (no RDMA device, or UCX built without verbs)"
+    return None
+
+
+def xover_point(xover, backend, kind, size, iterations, window, tmp, platform, extra):
     """Median seconds per message of one xover run."""
     name = f"{backend}-{kind}-{size}"
     path = os.path.join(tmp, name + ".xml")
@@ -54,7 +75,7 @@ def xover_point(xover, backend, kind, size, iterations, window, tmp, platform):
                                 warmup=max(iterations // 10, 2), size=size,
                                 window=f' window="{window}"' if kind == "stream" else ""))
     out = os.path.join(tmp, name + ".csv")
-    subprocess.run([xover, "run", path, "--backend", backend, "--out", out], check=True,
+    subprocess.run([xover, "run", path, "--backend", backend, "--out", out] + extra, check=True,
                    stdout=subprocess.DEVNULL)
     with open(out) as f:
         row = next(csv.DictReader(f))
@@ -63,10 +84,11 @@ def xover_point(xover, backend, kind, size, iterations, window, tmp, platform):
     return float(row["t_median_us"]) * 1e-6, row["selected"]
 
 
-def ucx_point(transport, test, size, iterations, window):
+def ucx_point(transport, test, size, iterations, window, ib_dev):
     """UCX's seconds per message: the median half round trip (tag_lat) or
     the overall time per message (tag_bw, from its message rate)."""
-    env = dict(os.environ, UCX_TLS=TRANSPORTS[transport], UCX_NET_DEVICES="lo" if transport == "tcp" else "all")
+    devices = {"tcp": "lo", "verbs": ib_dev or "all"}.get(transport, "all")
+    env = dict(os.environ, UCX_TLS=TRANSPORTS[transport], UCX_NET_DEVICES=devices)
     port = str(free_port())
     common = ["-t", test, "-s", str(size), "-n", str(iterations), "-w", str(max(iterations // 10, 2)), "-p", port]
     if test == "tag_bw":
@@ -108,6 +130,7 @@ def main():
     parser.add_argument("--xover", default=os.path.join(os.path.dirname(__file__), "..", "build", "tools", "xover"))
     parser.add_argument("--quick", action="store_true", help="fewer iterations: a rough table in seconds")
     parser.add_argument("--only", choices=sorted(TRANSPORTS), help="one transport")
+    parser.add_argument("--ib-dev", help="verbs: the ports both sides use (mlx5_0:1,mlx5_1:1; default all)")
     args = parser.parse_args()
     if not shutil.which("ucx_perftest"):
         sys.exit("no ucx_perftest: apt-get install ucx-utils")
@@ -115,30 +138,39 @@ def main():
     scale = 10 if args.quick else 1
 
     rows = []
+    skipped = []
     with tempfile.TemporaryDirectory() as tmp:
-        for backend in [args.only] if args.only else ["shm", "tcp"]:
+        for backend in [args.only] if args.only else ["shm", "tcp", "verbs"]:
+            why = why_unavailable(args.xover, backend)
+            if why:
+                skipped.append((backend, why))
+                continue
+            extra = ["--ib-dev", args.ib_dev] if backend == "verbs" and args.ib_dev else []
             for size in LAT_SIZES:
                 n = max((20000 if size <= 4096 else 2000 if size <= 65536 else 300) // scale, 20)
-                t_x, proto = xover_point(args.xover, backend, "pingpong", size, n, 1, tmp, platform)
-                t_u = ucx_point(backend, "tag_lat", size, n, 1)
+                t_x, proto = xover_point(args.xover, backend, "pingpong", size, n, 1, tmp, platform, extra)
+                t_u = ucx_point(backend, "tag_lat", size, n, 1, args.ib_dev)
                 rows.append((backend, "latency", size, proto, fmt_time(t_x), fmt_time(t_u), t_x / t_u, "<= 1.25"
                              if size <= 4096 else ""))
             for size in BW_SIZES:
                 window = 16
                 n = max((400 if size <= 65536 else 40) // scale, 4)
-                t_x, proto = xover_point(args.xover, backend, "stream", size, n, window, tmp, platform)
-                t_u = ucx_point(backend, "tag_bw", size, n * window, window)
+                t_x, proto = xover_point(args.xover, backend, "stream", size, n, window, tmp, platform, extra)
+                t_u = ucx_point(backend, "tag_bw", size, n * window, window, args.ib_dev)
                 rows.append((backend, "bandwidth", size, proto, fmt_bw(size, t_x), fmt_bw(size, t_u), t_u / t_x,
                              ">= 0.9" if size >= (4 << 20) else ""))
 
-    print(f"{'backend':8} {'test':10} {'size':>8}  {'xover protocol':18} {'xover':>14} {'ucx_perftest':>14}"
-          f"  {'ratio':>6}  target")
-    for backend, test, size, proto, x, u, ratio, target in rows:
-        ok = ""
-        if target:
-            ok = " met" if (ratio <= 1.25 if target.startswith("<=") else ratio >= 0.9) else " MISSED"
-        print(f"{backend:8} {test:10} {size:>8}  {proto:18} {x:>14} {u:>14}  {ratio:6.2f}  {target}{ok}")
-    print("ratio: xover / UCX for latency (lower is better), xover / UCX bandwidth (higher is better)")
+    if rows:
+        print(f"{'backend':8} {'test':10} {'size':>8}  {'xover protocol':18} {'xover':>14} {'ucx_perftest':>14}"
+              f"  {'ratio':>6}  target")
+        for backend, test, size, proto, x, u, ratio, target in rows:
+            ok = ""
+            if target:
+                ok = " met" if (ratio <= 1.25 if target.startswith("<=") else ratio >= 0.9) else " MISSED"
+            print(f"{backend:8} {test:10} {size:>8}  {proto:18} {x:>14} {u:>14}  {ratio:6.2f}  {target}{ok}")
+        print("ratio: xover / UCX for latency (lower is better), xover / UCX bandwidth (higher is better)")
+    for backend, why in skipped:
+        print(f"{backend}: skipped: {why}")
 
 
 if __name__ == "__main__":

@@ -4,8 +4,23 @@
 
 #include "runtime/shm/shm_transport.hpp"
 #include "runtime/tcp/tcp_transport.hpp"
+#include "runtime/verbs/verbs_transport.hpp"
 
 namespace xover::runtime {
+
+#ifndef XOVER_WITH_VERBS
+// The verbs backend's two functions (verbs_transport.hpp) where the build
+// found no libibverbs: its row stays, and says so.
+std::unique_ptr<Transport> make_verbs_transport(Bootstrap&, const RuntimeOptions&) {
+  throw RuntimeError("verbs: not compiled in");
+}
+std::string verbs_unavailable() {
+  return "not compiled in: this build has no libibverbs (install libibverbs-dev, then configure again with XOVER_VERBS "
+         "on)";
+}
+void verbs_invalidate(Transport&, const void*, Bytes) {}
+#endif
+
 namespace {
 
 std::string simulator_unavailable() {
@@ -20,6 +35,8 @@ const std::array kBackends{
     Backend{"sim", "SimGrid simulation of the scenario's platform (LogGP lanes)", nullptr, simulator_unavailable},
     Backend{"shm", "shared memory on this node: mm rings, cross-memory attach", make_shm_transport, nullptr},
     Backend{"tcp", "TCP sockets, a lane per interface and connection", make_tcp_transport, nullptr},
+    Backend{"verbs", "rdma-core verbs: an RC queue pair per port and peer, send/recv AMs, RDMA read/write",
+            make_verbs_transport, verbs_unavailable},
 };
 
 }  // namespace

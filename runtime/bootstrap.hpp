@@ -52,6 +52,13 @@ struct RuntimeOptions {
   std::vector<std::string> tcp_interfaces = {"lo"};
   /// tcp: connections per interface and peer; each one is a lane of its own.
   std::size_t tcp_connections = 1;
+  /// verbs: the ports to use, one lane each ("mlx5_0:1", or "mlx5_0" for
+  /// every ACTIVE port of a device); empty: every ACTIVE port.
+  std::vector<std::string> ib_devices;
+  /// Whether registrations are cached: the scenario's reg_cache (the
+  /// protocol core's cache). verbs keeps released registrations in its
+  /// cache by address range when on, and deregisters at once when off.
+  bool reg_cache = true;
 };
 
 }  // namespace xover::runtime

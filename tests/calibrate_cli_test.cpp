@@ -79,7 +79,7 @@ TEST(CalibrateCli, BadInputExitsTwoWithAMessage) {
   };
   for (const Case& c : std::vector<Case>{
            {"", "no --backend given"},
-           {"--backend verbs", "unknown backend 'verbs'"},
+           {"--backend nosuch", "unknown backend 'nosuch'"},
            {"--backend shm --out /nonexistent-dir/x.xml", "no directory /nonexistent-dir"},
            {"--backend shm --out /tmp", "names a directory"},
            {"--backend shm --timeout -1", "--timeout must be a positive number"},

@@ -185,7 +185,8 @@ int calibrate_command(const std::vector<std::string>& args) {
       "quick", "a short run (a few seconds): fewer sizes and repetitions, sizes up to 1 MiB")(
       "timeout", po::value<double>()->default_value(10.0),
       "seconds a rank waits with nothing moving before it gives up on its peer")(
-      "tcp-if", po::value<std::string>()->default_value("lo"), "tcp: the interface to calibrate");
+      "tcp-if", po::value<std::string>()->default_value("lo"), "tcp: the interface to calibrate")(
+      "ib-dev", po::value<std::string>(), "verbs: the ports to calibrate, one lane each (mlx5_0:1,mlx5_1:1; default every ACTIVE port)");
   po::variables_map vm;
   if (const auto status = parse_options("calibrate", args, opts, {}, vm))
     return *status;
@@ -206,6 +207,8 @@ int calibrate_command(const std::vector<std::string>& args) {
   s.quick = vm.count("quick") > 0;
   s.runtime.timeout = vm["timeout"].as<double>();
   s.runtime.tcp_interfaces = {vm["tcp-if"].as<std::string>()};
+  if (vm.count("ib-dev"))
+    s.runtime.ib_devices = {vm["ib-dev"].as<std::string>()};
   if (!(s.runtime.timeout > 0) || !std::isfinite(s.runtime.timeout)) {
     std::cerr << "xover calibrate: --timeout must be a positive number of seconds\n";
     return kExitBadInput;

@@ -93,6 +93,8 @@ int run_on_hardware(const Scenario& scenario, const runtime::Backend& backend, c
   options.timeout = vm["timeout"].as<double>();
   options.tcp_interfaces = split_commas(vm["tcp-if"].as<std::string>());
   options.tcp_connections = vm["tcp-conns"].as<std::size_t>();
+  options.ib_devices = split_commas(vm["ib-dev"].as<std::string>());
+  options.reg_cache = scenario.select.reg_cache;
   if (!(options.timeout > 0) || !std::isfinite(options.timeout)) {
     std::cerr << "xover run: --timeout must be a positive number of seconds\n";
     return kExitBadInput;

@@ -1,0 +1,99 @@
+// What the verbs transport learns from a port, and the choices it makes
+// from that alone: which ports become lanes (every ACTIVE one, or those
+// --ib-dev names), what a port's width and speed give in bytes per second,
+// which GID a RoCE port is addressed by, and the words that say why there
+// is no RDMA device. Device-free: verbs_ibv.cpp fills PortInfo from
+// ibv_query_port and ibv_query_gid_table, the tests fill it by hand.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protocols/units.hpp"
+
+namespace xover::runtime::verbs {
+
+/// The values of enum ibv_port_attr::link_layer (UNSPECIFIED, from old
+/// drivers, is InfiniBand).
+enum class LinkLayer : std::uint8_t { Infiniband = 1, Ethernet = 2 };
+/// The values of enum ibv_gid_type.
+enum class GidType : std::uint8_t { Ib = 0, RoceV1 = 1, RoceV2 = 2 };
+
+using Gid = std::array<std::uint8_t, 16>;
+
+/// One entry of a port's GID table.
+struct GidEntry {
+  std::uint8_t index = 0;
+  GidType type = GidType::Ib;
+  Gid gid{};
+};
+
+/// One port of one device, as the set-up found it.
+struct PortInfo {
+  std::string device;            ///< "mlx5_0"
+  std::uint8_t port = 1;
+  std::string state;             ///< ibv_port_state_str: "PORT_ACTIVE", "PORT_DOWN", ...
+  bool active = false;
+  LinkLayer link_layer = LinkLayer::Infiniband;
+  std::uint16_t lid = 0;         ///< InfiniBand: the port's LID
+  std::uint32_t mtu = 0;         ///< the active MTU in bytes (256 ... 4096)
+  std::uint8_t width_code = 0;   ///< ibv_port_attr::active_width
+  std::uint8_t speed_code = 0;   ///< ibv_port_attr::active_speed
+  std::uint32_t max_msg_size = 0;
+  std::vector<GidEntry> gids;    ///< the valid entries of the GID table
+
+  /// "mlx5_0:1"
+  std::string name() const { return device + ":" + std::to_string(port); }
+};
+
+/// A port asked for by name: "mlx5_0:1", or "mlx5_0" for every ACTIVE port
+/// of the device (port 0).
+struct PortName {
+  std::string device;
+  std::uint8_t port = 0;
+  bool operator==(const PortName&) const = default;
+};
+
+/// Parses --ib-dev's items ("mlx5_0:1", "mlx5_1", or several in one item
+/// separated by commas); an empty list means every ACTIVE port. Throws
+/// std::invalid_argument naming a bad item.
+std::vector<PortName> parse_port_names(const std::vector<std::string>& items);
+
+/// The lanes: indices into `ports`, in order. With no names, every ACTIVE
+/// port in the order found (devices sorted by name, ports ascending); with
+/// names, those, in the order given. Throws std::invalid_argument when a
+/// name matches no port, a named port is not ACTIVE, a port is named twice,
+/// or no port is left, listing the ports there are.
+std::vector<std::size_t> select_ports(const std::vector<PortInfo>& ports, const std::vector<PortName>& wanted);
+
+/// Bytes of data per second through a port of this width and speed (lanes
+/// × per-lane data rate after line coding: SDR 2, DDR 4, QDR 8, FDR10 10,
+/// FDR 13.64, EDR 25, HDR 50, NDR 100 Gb/s), or nothing for a code this
+/// table does not know.
+std::optional<BytesPerSecond> link_bandwidth(std::uint8_t width_code, std::uint8_t speed_code);
+
+/// The value of enum ibv_mtu for an MTU in bytes (256 → 1 ... 4096 → 5), 0
+/// when it is not one of them.
+std::uint8_t mtu_code(std::uint32_t bytes);
+/// The MTU in bytes of an enum ibv_mtu value, 0 when out of range.
+std::uint32_t mtu_bytes(std::uint8_t code);
+
+/// The GID a port is addressed by: on Ethernet (RoCE), the first RoCE v2
+/// entry holding an IPv4-mapped address, else the first RoCE v2, else the
+/// first RoCE v1 (as UCX picks); on InfiniBand the first entry (GID index
+/// 0, used only when a path needs a global route header). Nothing when the
+/// table has no usable entry.
+std::optional<GidEntry> choose_gid(LinkLayer link_layer, const std::vector<GidEntry>& gids);
+
+/// The reason the backend table gives where no RDMA device can be used,
+/// from what ibv_get_device_list said (`list_errno` non-zero when it
+/// returned NULL) and the ports found ("mlx5_0:1 PORT_DOWN"); empty when an
+/// ACTIVE port exists.
+std::string no_device_reason(int list_errno, std::size_t devices, const std::vector<std::string>& ports,
+                             bool any_active);
+
+}  // namespace xover::runtime::verbs

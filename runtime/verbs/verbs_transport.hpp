@@ -1,0 +1,54 @@
+// The verbs (rdma-core) hardware backend, after UCX's rc_verbs transport:
+// every ACTIVE port of every RDMA device is a lane (or the ports
+// RuntimeOptions::ib_devices names), with one RC queue pair per (peer,
+// lane). Active messages travel as SENDs into a shared receive queue per
+// lane under credit flow control; get is an RDMA READ, put an RDMA WRITE;
+// registration is ibv_reg_mr, cached by address range when the protocol
+// core's reg_cache is on (RuntimeOptions::reg_cache). runtime/verbs/README.md
+// has the file map and says what has run where.
+//
+//   RuntimeOptions options;
+//   options.ib_devices = {"mlx5_0:1", "mlx5_1:1"};   // two rails: two lanes
+//   auto transport = make_verbs_transport(boot, options);
+//
+// Limits (every lane): max_short = the queue pair's inline limit less the
+// 8-byte wire header, max_bcopy = seg_size = 8 KiB less the wire header
+// (AM zcopy fits one segment too), max_zcopy = the port's max_msg_sz, at
+// most 1 GiB. Capabilities: am short/bcopy/zcopy, put, get, atomics where
+// the device has them; not connect-to-iface (RC connects to one endpoint).
+//
+// Faults: a failed work completion (a queue pair in error, a remote access
+// error, a peer whose HCA stopped answering: the retry counter exceeded),
+// a fatal asynchronous event, a peer process gone from this host, or
+// nothing moving for options.timeout seconds while this rank polls fails
+// the transport with one line naming the lane, the peer and the verbs
+// status (Transport::failure()); every pending completion is called with
+// Error and every operation returns it.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "runtime/bootstrap.hpp"
+
+namespace xover::runtime {
+
+/// Collective over `boot`: opens the ports, creates the lanes and a queue
+/// pair per peer and lane, swaps addresses, connects, measures the lanes.
+/// @throws RuntimeError with a clear message: no RDMA device (and why), a
+/// port --ib-dev names that does not exist or is not ACTIVE, a verbs call
+/// that failed (naming the lane), a peer that sent a malformed card.
+std::unique_ptr<Transport> make_verbs_transport(Bootstrap& boot, const RuntimeOptions& options);
+
+/// Why this machine cannot run the verbs backend ("no RDMA device: ..."
+/// with what ibv_get_device_list said and what was looked for); empty when
+/// an ACTIVE port exists.
+std::string verbs_unavailable();
+
+/// Drops the cached registrations that overlap [base, base + size) on every
+/// device of a verbs transport, for memory about to be unmapped by other
+/// means than free() (which never unmaps while the cache is on; see
+/// runtime/verbs/README.md). Does nothing for another transport.
+void verbs_invalidate(Transport& transport, const void* base, Bytes size);
+
+}  // namespace xover::runtime

@@ -1,0 +1,232 @@
+// The verbs backend's set-up logic that needs no RDMA device, where none
+// exists: the queue pair transition table and its plans for InfiniBand and
+// RoCE, --ib-dev and the choice of ports, link rates, MTU codes, the RoCE
+// GID choice, the no-device reason, and a lane's attributes from the
+// port and the wire-up's figures.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cerrno>
+
+#include "runtime/verbs/verbs_figures.hpp"
+#include "runtime/verbs/verbs_port.hpp"
+#include "runtime/verbs/verbs_qp_plan.hpp"
+
+namespace xover::runtime::verbs {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+// ---------------------------------------------------------------- queue pair plan
+
+TEST(VerbsQpPlan, TheThreeStepsSetTheirAttributes) {
+  const auto steps = qp_steps();
+  ASSERT_EQ(steps.size(), 3U);
+  EXPECT_EQ(steps[0].to, QpState::Init);
+  EXPECT_THAT(steps[0].attrs, ElementsAre(QpAttr::State, QpAttr::PkeyIndex, QpAttr::Port, QpAttr::AccessFlags));
+  EXPECT_EQ(steps[1].to, QpState::Rtr);
+  EXPECT_THAT(steps[1].attrs, ElementsAre(QpAttr::State, QpAttr::AddressVector, QpAttr::PathMtu, QpAttr::DestQpn,
+                                          QpAttr::RqPsn, QpAttr::MaxDestRdAtomic, QpAttr::MinRnrTimer));
+  EXPECT_EQ(steps[2].to, QpState::Rts);
+  EXPECT_THAT(steps[2].attrs, ElementsAre(QpAttr::State, QpAttr::SqPsn, QpAttr::Timeout, QpAttr::RetryCount,
+                                          QpAttr::RnrRetry, QpAttr::MaxQpRdAtomic));
+}
+
+LaneAddress ib_port(std::uint16_t lid, std::uint32_t mtu, std::uint8_t rd_atomic) {
+  LaneAddress a;
+  a.link_layer = LinkLayer::Infiniband;
+  a.lid = lid;
+  a.mtu = mtu;
+  a.rd_atomic = rd_atomic;
+  a.gid = {0xfe, 0x80};
+  return a;
+}
+
+TEST(VerbsQpPlan, InfiniBandWithinASubnet) {
+  const QpPlan p = plan_qp(1, ib_port(3, 4096, 16), {0x101, 0x111}, ib_port(9, 2048, 8), {0x202, 0x222}, 16);
+  EXPECT_EQ(p.port, 1);
+  EXPECT_TRUE(p.remote_read && p.remote_write && p.remote_atomic);
+  EXPECT_FALSE(p.av.is_global);
+  EXPECT_EQ(p.av.dlid, 9);
+  EXPECT_EQ(p.av.port, 1);
+  EXPECT_EQ(p.path_mtu, 2048U);
+  EXPECT_EQ(p.dest_qpn, 0x202U);
+  EXPECT_EQ(p.rq_psn, 0x222U);        // the peer's first PSN
+  EXPECT_EQ(p.sq_psn, 0x111U);        // ours
+  EXPECT_EQ(p.max_dest_rd_atomic, 16);  // the reads this port serves
+  EXPECT_EQ(p.max_rd_atomic, 8);        // what the peer serves, below our initiator depth
+  EXPECT_EQ(p.min_rnr_timer, 13);
+  EXPECT_EQ(p.timeout, 18);
+  EXPECT_EQ(p.retry_cnt, 7);
+  EXPECT_EQ(p.rnr_retry, 7);
+}
+
+TEST(VerbsQpPlan, InfiniBandAcrossSubnetsAndRoceRouteByGid) {
+  LaneAddress far = ib_port(9, 4096, 16);
+  far.gid[0] = 0xfd;
+  EXPECT_TRUE(plan_qp(1, ib_port(3, 4096, 16), {1, 1}, far, {2, 2}, 4).av.is_global);
+
+  LaneAddress a;
+  a.link_layer = LinkLayer::Ethernet;
+  a.gid_type = GidType::RoceV2;
+  a.gid_index = 3;
+  a.mtu = 1024;
+  a.rd_atomic = 16;
+  a.gid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 1};
+  LaneAddress b = a;
+  b.gid_index = 5;
+  b.gid[15] = 2;
+  const QpPlan p = plan_qp(2, a, {1, 1}, b, {2, 2}, 16);
+  EXPECT_TRUE(p.av.is_global);
+  EXPECT_EQ(p.av.sgid_index, 3);  // ours
+  EXPECT_EQ(p.av.dgid, b.gid);    // theirs
+  EXPECT_EQ(p.av.hop_limit, 64);
+  EXPECT_EQ(p.av.dlid, 0);
+  EXPECT_EQ(p.path_mtu, 1024U);
+
+  EXPECT_THROW(plan_qp(1, a, {1, 1}, ib_port(3, 4096, 16), {2, 2}, 16), std::invalid_argument);
+  b.gid_type = GidType::RoceV1;
+  EXPECT_THROW(plan_qp(1, a, {1, 1}, b, {2, 2}, 16), std::invalid_argument);
+}
+
+// ---------------------------------------------------------------- ports
+
+PortInfo port(const std::string& device, std::uint8_t n, bool active) {
+  PortInfo p;
+  p.device = device;
+  p.port = n;
+  p.active = active;
+  p.state = active ? "PORT_ACTIVE" : "PORT_DOWN";
+  return p;
+}
+
+TEST(VerbsPorts, IbDevNamesParse) {
+  EXPECT_THAT(parse_port_names({"mlx5_0:1", "mlx5_1:2"}),
+              ElementsAre(PortName{"mlx5_0", 1}, PortName{"mlx5_1", 2}));
+  EXPECT_THAT(parse_port_names({"mlx5_0:1,mlx5_1"}), ElementsAre(PortName{"mlx5_0", 1}, PortName{"mlx5_1", 0}));
+  EXPECT_THAT(parse_port_names({}), IsEmpty());
+  for (const char* bad : {"mlx5_0:", ":1", "mlx5_0:x", "mlx5_0:0", "mlx5_0:256", "mlx5_0:1x"}) {
+    try {
+      parse_port_names({bad});
+      ADD_FAILURE() << bad;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_THAT(e.what(), HasSubstr(std::string("'") + bad + "'"));
+    }
+  }
+}
+
+TEST(VerbsPorts, EveryActivePortIsALaneUnlessNamed) {
+  const std::vector<PortInfo> ports{port("mlx5_0", 1, true), port("mlx5_0", 2, false), port("mlx5_1", 1, true)};
+  EXPECT_THAT(select_ports(ports, {}), ElementsAre(0U, 2U));
+  EXPECT_THAT(select_ports(ports, {{"mlx5_1", 1}, {"mlx5_0", 1}}), ElementsAre(2U, 0U));
+  EXPECT_THAT(select_ports(ports, {{"mlx5_0", 0}}), ElementsAre(0U));  // a device: its ACTIVE ports
+  auto message = [&](const std::vector<PortName>& names) {
+    try {
+      select_ports(ports, names);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_THAT(message({{"mlx5_9", 1}}), HasSubstr("--ib-dev mlx5_9:1: no such device or port (ports: mlx5_0:1 "
+                                                   "PORT_ACTIVE, mlx5_0:2 PORT_DOWN, mlx5_1:1 PORT_ACTIVE)"));
+  EXPECT_THAT(message({{"mlx5_0", 2}}), HasSubstr("--ib-dev mlx5_0:2 is PORT_DOWN, not ACTIVE"));
+  EXPECT_THAT(message({{"mlx5_0", 1}, {"mlx5_0", 1}}), HasSubstr("names mlx5_0:1 twice"));
+  EXPECT_THAT(message({{"mlx5_0", 1}, {"mlx5_0", 0}}), HasSubstr("names mlx5_0:1 twice"));
+  const std::vector<PortInfo> down{port("mlx5_0", 1, false)};
+  EXPECT_THROW(select_ports(down, {}), std::invalid_argument);
+  EXPECT_THROW(select_ports(down, {{"mlx5_0", 0}}), std::invalid_argument);
+}
+
+TEST(VerbsPorts, WidthTimesSpeedIsTheLinkRate) {
+  EXPECT_DOUBLE_EQ(*link_bandwidth(2, 32), 100e9 / 8);  // 4x EDR
+  EXPECT_DOUBLE_EQ(*link_bandwidth(2, 64), 200e9 / 8);  // 4x HDR
+  EXPECT_DOUBLE_EQ(*link_bandwidth(2, 128), 400e9 / 8);  // 4x NDR
+  EXPECT_DOUBLE_EQ(*link_bandwidth(1, 1), 2e9 / 8);     // 1x SDR after 8b/10b
+  EXPECT_NEAR(*link_bandwidth(2, 16), 4 * 14.0625e9 * 64 / 66 / 8, 1);  // 4x FDR
+  EXPECT_FALSE(link_bandwidth(3, 32));
+  EXPECT_FALSE(link_bandwidth(2, 3));
+  for (std::uint32_t mtu : {256U, 512U, 1024U, 2048U, 4096U})
+    EXPECT_EQ(mtu_bytes(mtu_code(mtu)), mtu);
+  EXPECT_EQ(mtu_code(1500), 0);
+  EXPECT_EQ(mtu_bytes(6), 0U);
+}
+
+TEST(VerbsPorts, RocePrefersV2WithAnIpv4Address) {
+  const Gid link_local{0xfe, 0x80, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8};
+  const Gid ipv4{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 168, 1, 2};
+  const std::vector<GidEntry> table{{0, GidType::RoceV1, link_local},
+                                    {1, GidType::RoceV2, link_local},
+                                    {2, GidType::RoceV1, ipv4},
+                                    {3, GidType::RoceV2, ipv4}};
+  EXPECT_EQ(choose_gid(LinkLayer::Ethernet, table)->index, 3);
+  EXPECT_EQ(choose_gid(LinkLayer::Ethernet, {table[0], table[1]})->index, 1);
+  EXPECT_EQ(choose_gid(LinkLayer::Ethernet, {table[0], table[2]})->index, 0);
+  EXPECT_FALSE(choose_gid(LinkLayer::Ethernet, {{0, GidType::Ib, link_local}}));
+  EXPECT_FALSE(choose_gid(LinkLayer::Ethernet, {}));
+  EXPECT_EQ(choose_gid(LinkLayer::Infiniband, {{1, GidType::Ib, ipv4}, {0, GidType::Ib, link_local}})->index, 0);
+}
+
+TEST(VerbsPorts, NoDeviceSaysWhyAndWhatItLookedFor) {
+  const std::string nosys = no_device_reason(ENOSYS, 0, {}, false);
+  EXPECT_THAT(nosys, HasSubstr("no RDMA device: ibv_get_device_list failed: "));
+  EXPECT_THAT(nosys, HasSubstr("ENOSYS: no kernel support"));
+  EXPECT_THAT(nosys, HasSubstr("looked for any RDMA device with an ACTIVE port"));
+  EXPECT_THAT(no_device_reason(EACCES, 0, {}, false), HasSubstr("(errno " + std::to_string(EACCES) + ")"));
+  EXPECT_THAT(no_device_reason(0, 0, {}, false), HasSubstr("found 0 devices"));
+  EXPECT_THAT(no_device_reason(0, 2, {"mlx5_0:1 PORT_DOWN", "mlx5_1: cannot open: denied"}, false),
+              HasSubstr("2 device(s) but no ACTIVE port (mlx5_0:1 PORT_DOWN, mlx5_1: cannot open: denied)"));
+  EXPECT_EQ(no_device_reason(0, 1, {"mlx5_0:1 PORT_ACTIVE"}, true), "");
+}
+
+// ---------------------------------------------------------------- figures
+
+TEST(VerbsFigures, RegistrationIsFittedByLeastSquares) {
+  std::vector<std::pair<Bytes, Seconds>> samples;
+  for (const Bytes n : {Bytes{4096}, Bytes{65536}, Bytes{1} << 20, Bytes{8} << 20})
+    samples.emplace_back(n, 12e-6 + 0.08e-9 * static_cast<double>(n));
+  RegLine line = fit_registration(samples);
+  EXPECT_NEAR(line.cost, 12e-6, 1e-12);
+  EXPECT_NEAR(line.growth, 0.08e-9, 1e-18);
+  samples = {{4096, 1e-6}, {8192, 0.5e-6}};  // falling: noise, floored
+  line = fit_registration(samples);
+  EXPECT_EQ(line.growth, 0);
+  EXPECT_NEAR(line.cost, 0.75e-6, 1e-15);
+  EXPECT_THROW(fit_registration({{4096, 1e-6}, {4096, 2e-6}}), std::invalid_argument);
+}
+
+TEST(VerbsFigures, LatencyIsWhatTheOverheadsLeave) {
+  EXPECT_DOUBLE_EQ(one_way_latency(3e-6, {0.2e-6, 0.3e-6}, {0.25e-6, 0.25e-6}), 1e-6);
+  EXPECT_EQ(one_way_latency(0.5e-6, {0.2e-6, 0.3e-6}, {0.25e-6, 0.25e-6}), 0);
+}
+
+TEST(VerbsFigures, LaneAttributesFromThePortAndTheMeasurements) {
+  LaneLimits limits{220, 8192, Bytes{2} << 30, true, true};
+  const LaneAttrs a = lane_attrs("mlx5_0:1", limits, {1.1e-6, 11.5e9, {0.1e-6, 0.2e-6}}, {14e-6, 0.05e-9});
+  EXPECT_EQ(a.name, "mlx5_0:1");
+  EXPECT_EQ(a.max_short, 212U);
+  EXPECT_EQ(a.max_bcopy, 8184U);
+  EXPECT_EQ(a.seg_size, 8184U);
+  EXPECT_EQ(a.max_zcopy, Bytes{1} << 30);
+  EXPECT_EQ(a.latency, 1.1e-6);
+  EXPECT_EQ(a.bandwidth, 11.5e9);
+  EXPECT_EQ(a.o_send, 0.1e-6);
+  EXPECT_EQ(a.o_recv, 0.2e-6);
+  EXPECT_EQ(a.reg_cost, 14e-6);
+  EXPECT_EQ(a.reg_growth, 0.05e-9);
+  EXPECT_EQ(a.caps, (LaneCaps{LaneCap::AmShort, LaneCap::AmBcopy, LaneCap::AmZcopy, LaneCap::PutZcopy,
+                              LaneCap::GetZcopy, LaneCap::Atomics}));
+  limits = {12, 8192, 1 << 20, false, false, 12.5e9};
+  EXPECT_EQ(lane_attrs("x", limits, {1e-6, 13e9, {}, false}, {}).bandwidth, 12.5e9);  // another host: the wire's rate
+  EXPECT_EQ(lane_attrs("x", limits, {1e-6, 13e9, {}, true}, {}).bandwidth, 13e9);     // this host: the HCA's loopback
+  EXPECT_EQ(lane_attrs("x", limits, {1e-6, 11e9, {}, false}, {}).bandwidth, 11e9);
+  const LaneAttrs b = lane_attrs("rxe0:1", limits, {}, {});
+  EXPECT_EQ(b.max_short, 0U);
+  EXPECT_EQ(b.max_zcopy, Bytes{1} << 20);
+  EXPECT_EQ(b.caps, (LaneCaps{LaneCap::AmBcopy, LaneCap::AmZcopy, LaneCap::PutZcopy}));
+}
+
+}  // namespace
+}  // namespace xover::runtime::verbs
