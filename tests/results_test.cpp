@@ -71,3 +71,30 @@ TEST(Results, MalformedTextIsRefused) {
 
 }  // namespace
 }  // namespace xover
+
+namespace xover {
+namespace {
+
+// A slow small message (8 B in 20 ms: 0.0004 MB/s) keeps a bandwidth in the
+// CSV; three decimals of MB/s wrote it as 0.
+TEST(Results, CsvKeepsTheBandwidthOfASlowSmallMessage) {
+  Results results;
+  Point& p = results.point("auto", 8);
+  p.selected = "eager/short";
+  p.samples = {0.02, 0.02, 0.02};
+  std::ostringstream csv;
+  write_csv(csv, results, "s", "shm", "host", "pingpong");
+  std::istringstream in(csv.str());
+  std::string header, row;
+  std::getline(in, header);
+  std::getline(in, row);
+  std::vector<std::string> fields;
+  std::stringstream cells(row);
+  for (std::string f; std::getline(cells, f, ',');)
+    fields.push_back(f);
+  ASSERT_GE(fields.size(), 13u) << row;
+  EXPECT_DOUBLE_EQ(std::stod(fields[12]), 8 / 0.02 / 1e6) << row;
+}
+
+}  // namespace
+}  // namespace xover
