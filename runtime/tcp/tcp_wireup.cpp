@@ -208,7 +208,6 @@ class Connector {
   std::uint64_t job_;
   std::vector<std::vector<int>> fds_;
   std::vector<Pending> pending_;
-  std::size_t left_ = 0;
 };
 
 void Connector::refuse(Pending& p, const std::string& why) {
