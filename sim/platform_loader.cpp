@@ -12,8 +12,6 @@
 #include <xbt/log.h>
 
 #include <algorithm>
-#include <array>
-#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -27,6 +25,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "sim/platform_props.hpp"
 #include "sim/platform_xml.hpp"
 
 namespace xover::sim {
@@ -34,90 +33,8 @@ namespace {
 
 namespace s4u = simgrid::s4u;
 using detail::fail;
+using detail::LinkProps;
 using detail::PlatformXml;
-
-enum class PropKind { Time, TimePerByte, Size, Caps };
-
-/// One `xover:` link property and the LaneAttrs field it sets.
-struct LinkProp {
-  std::string_view name;
-  PropKind kind;
-  double LaneAttrs::*seconds;  ///< for Time and TimePerByte
-  Bytes LaneAttrs::*bytes;     ///< for Size
-};
-
-constexpr std::array kLinkProps{
-    LinkProp{"xover:o_send", PropKind::Time, &LaneAttrs::o_send, nullptr},
-    LinkProp{"xover:o_recv", PropKind::Time, &LaneAttrs::o_recv, nullptr},
-    LinkProp{"xover:gap", PropKind::Time, &LaneAttrs::gap, nullptr},
-    LinkProp{"xover:reg_cost", PropKind::Time, &LaneAttrs::reg_cost, nullptr},
-    LinkProp{"xover:reg_growth", PropKind::TimePerByte, &LaneAttrs::reg_growth, nullptr},
-    LinkProp{"xover:max_short", PropKind::Size, nullptr, &LaneAttrs::max_short},
-    LinkProp{"xover:max_bcopy", PropKind::Size, nullptr, &LaneAttrs::max_bcopy},
-    LinkProp{"xover:max_zcopy", PropKind::Size, nullptr, &LaneAttrs::max_zcopy},
-    LinkProp{"xover:seg_size", PropKind::Size, nullptr, &LaneAttrs::seg_size},
-    LinkProp{"xover:caps", PropKind::Caps, nullptr, nullptr},
-};
-constexpr std::string_view kPrefix = "xover:";
-constexpr std::string_view kMemcpyBw = "xover:memcpy_bw";
-constexpr std::string_view kNicGap = "xover:gap";
-constexpr std::string_view kHostProps = "xover:memcpy_bw, xover:gap, xover:device_o, xover:threads, xover:proxy_o, xover:proxy_wake";
-
-/// Sets the node property `key` (not xover:memcpy_bw) of `device` from
-/// `value`; false when the key is unknown.
-/// @throws std::invalid_argument for a bad value.
-bool set_device_prop(DeviceAttrs& device, std::string_view key, const std::string& value) {
-  if (key == "xover:threads") {
-    std::uint32_t threads = 0;
-    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), threads);
-    if (error != std::errc() || end != value.data() + value.size() || threads == 0 || threads > 1u << 20)
-      throw std::invalid_argument("'" + value + "' is not a thread count from 1 to 1048576");
-    device.threads = threads;
-    return true;
-  }
-  Seconds DeviceAttrs::*time = key == "xover:device_o"     ? &DeviceAttrs::device_o
-                               : key == "xover:proxy_o"    ? &DeviceAttrs::proxy_o
-                               : key == "xover:proxy_wake" ? &DeviceAttrs::proxy_wake
-                                                           : nullptr;
-  if (!time)
-    return false;
-  device.*time = parse_time(value);
-  if (device.*time < 0)
-    throw std::invalid_argument("'" + value + "' is a negative time");
-  return true;
-}
-
-/// A size that must not be zero while the link has any of `needed_by`.
-struct SizeNeed {
-  std::string_view name;
-  Bytes LaneAttrs::*size;
-  LaneCaps needed_by;
-};
-
-constexpr std::array kSizeNeeds{
-    SizeNeed{"xover:max_short", &LaneAttrs::max_short, {LaneCap::AmShort}},
-    SizeNeed{"xover:max_bcopy", &LaneAttrs::max_bcopy, {LaneCap::AmBcopy}},
-    SizeNeed{"xover:max_zcopy", &LaneAttrs::max_zcopy, {LaneCap::AmZcopy, LaneCap::PutZcopy, LaneCap::GetZcopy}},
-    SizeNeed{"xover:seg_size", &LaneAttrs::seg_size, {LaneCap::AmShort, LaneCap::AmBcopy, LaneCap::AmZcopy}},
-};
-
-LaneCaps intersect(LaneCaps a, LaneCaps b) {
-  LaneCaps both;
-  for (auto bit = static_cast<std::uint32_t>(LaneCap::AmShort);
-       bit <= static_cast<std::uint32_t>(LaneCap::ConnectToIface); bit <<= 1) {
-    const auto cap = static_cast<LaneCap>(bit);
-    if (a.has(cap) && b.has(cap))
-      both.add(cap);
-  }
-  return both;
-}
-
-std::string known_link_props() {
-  std::string names;
-  for (const LinkProp& prop : kLinkProps)
-    names += (names.empty() ? "" : ", ") + std::string(prop.name);
-  return names;
-}
 
 /// The process's engine, created with SimGrid's logging at errors and above
 /// when none exists yet (its warnings are about values this loader checks and
@@ -160,11 +77,10 @@ std::optional<std::string> split_base(const std::string& name, Pred has_base) {
 }  // namespace
 
 struct LogGPPlatform::Impl {
-  /// The `xover:` properties one link sets; `set` has bit i for kLinkProps[i].
+  /// What one link says: its lane's name and its `xover:` properties.
   struct LinkInfo {
     std::string lane_name;  ///< the link's name without the _UP/_DOWN of a duplex pair
-    LaneAttrs values;       ///< LaneAttrs defaults where `set` has no bit
-    std::uint32_t set = 0;
+    LinkProps props;
   };
   struct Lane {
     NicPair nics;
@@ -178,8 +94,6 @@ struct LogGPPlatform::Impl {
   std::unordered_map<const s4u::Link*, const LinkInfo*> link_info_;  ///< the same, by link
 
   void read_links(const s4u::Engine& engine, const PlatformXml& index);
-  LinkInfo read_link_props(const std::string& xml_id, const std::map<std::string, std::string>& props,
-                           const PlatformXml& index) const;
   void read_hosts(const s4u::Engine& engine, const PlatformXml& index);
   const PlatformNode& node(const std::string& name) const;
   std::vector<Lane> lanes(const std::string& from, const std::string& to) const;
@@ -209,68 +123,13 @@ void LogGPPlatform::Impl::read_links(const s4u::Engine& engine, const PlatformXm
     std::map<std::string, std::string> props = sorted(link->get_properties());
     if (split)
       props.merge(sorted(s4u::SplitDuplexLink::by_name(*split)->get_properties()));
-    LinkInfo info = read_link_props(xml_id, props, index);
+    LinkInfo info{{}, detail::read_link_props(file_, xml_id, props, index)};
     info.lane_name = split_base(name, [&](const std::string& base) {
                        const std::string other = name.ends_with("_UP") ? base + "_DOWN" : base + "_UP";
                        return engine.link_by_name_or_null(other) != nullptr;
                      }).value_or(name);
     link_info_.emplace(link, &links_.emplace(name, std::move(info)).first->second);
   }
-}
-
-LogGPPlatform::Impl::LinkInfo LogGPPlatform::Impl::read_link_props(const std::string& xml_id,
-                                                                   const std::map<std::string, std::string>& props,
-                                                                   const PlatformXml& index) const {
-  LinkInfo info;
-  const std::string owner = "link " + xml_id;
-  for (const auto& prop_entry : props) {
-    const std::string& key = prop_entry.first;
-    const std::string& value = prop_entry.second;
-    if (!key.starts_with(kPrefix))
-      continue;
-    const auto* prop =
-        std::find_if(kLinkProps.begin(), kLinkProps.end(), [&](const LinkProp& known) { return known.name == key; });
-    int line = index.line(owner + " " + key);
-    if (line == 0)
-      line = index.line(owner);
-    const std::string what = "link '" + xml_id + "': " + key;
-    if (prop == kLinkProps.end())
-      fail(file_, line, "link '" + xml_id + "': unknown property '" + key + "' (known: " + known_link_props() + ")");
-    try {
-      switch (prop->kind) {
-        case PropKind::Time:
-          info.values.*prop->seconds = parse_time(value);
-          break;
-        case PropKind::TimePerByte: {
-          // Seconds per byte, written as a time ("0.06ns"), optionally "/B".
-          const std::string_view text(value);
-          info.values.*prop->seconds = parse_time(text.ends_with("/B") ? text.substr(0, text.size() - 2) : text);
-          break;
-        }
-        case PropKind::Size:
-          info.values.*prop->bytes = parse_size(value);
-          break;
-        case PropKind::Caps:
-          info.values.caps = LaneCaps::parse(value);
-          break;
-      }
-    } catch (const std::invalid_argument& error) {
-      fail(file_, line, what + ": " + error.what());
-    }
-    if (prop->seconds != nullptr && info.values.*prop->seconds < 0)
-      fail(file_, line, what + " must not be negative (got '" + value + "')");
-    info.set |= 1U << (prop - kLinkProps.begin());
-  }
-  for (const SizeNeed& need : kSizeNeeds) {
-    const LaneCaps users = intersect(need.needed_by, info.values.caps);
-    if (info.values.*need.size == 0 && !(users == LaneCaps{})) {
-      const int prop_line = index.line(owner + " " + std::string(need.name));
-      fail(file_, prop_line > 0 ? prop_line : index.line(owner),
-           "link '" + xml_id + "': " + std::string(need.name) + " is 0 but the link's caps include " +
-               users.to_string() + " (give a size or leave those out of xover:caps)");
-    }
-  }
-  return info;
 }
 
 void LogGPPlatform::Impl::read_hosts(const s4u::Engine& engine, const PlatformXml& index) {
@@ -298,7 +157,7 @@ void LogGPPlatform::Impl::read_hosts(const s4u::Engine& engine, const PlatformXm
                "'; rail names cannot contain '.'");
     PlatformNode attrs;
     for (const auto& [key, value] : sorted(host->get_properties())) {
-      if (!key.starts_with(kPrefix))
+      if (!detail::is_xover_prop(key))
         continue;
       // A <prop> inside <cluster> is copied to every host of the cluster.
       int line = index.line(owner + " " + key);
@@ -308,21 +167,16 @@ void LogGPPlatform::Impl::read_hosts(const s4u::Engine& engine, const PlatformXm
         line = index.line(owner);
       if (node)
         fail(file_, line, "host '" + name + "': " + key + " belongs on the node host '" + *node + "', not on its NIC");
+      bool known = false;
       try {
-        if (key == kMemcpyBw) {
-          attrs.memcpy_bw = parse_bandwidth(value);
-        } else if (key == kNicGap) {
-          attrs.gap = parse_time(value);
-          if (attrs.gap < 0)
-            throw std::invalid_argument("'" + value + "' is a negative time");
-        } else if (!set_device_prop(attrs.device, key, value)) {
-          fail(file_, line,
-               "host '" + name + "': unknown property '" + key + "' (known: " + std::string(kHostProps) +
-                   "; the other xover: properties go on links)");
-        }
+        known = detail::read_node_prop(attrs, key, value);
       } catch (const std::invalid_argument& error) {
         fail(file_, line, "host '" + name + "': " + key + ": " + error.what());
       }
+      if (!known)
+        fail(file_, line,
+             "host '" + name + "': unknown property '" + key + "' (known: " + std::string(detail::kNodeProps) +
+                 "; the other xover: properties go on links)");
     }
     if (node) {
       nics_of[*node].push_back(name);
@@ -394,22 +248,7 @@ LaneAttrs LogGPPlatform::Impl::merge(const std::vector<s4u::Link*>& route) const
   std::uint32_t merged = 0;
   for (const s4u::Link* link : route) {
     attrs.bandwidth = std::min(attrs.bandwidth, link->get_bandwidth());
-    const LinkInfo& info = *link_info_.at(link);
-    for (std::size_t i = 0; i < kLinkProps.size(); ++i) {
-      const std::uint32_t bit = 1U << i;
-      if ((info.set & bit) == 0)
-        continue;
-      const LinkProp& prop = kLinkProps[i];
-      const bool first = (merged & bit) == 0;
-      if (prop.seconds != nullptr)
-        attrs.*prop.seconds =
-            first ? info.values.*prop.seconds : std::max(attrs.*prop.seconds, info.values.*prop.seconds);
-      else if (prop.bytes != nullptr)
-        attrs.*prop.bytes = first ? info.values.*prop.bytes : std::max(attrs.*prop.bytes, info.values.*prop.bytes);
-      else
-        attrs.caps = first ? info.values.caps : intersect(attrs.caps, info.values.caps);
-      merged |= bit;
-    }
+    detail::merge_link_props(attrs, merged, link_info_.at(link)->props);
   }
   return attrs;
 }

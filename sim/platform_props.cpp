@@ -1,0 +1,172 @@
+// The `xover:` properties of links and node hosts (platform_props.hpp).
+#include "sim/platform_props.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <stdexcept>
+
+namespace xover::sim::detail {
+namespace {
+
+enum class PropKind { Time, TimePerByte, Size, Caps };
+
+/// One `xover:` link property and the LaneAttrs field it sets.
+struct LinkProp {
+  std::string_view name;
+  PropKind kind;
+  double LaneAttrs::*seconds;  ///< for Time and TimePerByte
+  Bytes LaneAttrs::*bytes;     ///< for Size
+};
+
+constexpr std::array kLinkProps{
+    LinkProp{"xover:o_send", PropKind::Time, &LaneAttrs::o_send, nullptr},
+    LinkProp{"xover:o_recv", PropKind::Time, &LaneAttrs::o_recv, nullptr},
+    LinkProp{"xover:gap", PropKind::Time, &LaneAttrs::gap, nullptr},
+    LinkProp{"xover:reg_cost", PropKind::Time, &LaneAttrs::reg_cost, nullptr},
+    LinkProp{"xover:reg_growth", PropKind::TimePerByte, &LaneAttrs::reg_growth, nullptr},
+    LinkProp{"xover:max_short", PropKind::Size, nullptr, &LaneAttrs::max_short},
+    LinkProp{"xover:max_bcopy", PropKind::Size, nullptr, &LaneAttrs::max_bcopy},
+    LinkProp{"xover:max_zcopy", PropKind::Size, nullptr, &LaneAttrs::max_zcopy},
+    LinkProp{"xover:seg_size", PropKind::Size, nullptr, &LaneAttrs::seg_size},
+    LinkProp{"xover:caps", PropKind::Caps, nullptr, nullptr},
+};
+constexpr std::string_view kPrefix = "xover:";
+
+/// A size that must not be zero while the link has any of `needed_by`.
+struct SizeNeed {
+  std::string_view name;
+  Bytes LaneAttrs::*size;
+  LaneCaps needed_by;
+};
+
+constexpr std::array kSizeNeeds{
+    SizeNeed{"xover:max_short", &LaneAttrs::max_short, {LaneCap::AmShort}},
+    SizeNeed{"xover:max_bcopy", &LaneAttrs::max_bcopy, {LaneCap::AmBcopy}},
+    SizeNeed{"xover:max_zcopy", &LaneAttrs::max_zcopy, {LaneCap::AmZcopy, LaneCap::PutZcopy, LaneCap::GetZcopy}},
+    SizeNeed{"xover:seg_size", &LaneAttrs::seg_size, {LaneCap::AmShort, LaneCap::AmBcopy, LaneCap::AmZcopy}},
+};
+
+LaneCaps intersect(LaneCaps a, LaneCaps b) {
+  LaneCaps both;
+  for (auto bit = static_cast<std::uint32_t>(LaneCap::AmShort);
+       bit <= static_cast<std::uint32_t>(LaneCap::ConnectToIface); bit <<= 1) {
+    const auto cap = static_cast<LaneCap>(bit);
+    if (a.has(cap) && b.has(cap))
+      both.add(cap);
+  }
+  return both;
+}
+
+std::string known_link_props() {
+  std::string names;
+  for (const LinkProp& prop : kLinkProps)
+    names += (names.empty() ? "" : ", ") + std::string(prop.name);
+  return names;
+}
+
+}  // namespace
+
+bool is_xover_prop(std::string_view key) {
+  return key.starts_with(kPrefix);
+}
+
+LinkProps read_link_props(const std::string& file, const std::string& xml_id,
+                          const std::map<std::string, std::string>& props, const PlatformXml& index) {
+  LinkProps info;
+  const std::string owner = "link " + xml_id;
+  for (const auto& prop_entry : props) {
+    // Named, not a structured binding: clang 14 cannot capture one in the lambda below.
+    const std::string& key = prop_entry.first;
+    const std::string& value = prop_entry.second;
+    if (!is_xover_prop(key))
+      continue;
+    const auto* prop =
+        std::find_if(kLinkProps.begin(), kLinkProps.end(), [&](const LinkProp& known) { return known.name == key; });
+    int line = index.line(owner + " " + key);
+    if (line == 0)
+      line = index.line(owner);
+    const std::string what = "link '" + xml_id + "': " + key;
+    if (prop == kLinkProps.end())
+      fail(file, line, "link '" + xml_id + "': unknown property '" + key + "' (known: " + known_link_props() + ")");
+    try {
+      switch (prop->kind) {
+        case PropKind::Time:
+          info.values.*prop->seconds = parse_time(value);
+          break;
+        case PropKind::TimePerByte: {
+          // Seconds per byte, written as a time ("0.06ns"), optionally "/B".
+          const std::string_view text(value);
+          info.values.*prop->seconds = parse_time(text.ends_with("/B") ? text.substr(0, text.size() - 2) : text);
+          break;
+        }
+        case PropKind::Size:
+          info.values.*prop->bytes = parse_size(value);
+          break;
+        case PropKind::Caps:
+          info.values.caps = LaneCaps::parse(value);
+          break;
+      }
+    } catch (const std::invalid_argument& error) {
+      fail(file, line, what + ": " + error.what());
+    }
+    if (prop->seconds != nullptr && info.values.*prop->seconds < 0)
+      fail(file, line, what + " must not be negative (got '" + value + "')");
+    info.set |= 1U << (prop - kLinkProps.begin());
+  }
+  for (const SizeNeed& need : kSizeNeeds) {
+    const LaneCaps users = intersect(need.needed_by, info.values.caps);
+    if (info.values.*need.size == 0 && !(users == LaneCaps{})) {
+      const int prop_line = index.line(owner + " " + std::string(need.name));
+      fail(file, prop_line > 0 ? prop_line : index.line(owner),
+           "link '" + xml_id + "': " + std::string(need.name) + " is 0 but the link's caps include " +
+               users.to_string() + " (give a size or leave those out of xover:caps)");
+    }
+  }
+  return info;
+}
+
+void merge_link_props(LaneAttrs& lane, std::uint32_t& merged, const LinkProps& link) {
+  for (std::size_t i = 0; i < kLinkProps.size(); ++i) {
+    const std::uint32_t bit = 1U << i;
+    if ((link.set & bit) == 0)
+      continue;
+    const LinkProp& prop = kLinkProps[i];
+    const bool first = (merged & bit) == 0;
+    if (prop.seconds != nullptr)
+      lane.*prop.seconds = first ? link.values.*prop.seconds : std::max(lane.*prop.seconds, link.values.*prop.seconds);
+    else if (prop.bytes != nullptr)
+      lane.*prop.bytes = first ? link.values.*prop.bytes : std::max(lane.*prop.bytes, link.values.*prop.bytes);
+    else
+      lane.caps = first ? link.values.caps : intersect(lane.caps, link.values.caps);
+    merged |= bit;
+  }
+}
+
+bool read_node_prop(PlatformNode& node, std::string_view key, const std::string& value) {
+  if (key == "xover:memcpy_bw") {
+    node.memcpy_bw = parse_bandwidth(value);
+    return true;
+  }
+  if (key == "xover:threads") {
+    std::uint32_t threads = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), threads);
+    if (error != std::errc() || end != value.data() + value.size() || threads == 0 || threads > 1u << 20)
+      throw std::invalid_argument("'" + value + "' is not a thread count from 1 to 1048576");
+    node.device.threads = threads;
+    return true;
+  }
+  Seconds* time = key == "xover:gap"          ? &node.gap
+                  : key == "xover:device_o"   ? &node.device.device_o
+                  : key == "xover:proxy_o"    ? &node.device.proxy_o
+                  : key == "xover:proxy_wake" ? &node.device.proxy_wake
+                                              : nullptr;
+  if (!time)
+    return false;
+  *time = parse_time(value);
+  if (*time < 0)
+    throw std::invalid_argument("'" + value + "' is a negative time");
+  return true;
+}
+
+}  // namespace xover::sim::detail

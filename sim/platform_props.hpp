@@ -1,0 +1,51 @@
+// The `xover:` properties of a platform file (platforms/README.md): which
+// ones a link and a node host take, how their values read, and how the
+// links of a route add up. Pure functions of the properties' text, private
+// to the loader (and fuzzed on their own: fuzz/platform_fuzz.cpp).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "protocols/lanes/lane.hpp"
+#include "sim/platform_loader.hpp"
+#include "sim/platform_xml.hpp"
+
+namespace xover::sim::detail {
+
+/// What one link's `xover:` properties say.
+struct LinkProps {
+  LaneAttrs values;       ///< LaneAttrs' defaults where `set` has no bit
+  std::uint32_t set = 0;  ///< one bit per link property given
+};
+
+/// Whether `key` is one of xover's ("xover:..."); the others belong to
+/// SimGrid or to the user and are left alone.
+bool is_xover_prop(std::string_view key);
+
+/// Reads the `xover:` entries of `props`, the properties of the link whose
+/// <link> id is `xml_id`; `index` gives the lines for messages.
+/// @throws PlatformError "FILE:LINE: link 'ID': ..." for an unknown
+/// property, a bad value, a negative time, or a zero size that one of the
+/// link's capabilities needs.
+LinkProps read_link_props(const std::string& file, const std::string& xml_id,
+                          const std::map<std::string, std::string>& props, const PlatformXml& index);
+
+/// Adds one link of a route to its lane: where several links set a
+/// property, times and sizes take the largest and `caps` the intersection.
+/// `merged` holds the bits set by the links added so far.
+void merge_link_props(LaneAttrs& lane, std::uint32_t& merged, const LinkProps& link);
+
+/// Sets the node host property `key` of `node` from `value`: a bandwidth
+/// for `xover:memcpy_bw`, times for `xover:gap` and the device's,
+/// a count for `xover:threads`. False when `key` is none of them.
+/// @throws std::invalid_argument for a bad value.
+bool read_node_prop(PlatformNode& node, std::string_view key, const std::string& value);
+
+/// The node host properties, for messages.
+inline constexpr std::string_view kNodeProps =
+    "xover:memcpy_bw, xover:gap, xover:device_o, xover:threads, xover:proxy_o, xover:proxy_wake";
+
+}  // namespace xover::sim::detail
