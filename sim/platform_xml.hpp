@@ -26,8 +26,12 @@ struct PlatformXml {
 
 /// Reads `text`, the content of `file`.
 /// @throws PlatformError for malformed XML, a missing DOCTYPE (SimGrid's parser
-/// requires it) and a Dijkstra zone that is not fully connected (SimGrid 3.32
-/// aborts the process when asked for a route missing from such a zone).
+/// requires it), and what SimGrid 3.32 would end the process on instead of
+/// throwing: a Dijkstra zone that is not fully connected (when asked for a
+/// missing route), a route or a link name given twice, a <config> key that is
+/// not a model setting or a model it does not know, a zone routing other than
+/// Full, Floyd, Dijkstra, DijkstraCache, Cluster or Vivaldi, a profile file,
+/// a host with no core or a pstate past its speeds.
 PlatformXml read_platform_xml(const std::string& file, const std::string& text);
 
 }  // namespace xover::sim::detail

@@ -250,6 +250,26 @@ TEST(PlatformLoader, DisconnectedDijkstraZoneIsRefused) {
               StartsWith("ERROR: " + file + ":8: zone 'world' has routing=\"Dijkstra\" and no route from 'a' to 'c'"));
 }
 
+TEST(PlatformLoader, ConfigTakesModelSettingsOnly) {
+  const std::string file = fixture("config_not_a_model.xml");
+  EXPECT_THAT(load_error(file), StartsWith("ERROR: " + file +
+                                           ":6: <config> sets 'contexts/factory'; a platform's <config> takes the "
+                                           "model settings only (network/model, "));
+}
+
+TEST(PlatformLoader, UnknownModelIsRefusedBeforeSimGridAborts) {
+  const std::string file = fixture("unknown_model.xml");
+  EXPECT_EQ(load_error(file), "ERROR: " + file +
+                                  ":5: <config> sets network/model to 'CM2'; xover takes CM02, LV08, SMPI, IB "
+                                  "(SimGrid 3.32 aborts on the others)");
+}
+
+TEST(PlatformLoader, LinkNameMadeTwiceIsRefusedBeforeSimGridAborts) {
+  const std::string file = fixture("link_name_twice.xml");
+  EXPECT_THAT(load_error(file), StartsWith("ERROR: " + file +
+                                           ":8: link 'r0_UP' makes a link named 'r0_UP', as the link at line 7 does"));
+}
+
 TEST(PlatformLoader, NodeWithoutRoute) {
   const std::string file = fixture("no_route.xml");
   const std::string out = with_platform(file, [](const LogGPPlatform& p) { return describe(p.path("a", "lonely")); });
