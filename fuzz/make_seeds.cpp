@@ -6,30 +6,15 @@
 //   fuzz_make_seeds OUT     -> OUT/select/..., ...
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "fuzz/seeds.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-class SeedWriter {
- public:
-  SeedWriter(fs::path root, const std::string& harness) : dir_(std::move(root) / harness) {
-    fs::create_directories(dir_);
-  }
-  void write(const std::string& name, const std::string& bytes) {
-    std::ofstream out(dir_ / name, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out)
-      throw std::runtime_error("cannot write " + (dir_ / name).string());
-  }
-
- private:
-  fs::path dir_;
-};
+using xover::fuzz::SeedWriter;
 
 // Settings as `xover proto-info --set` and <select> take them.
 void select_seeds(const fs::path& root) {
@@ -59,6 +44,7 @@ int main(int argc, char** argv) {
   try {
     const fs::path root(argv[1]);
     select_seeds(root);
+    xover::fuzz::protocol_seeds(root);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fuzz_make_seeds: %s\n", e.what());
     return 1;
