@@ -105,12 +105,11 @@ void Worker::bind(Incoming& in, Request& r) {
     return;
   }
   // Eager bytes that came before the receive move into the user buffer.
-  for (auto [offset, length] : in.held) {
-    place(r, offset, {in.buffer.empty() ? nullptr : in.buffer.data() + offset, length});
-    buffer_bytes(-static_cast<std::ptrdiff_t>(length));
+  for (const Incoming::Piece& piece : in.held) {
+    place(r, piece.offset, {piece.bytes.empty() ? nullptr : piece.bytes.data(), piece.length});
+    buffer_bytes(-static_cast<std::ptrdiff_t>(piece.length));
   }
   in.held.clear();
-  in.buffer = {};
   finish_if_complete(in);
 }
 
@@ -123,10 +122,14 @@ void Worker::deliver(Incoming& in, Bytes offset, ConstBuffer payload) {
   if (Request* r = in.request) {
     place(*r, offset, payload);
   } else {
-    if (payload.data && in.buffer.empty())
-      in.buffer.resize(in.size);
-    transport_.copy(payload.data ? in.buffer.data() + offset : nullptr, payload.data, payload.size);
-    in.held.emplace_back(offset, payload.size);
+    // Held as it came: the size in the header is the peer's word, and
+    // nothing is allocated for bytes that have not arrived.
+    Incoming::Piece& piece = in.held.emplace_back();
+    piece.offset = offset;
+    piece.length = payload.size;
+    if (payload.data)
+      piece.bytes.resize(payload.size);
+    transport_.copy(piece.bytes.empty() ? nullptr : piece.bytes.data(), payload.data, payload.size);
     buffer_bytes(static_cast<std::ptrdiff_t>(payload.size));
   }
   finish_if_complete(in);

@@ -50,8 +50,14 @@ struct Incoming {
   // Kept by the worker.
   bool matched = false;               ///< bound to a receive or queued as unexpected
   Request* request = nullptr;         ///< the receive, once bound
-  std::vector<std::byte> buffer;      ///< eager bytes held until bound
-  std::vector<std::pair<Bytes, Bytes>> held;  ///< (offset, length) of the held pieces
+  /// Eager bytes that came before the receive, one piece per fragment, so
+  /// that what is held is what arrived, whatever size the header claims.
+  struct Piece {
+    Bytes offset = 0;
+    Bytes length = 0;
+    std::vector<std::byte> bytes;  ///< empty for a phantom payload
+  };
+  std::vector<Piece> held;
   Bytes arrived = 0;                  ///< eager bytes arrived so far
 };
 
