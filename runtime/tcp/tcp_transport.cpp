@@ -424,6 +424,11 @@ void TcpTransport::watch_idle() {
 }
 
 }  // namespace
+
+std::unique_ptr<Transport> make_wired_transport(Rank rank, Rank size, Seconds timeout, Wiring wiring) {
+  return std::make_unique<TcpTransport>(rank, size, timeout, std::move(wiring));
+}
+
 }  // namespace tcp
 
 std::unique_ptr<Transport> make_tcp_transport(Bootstrap& boot, const RuntimeOptions& options) {
@@ -432,8 +437,7 @@ std::unique_ptr<Transport> make_tcp_transport(Bootstrap& boot, const RuntimeOpti
 
 std::unique_ptr<Transport> make_tcp_transport(Bootstrap& boot, const RuntimeOptions& options,
                                               const TcpTestHooks& hooks) {
-  tcp::Wiring wiring = tcp::wire_up(boot, options, hooks);
-  return std::make_unique<tcp::TcpTransport>(boot.rank(), boot.size(), options.timeout, std::move(wiring));
+  return tcp::make_wired_transport(boot.rank(), boot.size(), options.timeout, tcp::wire_up(boot, options, hooks));
 }
 
 int tcp_lane_socket(Transport& transport, Rank peer, std::size_t lane) {

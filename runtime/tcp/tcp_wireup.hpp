@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,5 +39,10 @@ struct Wiring {
 /// @throws RuntimeError when an interface has no IPv4 address, a lane
 /// cannot be connected, or a peer does not answer within options.timeout.
 Wiring wire_up(Bootstrap& boot, const RuntimeOptions& options, const TcpTestHooks& hooks);
+
+/// The data path (tcp_transport.cpp) over lanes already wired: what
+/// make_tcp_transport() builds after wire_up(), for a harness that wires
+/// socket pairs itself.
+std::unique_ptr<Transport> make_wired_transport(Rank rank, Rank size, Seconds timeout, Wiring wiring);
 
 }  // namespace xover::runtime::tcp
