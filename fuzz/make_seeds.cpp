@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "fuzz/seeds.hpp"
+#include "fuzz/tcp_input.hpp"
+#include "runtime/tcp/tcp_frame.hpp"
 
 namespace {
 
@@ -34,6 +36,60 @@ void select_seeds(const fs::path& root) {
     seeds.write(name, text);
 }
 
+// Frames as a TCP peer sends them (runtime/tcp/tcp_frame.hpp), each seed
+// led by its chunk byte.
+class FrameStream {
+ public:
+  explicit FrameStream(std::uint8_t chunk) { bytes_ += static_cast<char>(chunk); }
+  FrameStream& frame(xover::runtime::tcp::FrameType type, std::uint8_t am_id, const std::vector<std::uint64_t>& header,
+                     std::size_t payload) {
+    using namespace xover::runtime::tcp;
+    std::byte head[kFrameHeader];
+    FrameHeader{static_cast<std::uint8_t>(type), am_id, static_cast<std::uint16_t>(8 * header.size()), 0, payload}
+        .encode(head);
+    bytes_.append(reinterpret_cast<const char*>(head), sizeof head);
+    for (std::uint64_t v : header) {
+      std::byte word[8];
+      put_le(word, v);
+      bytes_.append(reinterpret_cast<const char*>(word), sizeof word);
+    }
+    bytes_.append(payload, '\x5a');
+    return *this;
+  }
+  const std::string& bytes() const { return bytes_; }
+
+ private:
+  std::string bytes_;
+};
+
+void tcp_frame_seeds(const fs::path& root) {
+  using namespace xover::runtime::tcp;
+  using namespace xover::fuzz::tcp;
+  SeedWriter seeds(root, "tcp_frame");
+  const auto am = [](std::uint8_t chunk) {
+    return FrameStream(chunk).frame(FrameType::Am, 1, {7, 0}, 100).frame(FrameType::Am, 3, {7, 1, 5000, 4, 6, 1}, 0);
+  };
+  seeds.write("am", am(255).bytes());
+  seeds.write("am-cut", am(0).bytes());
+  seeds.write("am-full-segment", FrameStream(255).frame(FrameType::Am, 2, {7, 0, 70000, 0}, kSegSize - 32).bytes());
+  seeds.write("replies", FrameStream(255)
+                             .frame(FrameType::GetResponse, 0, {1, 0}, kGetSmall)
+                             .frame(FrameType::PutAck, 0, {2, 0}, 0)
+                             .frame(FrameType::GetResponse, 0, {3, 1}, 0)
+                             .bytes());
+  seeds.write("replies-cut", FrameStream(3)
+                                 .frame(FrameType::GetResponse, 0, {3, 0}, kGetLarge)
+                                 .frame(FrameType::PutAck, 0, {2, 1}, 0)
+                                 .frame(FrameType::GetResponse, 0, {1, 0}, kGetSmall)
+                                 .bytes());
+  seeds.write("requests", FrameStream(255)
+                              .frame(FrameType::PutRequest, 0, {9, kKeyMark, kAddrMark}, 128)
+                              .frame(FrameType::GetRequest, 0, {10, kKeyMark, kAddrMark, 256}, 0)
+                              .frame(FrameType::GetRequest, 0, {11, 12345, kAddrMark, 256}, 0)
+                              .bytes());
+  seeds.write("bye", FrameStream(255).frame(FrameType::Am, 1, {7, 0}, 8).frame(FrameType::Bye, 0, {}, 0).bytes());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -45,6 +101,7 @@ int main(int argc, char** argv) {
     const fs::path root(argv[1]);
     select_seeds(root);
     xover::fuzz::protocol_seeds(root);
+    tcp_frame_seeds(root);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fuzz_make_seeds: %s\n", e.what());
     return 1;
