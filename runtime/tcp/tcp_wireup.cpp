@@ -118,44 +118,6 @@ TcpListener listen_on(int& fd, std::uint32_t address, const std::string& iface) 
   return {address, ntohs(a.sin_port)};
 }
 
-// What each rank publishes: memcpy bandwidth, host name, a listener per
-// interface.
-Blob encode_card(double memcpy_bw, const std::string& host, const std::vector<TcpListener>& listeners) {
-  Blob b(8 + 4 + 6 * listeners.size() + 2 + host.size());
-  std::byte* at = b.data();
-  put_le(at, std::bit_cast<std::uint64_t>(memcpy_bw));
-  put_le(at + 8, listeners.size(), 4);
-  at += 12;
-  for (const TcpListener& l : listeners) {
-    put_le(at, l.address, 4);
-    put_le(at + 4, l.port, 2);
-    at += 6;
-  }
-  put_le(at, host.size(), 2);
-  std::memcpy(at + 2, host.data(), host.size());
-  return b;
-}
-
-struct Card {
-  double memcpy_bw = 0;
-  std::string host;
-  std::vector<TcpListener> listeners;
-};
-
-Card decode_card(const Blob& b, Rank rank, std::size_t interfaces) {
-  const std::size_t fixed = 12 + 6 * interfaces + 2;
-  if (b.size() < fixed || get_le(b.data() + 8, 4) != interfaces || b.size() != fixed + get_le(b.data() + fixed - 2, 2))
-    throw RuntimeError("tcp: rank " + std::to_string(rank) + " published a malformed address card (" +
-                       std::to_string(b.size()) + " bytes; do all ranks use the same interfaces?)");
-  Card card;
-  card.memcpy_bw = std::bit_cast<double>(get_le(b.data()));
-  for (std::size_t i = 0; i < interfaces; ++i)
-    card.listeners.push_back({static_cast<std::uint32_t>(get_le(b.data() + 12 + 6 * i, 4)),
-                              static_cast<std::uint16_t>(get_le(b.data() + 16 + 6 * i, 2))});
-  card.host.assign(reinterpret_cast<const char*>(b.data() + fixed), b.size() - fixed);
-  return card;
-}
-
 // One connection on its way up: ours to a higher rank, or one a listener
 // accepted (perhaps a stranger's).
 struct Pending {
@@ -247,7 +209,6 @@ void Connector::connect_lane(Rank peer, std::size_t lane) {
 
 void Connector::check_hello(Pending& p) {
   const Hello h = Hello::decode(p.in.data());
-  const std::size_t lanes = names_.size();
   if (p.outgoing) {
     // The answer must come from the rank we dialled, for this lane.
     if (h.magic != Hello::kMagic || h.job != job_ || h.rank != p.peer || h.lane != p.lane)
@@ -256,22 +217,8 @@ void Connector::check_hello(Pending& p) {
     p.done = true;
     return;
   }
-  const std::size_t iface = p.iface;
-  std::string why;
-  if (h.magic != Hello::kMagic)
-    why = "bad magic";
-  else if (h.rank >= boot_.size())
-    why = "rank " + std::to_string(h.rank) + " out of range (size " + std::to_string(boot_.size()) + ")";
-  else if (h.lane >= lanes)
-    why = "lane " + std::to_string(h.lane) + " out of range (" + std::to_string(lanes) + " lanes)";
-  else if (h.job != job_)
-    why = "a hello from another job";
-  else if (h.rank >= boot_.rank())
-    why = "rank " + std::to_string(h.rank) + " should accept, not connect";
-  else if (h.lane / options_.tcp_connections != iface)
-    why = "lane " + names_[h.lane] + " on the listener of another interface";
-  else if (fds_[h.rank][h.lane] >= 0)
-    why = "lane " + names_[h.lane] + " from rank " + std::to_string(h.rank) + " is connected already";
+  const std::string why = refuse_hello(h, {job_, boot_.rank(), boot_.size(), names_, options_.tcp_connections},
+                                       p.iface, fds_);
   if (!why.empty()) {
     refuse(p, why);
     return;
@@ -420,6 +367,57 @@ std::vector<std::vector<int>> Connector::run() {
 }
 
 }  // namespace
+
+Blob encode_card(double memcpy_bw, const std::string& host, const std::vector<TcpListener>& listeners) {
+  Blob b(8 + 4 + 6 * listeners.size() + 2 + host.size());
+  std::byte* at = b.data();
+  put_le(at, std::bit_cast<std::uint64_t>(memcpy_bw));
+  put_le(at + 8, listeners.size(), 4);
+  at += 12;
+  for (const TcpListener& l : listeners) {
+    put_le(at, l.address, 4);
+    put_le(at + 4, l.port, 2);
+    at += 6;
+  }
+  put_le(at, host.size(), 2);
+  std::memcpy(at + 2, host.data(), host.size());
+  return b;
+}
+
+Card decode_card(const Blob& b, Rank rank, std::size_t interfaces) {
+  const std::size_t fixed = 12 + 6 * interfaces + 2;
+  if (b.size() < fixed || get_le(b.data() + 8, 4) != interfaces || b.size() != fixed + get_le(b.data() + fixed - 2, 2))
+    throw RuntimeError("tcp: rank " + std::to_string(rank) + " published a malformed address card (" +
+                       std::to_string(b.size()) + " bytes; do all ranks use the same interfaces?)");
+  Card card;
+  card.memcpy_bw = std::bit_cast<double>(get_le(b.data()));
+  for (std::size_t i = 0; i < interfaces; ++i)
+    card.listeners.push_back({static_cast<std::uint32_t>(get_le(b.data() + 12 + 6 * i, 4)),
+                              static_cast<std::uint16_t>(get_le(b.data() + 16 + 6 * i, 2))});
+  card.host.assign(reinterpret_cast<const char*>(b.data() + fixed), b.size() - fixed);
+  return card;
+}
+
+std::string refuse_hello(const Hello& hello, const HelloRules& rules, std::size_t iface,
+                         const std::vector<std::vector<int>>& fds) {
+  const std::size_t lanes = rules.lane_names.size();
+  if (hello.magic != Hello::kMagic)
+    return "bad magic";
+  if (hello.rank >= rules.size)
+    return "rank " + std::to_string(hello.rank) + " out of range (size " + std::to_string(rules.size) + ")";
+  if (hello.lane >= lanes)
+    return "lane " + std::to_string(hello.lane) + " out of range (" + std::to_string(lanes) + " lanes)";
+  if (hello.job != rules.job)
+    return "a hello from another job";
+  if (hello.rank >= rules.rank)
+    return "rank " + std::to_string(hello.rank) + " should accept, not connect";
+  if (hello.lane / rules.connections != iface)
+    return "lane " + rules.lane_names[hello.lane] + " on the listener of another interface";
+  if (fds[hello.rank][hello.lane] >= 0)
+    return "lane " + rules.lane_names[hello.lane] + " from rank " + std::to_string(hello.rank) +
+           " is connected already";
+  return "";
+}
 
 Wiring wire_up(Bootstrap& boot, const RuntimeOptions& options, const TcpTestHooks& hooks) {
   if (options.tcp_interfaces.empty())

@@ -18,12 +18,14 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "protocols/lanes/lane.hpp"
 #include "runtime/bootstrap.hpp"
+#include "runtime/tcp/tcp_frame.hpp"
 #include "runtime/tcp/tcp_transport.hpp"
 
 namespace xover::runtime::tcp {
@@ -34,6 +36,34 @@ struct Wiring {
   std::vector<std::vector<int>> fds;    ///< [peer][lane]: connected, non-blocking; empty for this rank
   std::vector<Path> paths;              ///< [peer]: lanes with their measured attributes
 };
+
+/// What each rank publishes through the bootstrap: its memcpy bandwidth,
+/// its host name and a listener per interface.
+struct Card {
+  double memcpy_bw = 0;
+  std::string host;
+  std::vector<TcpListener> listeners;
+};
+
+Blob encode_card(double memcpy_bw, const std::string& host, const std::vector<TcpListener>& listeners);
+/// Reads the card rank `rank` published, with one listener per interface.
+/// @throws RuntimeError when it is malformed.
+Card decode_card(const Blob& b, Rank rank, std::size_t interfaces);
+
+/// What an accepting rank checks a hello against.
+struct HelloRules {
+  std::uint64_t job = 0;                        ///< the hash of this run's job name
+  Rank rank = 0;                                ///< the accepting rank
+  Rank size = 0;
+  const std::vector<std::string>& lane_names;   ///< per lane
+  std::size_t connections = 1;                  ///< lanes per interface
+};
+
+/// Why the hello that came in on the listener of interface `iface` is
+/// refused, or empty when it opens lane `hello.lane` from `hello.rank`;
+/// `fds` ([peer][lane], -1 while down) says which lanes are up already.
+std::string refuse_hello(const Hello& hello, const HelloRules& rules, std::size_t iface,
+                         const std::vector<std::vector<int>>& fds);
 
 /// The collective set-up; see the file comment.
 /// @throws RuntimeError when an interface has no IPv4 address, a lane
