@@ -12,6 +12,7 @@
 #include "fuzz/seeds.hpp"
 #include "fuzz/tcp_input.hpp"
 #include "runtime/tcp/tcp_frame.hpp"
+#include "runtime/tcp/tcp_wireup.hpp"
 
 namespace {
 
@@ -90,6 +91,25 @@ void tcp_frame_seeds(const fs::path& root) {
   seeds.write("bye", FrameStream(255).frame(FrameType::Am, 1, {7, 0}, 8).frame(FrameType::Bye, 0, {}, 0).bytes());
 }
 
+// A hello the accepting rank takes, then a card (tcp_hello_fuzz.cpp's layout).
+void tcp_hello_seeds(const fs::path& root) {
+  using namespace xover::runtime;
+  SeedWriter seeds(root, "tcp_hello");
+  const auto seed = [](std::uint8_t interfaces, std::uint32_t lane, double memcpy_bw, const std::string& host) {
+    // size 4, rank 2, the interfaces, 1 connection each, the hello's interface, no lane up.
+    std::string bytes{'\x02', '\x02', static_cast<char>(interfaces - 1), '\x00', static_cast<char>(lane), '\x00'};
+    std::byte hello[tcp::Hello::kSize];
+    tcp::Hello{tcp::Hello::kMagic, 0x0123456789abcdefULL, 1, lane}.encode(hello);
+    bytes.append(reinterpret_cast<const char*>(hello), sizeof hello);
+    bytes += static_cast<char>(interfaces - 1);
+    const Blob card = tcp::encode_card(memcpy_bw, host, std::vector<TcpListener>(interfaces, {0x7f000001, 40000}));
+    bytes.append(reinterpret_cast<const char*>(card.data()), card.size());
+    return bytes;
+  };
+  seeds.write("one-interface", seed(1, 0, 10e9, "node0"));
+  seeds.write("three-interfaces", seed(3, 2, 3.5e9, "a-longer-host-name.example.org"));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -102,6 +122,7 @@ int main(int argc, char** argv) {
     select_seeds(root);
     xover::fuzz::protocol_seeds(root);
     tcp_frame_seeds(root);
+    tcp_hello_seeds(root);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fuzz_make_seeds: %s\n", e.what());
     return 1;
