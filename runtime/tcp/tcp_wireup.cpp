@@ -15,6 +15,7 @@
 #include <array>
 #include <bit>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <set>
@@ -391,6 +392,9 @@ Card decode_card(const Blob& b, Rank rank, std::size_t interfaces) {
                        std::to_string(b.size()) + " bytes; do all ranks use the same interfaces?)");
   Card card;
   card.memcpy_bw = std::bit_cast<double>(get_le(b.data()));
+  if (!std::isfinite(card.memcpy_bw) || !(card.memcpy_bw > 0))
+    throw RuntimeError("tcp: rank " + std::to_string(rank) + " published a memcpy bandwidth of " +
+                       std::to_string(card.memcpy_bw) + " B/s; a bandwidth is a positive number");
   for (std::size_t i = 0; i < interfaces; ++i)
     card.listeners.push_back({static_cast<std::uint32_t>(get_le(b.data() + 12 + 6 * i, 4)),
                               static_cast<std::uint16_t>(get_le(b.data() + 16 + 6 * i, 2))});
