@@ -4,6 +4,7 @@
 // harness under the folder given on the command line.
 //
 //   fuzz_make_seeds OUT     -> OUT/select/..., ...
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -110,6 +111,43 @@ void tcp_hello_seeds(const fs::path& root) {
   seeds.write("three-interfaces", seed(3, 2, 3.5e9, "a-longer-host-name.example.org"));
 }
 
+// Cells as a shared-memory sender writes them (shm_cell_fuzz.cpp's ops).
+void shm_cell_seeds(const fs::path& root) {
+  SeedWriter seeds(root, "shm_cell");
+  const auto le = [](std::string& out, std::uint64_t v, int n) {
+    for (int i = 0; i < n; ++i)
+      out += static_cast<char>(v >> (8 * i));
+  };
+  const auto publish = [&](std::string& out, std::uint16_t header, std::uint32_t payload, std::uint8_t id) {
+    out += '\x00';
+    le(out, header, 2);
+    le(out, payload, 4);
+    le(out, id, 1);
+    const std::size_t contents = std::min<std::size_t>(header + payload, 8192 - 16);
+    le(out, contents, 2);
+    out.append(contents, '\x5a');
+  };
+  std::string eager;
+  publish(eager, 16, 100, 1);
+  publish(eager, 32, 8000, 2);
+  eager += '\x01';
+  seeds.write("eager-and-multi", eager);
+  std::string full;
+  for (int i = 0; i < 20; ++i)
+    publish(full, 16, 64, 1);
+  full += '\x01';
+  full += '\x01';
+  seeds.write("ring-wraps", full);
+  std::string corrupt;
+  publish(corrupt, 65535, 0xffffffff, 1);
+  publish(corrupt, 16, 8, 200);
+  corrupt += '\x02';
+  le(corrupt, 2, 1);
+  le(corrupt, 3, 8);
+  corrupt += '\x01';
+  seeds.write("corrupt", corrupt);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -123,6 +161,7 @@ int main(int argc, char** argv) {
     xover::fuzz::protocol_seeds(root);
     tcp_frame_seeds(root);
     tcp_hello_seeds(root);
+    shm_cell_seeds(root);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fuzz_make_seeds: %s\n", e.what());
     return 1;
