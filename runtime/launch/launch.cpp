@@ -36,7 +36,7 @@ std::string new_job() {
 struct RankState {
   pid_t pid = -1;
   int fd = -1;                    ///< the launcher's end of the socket pair
-  std::vector<std::byte> input;   ///< bytes read, not yet a whole frame
+  frame_io::FrameReader input;    ///< what it sent, cut into frames
   std::optional<Blob> contribution;  ///< this round's allgather frame
   std::string report;
   bool exited = false;
@@ -175,25 +175,22 @@ class Launcher {
       rank.fd = -1;
       return;
     }
-    rank.input.insert(rank.input.end(), buf, buf + n);
-    while (rank.input.size() >= 5) {
-      const char kind = static_cast<char>(rank.input[0]);
-      const std::uint32_t len = frame_io::get_u32(rank.input.data() + 1);
-      if ((kind != 'G' && kind != 'R') || len > frame_io::kMaxFrame ||
-          (kind == 'G' && rank.contribution.has_value())) {
+    rank.input.add({buf, static_cast<std::size_t>(n)});
+    frame_io::FrameReader::Frame frame;
+    for (;;) {
+      const frame_io::FrameReader::Next next = rank.input.next(frame);
+      if (next == frame_io::FrameReader::Next::None)
+        return;
+      if (next == frame_io::FrameReader::Next::Malformed || (frame.kind == 'G' && rank.contribution.has_value())) {
         fail("rank " + std::to_string(r) + " sent a malformed bootstrap frame");
         close(rank.fd);
         rank.fd = -1;
         return;
       }
-      if (rank.input.size() < 5 + std::size_t{len})
-        return;
-      const auto body = rank.input.begin() + 5;
-      if (kind == 'G')
-        rank.contribution.emplace(body, body + len);
+      if (frame.kind == 'G')
+        rank.contribution.emplace(std::move(frame.bytes));
       else
-        rank.report.append(reinterpret_cast<const char*>(rank.input.data() + 5), len);
-      rank.input.erase(rank.input.begin(), body + len);
+        rank.report.append(reinterpret_cast<const char*>(frame.bytes.data()), frame.bytes.size());
     }
   }
 
