@@ -148,6 +148,32 @@ void shm_cell_seeds(const fs::path& root) {
   seeds.write("corrupt", corrupt);
 }
 
+// Bootstrap frames (bootstrap_fuzz.cpp's layout): a rank's frames, which
+// are also read as a launcher's answer.
+void bootstrap_seeds(const fs::path& root) {
+  SeedWriter seeds(root, "bootstrap");
+  const auto frame = [](std::string& out, const char* kind, const std::string& body) {
+    out += kind;
+    for (int i = 0; i < 4; ++i)
+      out += static_cast<char>(body.size() >> (8 * i));
+    out += body;
+  };
+  const auto answer = [](std::string& out, const std::string& body) {
+    for (int i = 0; i < 4; ++i)
+      out += static_cast<char>(body.size() >> (8 * i));
+    out += body;
+  };
+  std::string rank{'\x01', '\x03'};
+  frame(rank, "G", "card of rank 0");
+  frame(rank, "R", "a report\n");
+  frame(rank, "G", "");
+  seeds.write("rank-frames", rank);
+  std::string launcher{'\x01', '\xff'};
+  answer(launcher, "card of rank 0");
+  answer(launcher, "card of rank 1");
+  seeds.write("launcher-answer", launcher);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -162,6 +188,7 @@ int main(int argc, char** argv) {
     tcp_frame_seeds(root);
     tcp_hello_seeds(root);
     shm_cell_seeds(root);
+    bootstrap_seeds(root);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fuzz_make_seeds: %s\n", e.what());
     return 1;
