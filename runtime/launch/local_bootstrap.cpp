@@ -3,6 +3,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -51,6 +52,9 @@ std::uint64_t env_number(const char* name, const char* text) {
   return v;
 }
 
+/// The most of a frame read before its bytes are there to fill it.
+constexpr std::size_t kReadStep = std::size_t{1} << 20;
+
 bool send_frame(int fd, char kind, std::span<const std::byte> bytes) {
   std::byte head[5];
   head[0] = static_cast<std::byte>(kind);
@@ -95,9 +99,13 @@ std::vector<Blob> LocalBootstrap::allgather(std::span<const std::byte> mine) {
     const std::uint32_t n = frame_io::get_u32(len);
     if (n > frame_io::kMaxFrame)
       throw RuntimeError("bootstrap: the launcher sent a frame of " + std::to_string(n) + " bytes");
-    blob.resize(n);
-    if (!frame_io::read_all(fd_, blob))
-      throw RuntimeError("bootstrap: the launcher has gone (a rank failed?)");
+    // Grown as the bytes come: the length is only the sender's word.
+    while (blob.size() < n) {
+      const std::size_t at = blob.size();
+      blob.resize(at + std::min<std::size_t>(kReadStep, n - at));
+      if (!frame_io::read_all(fd_, std::span(blob).subspan(at)))
+        throw RuntimeError("bootstrap: the launcher has gone (a rank failed?)");
+    }
   }
   return all;
 }
