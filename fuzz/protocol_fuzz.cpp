@@ -63,8 +63,8 @@ class ScriptedTransport final : public Transport {
   Status am_send(std::size_t lane, Rank peer, AmId, std::span<const std::byte> header, ConstBuffer payload,
                  AmMode mode, Completion done) override {
     check_op(lane, peer);
-    check(header.size() + payload.size <= (mode == AmMode::Short ? path_.lanes[lane].max_short : path_.lanes[lane].seg_size),
-          "an active message fits its mode's limit");
+    const Bytes limit = mode == AmMode::Short ? path_.lanes[lane].max_short : path_.lanes[lane].seg_size;
+    check(header.size() + payload.size <= limit, "an active message fits its mode's limit");
     touch(header.data(), header.size());
     touch(payload.data, payload.size);
     const Status st = decide();
