@@ -2,7 +2,9 @@
 # Installs what is missing, builds, and runs every test three times: in an
 # AddressSanitizer + UndefinedBehaviorSanitizer build, in the normal
 # (RelWithDebInfo) build and in the Release (-O3) build a user makes first.
-# Warnings are errors in all three.
+# Warnings are errors in all three. Then it builds the fuzzing harnesses
+# with clang and runs each for XOVER_FUZZ_SECONDS (20) on its corpus
+# (tools/fuzz.sh): a crash fails the script, and so does a missing clang.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
@@ -19,3 +21,5 @@ cmake --build build -j"$jobs"
 cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DXOVER_WERROR=ON >/dev/null
 cmake --build build-release -j"$jobs"
 (cd build-release && ctest --output-on-failure -j"$jobs")
+
+tools/fuzz.sh
