@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "protocols/core/arrived.hpp"
 #include "protocols/core/transport.hpp"
 #include "protocols/lanes/lane_select.hpp"
 
@@ -52,6 +53,7 @@ struct Request {
   std::vector<MemoryRegion> regions;    ///< registrations to release at the end
   std::vector<RemoteAddr> remote;       ///< rndv/get: the sender's buffer, per lane
   Request::Id remote_id = 0;            ///< rendezvous: the peer's request
+  Arrived arrived;                      ///< rndv/am receive: the data fragments' bytes in, each once
 
   /// The stage of its protocol the request is in, read as that protocol's
   /// own enum; a new request is in the stage numbered 0.

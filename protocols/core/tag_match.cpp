@@ -114,11 +114,12 @@ void Worker::bind(Incoming& in, Request& r) {
 }
 
 void Worker::deliver(Incoming& in, Bytes offset, ConstBuffer payload) {
-  if (offset > in.size || payload.size > in.size - offset) {
+  // A fragment past the message, or over bytes already in, is a corrupt
+  // peer's: counted twice, it would complete a message with a hole.
+  if (offset > in.size || payload.size > in.size - offset || !in.arrived.add(offset, payload.size)) {
     ++stats_.bad_headers;
     return;
   }
-  in.arrived += payload.size;
   if (Request* r = in.request) {
     place(*r, offset, payload);
   } else {
@@ -136,7 +137,7 @@ void Worker::deliver(Incoming& in, Bytes offset, ConstBuffer payload) {
 }
 
 void Worker::finish_if_complete(Incoming& in) {
-  if (!in.request || in.arrived < in.size)
+  if (!in.request || in.arrived.bytes() < in.size)
     return;
   Request& r = *in.request;
   forget(in);

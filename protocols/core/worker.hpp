@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "protocols/core/arrived.hpp"
 #include "protocols/core/request.hpp"
 #include "protocols/core/transport.hpp"
 #include "protocols/select/threshold_table.hpp"
@@ -58,7 +59,7 @@ struct Incoming {
     std::vector<std::byte> bytes;  ///< empty for a phantom payload
   };
   std::vector<Piece> held;
-  Bytes arrived = 0;                  ///< eager bytes arrived so far
+  Arrived arrived;                    ///< eager bytes arrived so far, each once
 };
 
 class Worker {
