@@ -67,5 +67,6 @@ int crossover_command(const std::vector<std::string>& args);
 int plot_command(const std::vector<std::string>& args);
 int compare_command(const std::vector<std::string>& args);
 int calibrate_command(const std::vector<std::string>& args);
+int info_command(const std::vector<std::string>& args);
 
 }  // namespace xover::tools
