@@ -1,0 +1,73 @@
+# What `cmake --install` puts where, the package find_package(xover) reads,
+# and the .deb CPack builds (cmake/README.md says how to use them).
+#
+#   bin/xover
+#   lib/libxover_*.a, lib/cmake/xover/    the libraries, xover::protocols ...
+#   include/xover/protocols/... sim/...   the headers, included as "protocols/..."
+#   share/xover/platforms/ scenarios/     the data xover finds beside itself
+#   share/xover/tools/plot_results.py
+include(CMakePackageConfigHelpers)
+
+# One library per top-level folder, exported as xover::FOLDER.
+set(xover_libraries xover_protocols xover_formats xover_runtime xover_tools xover_calib)
+set(xover_header_folders protocols formats runtime)
+if(TARGET xover_sim)
+  list(APPEND xover_libraries xover_sim)
+  list(APPEND xover_header_folders sim)
+endif()
+foreach(library IN LISTS xover_libraries)
+  string(REPLACE "xover_" "" name ${library})
+  set_target_properties(${library} PROPERTIES EXPORT_NAME ${name})
+endforeach()
+
+install(TARGETS xover ${xover_libraries}
+  EXPORT xoverTargets
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/xover)
+
+foreach(folder IN LISTS xover_header_folders)
+  install(DIRECTORY ${folder} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/xover FILES_MATCHING PATTERN "*.hpp")
+endforeach()
+# xover::tools and xover::calib: the results files, compare and the calibration fits.
+install(FILES tools/results_csv.hpp tools/crossovers.hpp tools/compare.hpp
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/xover/tools)
+install(DIRECTORY tools/calib DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/xover/tools FILES_MATCHING PATTERN "*.hpp")
+
+# The same layout as the source tree, so that a scenario's relative
+# platform path (../platforms/...) resolves in both.
+install(DIRECTORY platforms scenarios DESTINATION ${CMAKE_INSTALL_DATADIR}/xover)
+install(PROGRAMS tools/plot_results.py DESTINATION ${CMAKE_INSTALL_DATADIR}/xover/tools)
+
+set(xover_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/xover)
+install(EXPORT xoverTargets NAMESPACE xover:: DESTINATION ${xover_cmake_dir})
+# What the package config needs to find this build's dependencies again.
+set(XOVER_CONFIG_WITH_SIMGRID OFF)
+set(XOVER_CONFIG_WITH_MPI OFF)
+if(TARGET xover_sim)
+  set(XOVER_CONFIG_WITH_SIMGRID ON)
+endif()
+get_target_property(xover_runtime_links xover_runtime LINK_LIBRARIES)
+if("MPI::MPI_C" IN_LIST xover_runtime_links)
+  set(XOVER_CONFIG_WITH_MPI ON)
+endif()
+configure_package_config_file(cmake/xoverConfig.cmake.in ${PROJECT_BINARY_DIR}/xoverConfig.cmake
+                              INSTALL_DESTINATION ${xover_cmake_dir})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/xoverConfigVersion.cmake COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/xoverConfig.cmake ${PROJECT_BINARY_DIR}/xoverConfigVersion.cmake
+        DESTINATION ${xover_cmake_dir})
+
+# cpack -G DEB in the build folder: xover_VERSION_ARCH.deb, installing
+# under /usr; its dependencies come from dpkg-shlibdeps.
+set(CPACK_PACKAGE_NAME xover)
+set(CPACK_PACKAGE_VENDOR xover)
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+    "at which message size a protocol should hand over to the next: LogGP simulation and hardware runs")
+set(CPACK_PACKAGE_CONTACT "xover developers" CACHE STRING "The .deb's Maintainer field")
+set(CPACK_GENERATOR DEB)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION science)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# xover plot runs python3 with matplotlib; the rest runs without.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3-matplotlib")
+include(CPack)
