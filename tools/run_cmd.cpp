@@ -11,6 +11,7 @@
 #include "formats/scenario_xml.hpp"
 #include "protocols/workload/workload.hpp"
 #include "runtime/backends.hpp"
+#include "sim/scenario_check.hpp"
 #include "sim/simulate.hpp"
 #include "tools/commands.hpp"
 #include "tools/results_table.hpp"
@@ -77,6 +78,7 @@ int run_command(const std::vector<std::string>& args) {
   Results results;
   try {
     const sim::LogGPPlatform platform = sim::LogGPPlatform::load(scenario.platform);
+    sim::check_scenario_nodes(scenario, platform);
     results = sim::simulate(scenario, platform, [&](const Point& p) {
       if (terminal)
         std::fprintf(stderr, "\r\033[K%s: %s at %s B", scenario.name.c_str(), p.curve.c_str(),
@@ -85,6 +87,9 @@ int run_command(const std::vector<std::string>& args) {
     if (terminal)
       std::fprintf(stderr, "\r\033[K");
   } catch (const sim::PlatformError& e) {
+    std::cerr << "xover run: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const ScenarioError& e) {
     std::cerr << "xover run: " << e.what() << "\n";
     return kExitBadInput;
   }
