@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test three times: in an
 # AddressSanitizer + UndefinedBehaviorSanitizer build, in the normal
-# (RelWithDebInfo) build and in the Release (-O3) build a user makes first.
-# Warnings are errors in all three.
+# (RelWithDebInfo) build and in the Release (-O3) build a user makes first;
+# then once more in a build without SimGrid, as a cluster's compute nodes
+# may need, which leaves the simulator's tests out. Warnings are errors in
+# all four.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
@@ -19,3 +21,7 @@ cmake --build build -j"$jobs"
 cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DXOVER_WERROR=ON >/dev/null
 cmake --build build-release -j"$jobs"
 (cd build-release && ctest --output-on-failure -j"$jobs")
+
+cmake -S . -B build-nosim -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXOVER_WITH_SIMGRID=OFF -DXOVER_WERROR=ON >/dev/null
+cmake --build build-nosim -j"$jobs"
+(cd build-nosim && ctest --output-on-failure -j"$jobs")
