@@ -20,7 +20,40 @@ foreach(library IN LISTS xover_libraries)
   set_target_properties(${library} PROPERTIES EXPORT_NAME ${name})
 endforeach()
 
-install(TARGETS xover ${xover_libraries}
+# What the package config must find again for the exported libraries,
+# which are static and so take their own dependencies along, read from
+# what they link: pkg-config packages (PkgConfig::NAME; FindPkgConfig keeps
+# the module in NAME_MODULE_NAME, and the build's version is the least
+# accepted), MPI's C library, and interface targets of the build's own (a
+# library found by its path), which are exported with them.
+set(XOVER_CONFIG_PKG_MODULES "")
+set(XOVER_CONFIG_WITH_MPI OFF)
+set(xover_link_helpers "")
+foreach(library IN LISTS xover_libraries)
+  get_target_property(links ${library} LINK_LIBRARIES)
+  foreach(link IN LISTS links)
+    if(link MATCHES "^PkgConfig::(.+)$")
+      set(prefix ${CMAKE_MATCH_1})
+      list(APPEND XOVER_CONFIG_PKG_MODULES "${prefix}:${${prefix}_MODULE_NAME}>=${${prefix}_VERSION}")
+    elseif(link STREQUAL "MPI::MPI_C")
+      set(XOVER_CONFIG_WITH_MPI ON)
+    elseif(TARGET ${link})
+      get_target_property(imported ${link} IMPORTED)
+      get_target_property(aliased ${link} ALIASED_TARGET)
+      if(NOT imported AND NOT aliased AND NOT link IN_LIST xover_libraries)
+        list(APPEND xover_link_helpers ${link})
+      endif()
+    endif()
+  endforeach()
+endforeach()
+list(REMOVE_DUPLICATES XOVER_CONFIG_PKG_MODULES)
+list(REMOVE_DUPLICATES xover_link_helpers)
+set(XOVER_CONFIG_WITH_SIMGRID OFF)
+if(TARGET xover_sim)
+  set(XOVER_CONFIG_WITH_SIMGRID ON)
+endif()
+
+install(TARGETS xover ${xover_libraries} ${xover_link_helpers}
   EXPORT xoverTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -41,16 +74,6 @@ install(PROGRAMS tools/plot_results.py DESTINATION ${CMAKE_INSTALL_DATADIR}/xove
 
 set(xover_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/xover)
 install(EXPORT xoverTargets NAMESPACE xover:: DESTINATION ${xover_cmake_dir})
-# What the package config needs to find this build's dependencies again.
-set(XOVER_CONFIG_WITH_SIMGRID OFF)
-set(XOVER_CONFIG_WITH_MPI OFF)
-if(TARGET xover_sim)
-  set(XOVER_CONFIG_WITH_SIMGRID ON)
-endif()
-get_target_property(xover_runtime_links xover_runtime LINK_LIBRARIES)
-if("MPI::MPI_C" IN_LIST xover_runtime_links)
-  set(XOVER_CONFIG_WITH_MPI ON)
-endif()
 configure_package_config_file(cmake/xoverConfig.cmake.in ${PROJECT_BINARY_DIR}/xoverConfig.cmake
                               INSTALL_DESTINATION ${xover_cmake_dir})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/xoverConfigVersion.cmake COMPATIBILITY SameMinorVersion)
