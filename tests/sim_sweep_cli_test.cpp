@@ -98,8 +98,8 @@ TEST(Sweep, APointsNumbersDoNotDependOnTheOthers) {
   }
 }
 
-// A scenario wrong for its platform is said once, by rank 0, and every
-// rank exits with status 2.
+// A scenario wrong for its platform is said once, by rank 0, which exits
+// with status 2, and mpirun with it.
 TEST(Sweep, BadInputUnderMpirunIsSaidOnce) {
   if (!have_mpirun())
     GTEST_SKIP() << "no mpirun (Debian's openmpi-bin)";

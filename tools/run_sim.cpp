@@ -7,7 +7,8 @@
 // simulates points r, r + N, r + 2N, ... of the serial order, one gather
 // brings every rank's points (or why it failed) to rank 0, and rank 0
 // merges them in the serial order and writes the same table and CSV as a
-// serial run: the same rows, in the same order, with the same numbers.
+// serial run: the same rows, in the same order, with the same numbers. What
+// went wrong on any rank, rank 0 says, and only rank 0 exits non-zero.
 #include <unistd.h>
 
 #include <cstdio>
@@ -113,8 +114,13 @@ int run_in_simulation(const Scenario& scenario, const runtime::Backend& backend,
     std::cerr << "xover run: " << e.what() << "\n";
     return 1;
   }
+  // Rank 0 alone says what went wrong and exits with it: mpirun stops the
+  // job at the first rank that exits non-zero, which must not be another
+  // rank before rank 0 has said why.
   const bool reporter = !boot || boot->rank() == 0;
   boot.reset();
+  if (!reporter)
+    return 0;
 
   int status = 0;
   std::set<std::string> said;
@@ -122,11 +128,11 @@ int run_in_simulation(const Scenario& scenario, const runtime::Backend& backend,
     if (shares[r].status == 0)
       continue;
     status = std::max(status, shares[r].status);
-    if (reporter && said.insert(shares[r].error).second)
+    if (said.insert(shares[r].error).second)
       std::cerr << "xover run: " << (shares.size() > 1 ? "rank " + std::to_string(r) + ": " : "") << shares[r].error
                 << "\n";
   }
-  if (status != 0 || !reporter)
+  if (status != 0)
     return status;
 
   Results results;
