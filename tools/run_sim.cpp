@@ -3,9 +3,9 @@
 // that a point's numbers are the same whichever process simulates it.
 //
 // Started by mpirun or srun, every process is a rank of the sweep: they
-// bootstrap through MPI (runtime/launch/mpi_bootstrap.hpp), rank r
-// simulates points r, r + N, r + 2N, ... of the serial order, one gather
-// brings every rank's points (or why it failed) to rank 0, and rank 0
+// bootstrap through MPI (runtime/launch/mpi_bootstrap.hpp), the points are
+// dealt among them (owners() below), one gather brings every rank's points
+// (or why it failed) to rank 0, and rank 0
 // merges them in the serial order and writes the same table and CSV as a
 // serial run: the same rows, in the same order, with the same numbers. What
 // went wrong on any rank, rank 0 says, and only rank 0 exits non-zero.
@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <numeric>
 #include <set>
 
 #include "protocols/workload/results.hpp"
@@ -65,16 +66,38 @@ Share decode(std::string_view blob) {
   return share;
 }
 
-/// Rank `rank` of `ranks`: loads the platform, checks the scenario's nodes
-/// and simulates its points.
-Share simulate_share(const Scenario& scenario, Rank rank, Rank ranks) {
+/// The rank that simulates each point of `points`: from the largest size
+/// down, the points are dealt back and forth across the ranks (0, 1, ...,
+/// N − 1, N − 1, ..., 0, 0, 1, ...). A point's cost tends to grow with its
+/// size (more fragments, more bytes to fill and check), and plain
+/// round-robin over the serial order gives one rank every curve's largest
+/// size whenever the ranks divide the sizes evenly. Every rank deals the
+/// same.
+std::vector<Rank> owners(const std::vector<sim::SweepPoint>& points, Rank ranks) {
+  std::vector<std::size_t> order(points.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return points[a].size > points[b].size; });
+  std::vector<Rank> owner(points.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const auto seat = static_cast<Rank>(i % ranks);
+    owner[order[i]] = (i / ranks) % 2 == 0 ? seat : ranks - 1 - seat;
+  }
+  return owner;
+}
+
+/// Rank `rank`: loads the platform, checks the scenario's nodes and
+/// simulates the points `owner` gives it, in the serial order.
+Share simulate_share(const Scenario& scenario, const std::vector<sim::SweepPoint>& points,
+                     const std::vector<Rank>& owner, Rank rank) {
   Share share;
   const bool terminal = rank == 0 && isatty(STDERR_FILENO) != 0;
   try {
     const sim::LogGPPlatform platform = sim::LogGPPlatform::load(scenario.platform);
     sim::check_scenario_nodes(scenario, platform);
-    const std::vector<sim::SweepPoint> points = sim::sweep_points(scenario);
-    for (std::size_t k = rank; k < points.size(); k += ranks) {
+    for (std::size_t k = 0; k < points.size(); ++k) {
+      if (owner[k] != rank)
+        continue;
       if (terminal)
         std::fprintf(stderr, "\r\033[K%s: %s at %s B", scenario.name.c_str(), points[k].curve.c_str(),
                      std::to_string(points[k].size).c_str());
@@ -96,13 +119,15 @@ Share simulate_share(const Scenario& scenario, Rank rank, Rank ranks) {
 
 int run_in_simulation(const Scenario& scenario, const runtime::Backend& backend, const std::string& out,
                       const std::string& plot) {
+  const std::vector<sim::SweepPoint> points = sim::sweep_points(scenario);
+  std::vector<Rank> owner;
   std::unique_ptr<runtime::Bootstrap> boot;
   std::vector<Share> shares;
   try {
     if (runtime::launched_by_mpi())
       boot = runtime::make_mpi_bootstrap();
-    const Rank rank = boot ? boot->rank() : 0;
-    const Share mine = simulate_share(scenario, rank, boot ? boot->size() : 1);
+    owner = owners(points, boot ? boot->size() : 1);
+    const Share mine = simulate_share(scenario, points, owner, boot ? boot->rank() : 0);
     if (!boot) {
       shares.push_back(mine);
     } else {
@@ -136,9 +161,9 @@ int run_in_simulation(const Scenario& scenario, const runtime::Backend& backend,
     return status;
 
   Results results;
-  const std::size_t points = sim::sweep_points(scenario).size();
-  for (std::size_t k = 0; k < points; ++k)
-    results.merge_text(shares[k % shares.size()].points.at(k / shares.size()));
+  std::vector<std::size_t> taken(shares.size(), 0);
+  for (std::size_t k = 0; k < points.size(); ++k)
+    results.merge_text(shares[owner[k]].points.at(taken[owner[k]]++));
   status = report_results(scenario, results, std::string(backend.name), scenario.platform, out);
   return status == 0 && !plot.empty() ? plot_results("run", {out}, plot) : status;
 }
