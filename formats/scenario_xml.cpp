@@ -306,6 +306,7 @@ class ScenarioReader {
     if (!workload)
       fail(node, "unknown workload kind '" + std::string(kind_name) + "' (known: " + workload_names() + ")");
     scenario_.workload = workload;
+    scenario_.workload_line = line(node);
     Names allowed(kWorkloadAttributes.begin(), kWorkloadAttributes.end());
     for (const Workload* other : workload_registry()) {
       for (std::string_view name : other->attributes) {

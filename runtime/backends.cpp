@@ -27,16 +27,26 @@ std::string simulator_unavailable() {
 #ifdef XOVER_WITH_SIMGRID
   return "";
 #else
-  return "not compiled in: this build has no SimGrid (configured with XOVER_WITH_SIMGRID=OFF)";
+  return std::string(kNotCompiledIn) + ": this build has no SimGrid (configured with XOVER_WITH_SIMGRID=OFF)";
 #endif
 }
 
+BackendInfo simulator_describe() {
+  BackendInfo info;
+#ifdef XOVER_WITH_SIMGRID
+  info.add("simgrid", std::string(XOVER_SIMGRID_VERSION));
+#endif
+  return info;
+}
+
 const std::array kBackends{
-    Backend{"sim", "SimGrid simulation of the scenario's platform (LogGP lanes)", nullptr, simulator_unavailable},
-    Backend{"shm", "shared memory on this node: mm rings, cross-memory attach", make_shm_transport, nullptr},
-    Backend{"tcp", "TCP sockets, a lane per interface and connection", make_tcp_transport, nullptr},
+    Backend{"sim", "SimGrid simulation of the scenario's platform (LogGP lanes)", nullptr, simulator_unavailable,
+            simulator_describe},
+    Backend{"shm", "shared memory on this node: mm rings, cross-memory attach", make_shm_transport, nullptr,
+            describe_shm},
+    Backend{"tcp", "TCP sockets, a lane per interface and connection", make_tcp_transport, nullptr, describe_tcp},
     Backend{"verbs", "rdma-core verbs: an RC queue pair per port and peer, send/recv AMs, RDMA read/write",
-            make_verbs_transport, verbs_unavailable},
+            make_verbs_transport, verbs_unavailable, nullptr},
 };
 
 }  // namespace
@@ -56,6 +66,14 @@ std::string backend_names() {
   std::string out;
   for (const Backend& b : kBackends)
     out += (out.empty() ? "" : ", ") + std::string(b.name);
+  return out;
+}
+
+std::string compiled_backend_names() {
+  std::string out;
+  for (const Backend& b : kBackends)
+    if (b.compiled_in())
+      out += (out.empty() ? "" : ", ") + std::string(b.name);
   return out;
 }
 

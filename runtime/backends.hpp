@@ -1,14 +1,15 @@
 // The backends, one table: what `xover run --backend`, `xover calibrate`,
 // `--help`, `xover info` and the tests' backend parameter read. A backend
 // is one row: its name, one line about it, how to make its transport, and
-// why it cannot run here when it cannot (not compiled in, no device).
+// why it cannot run here when it cannot (not compiled in, no device), and
+// what it finds on this machine (for `xover info`).
 //
 //   const Backend* b = find_backend("tcp");
 //   if (const std::string why = b->unavailable(); !why.empty()) ... exit 2
 //   std::unique_ptr<Transport> t = b->make(boot, options);   // hardware only
 //
-// Adding a backend: its folder under runtime/ with a make function, and one
-// row below (backends.cpp).
+// Adding a backend: its folder under runtime/ with a make function (and,
+// optionally, a describe function), and one row below (backends.cpp).
 #pragma once
 
 #include <memory>
@@ -16,9 +17,13 @@
 #include <string>
 #include <string_view>
 
+#include "runtime/backend_info.hpp"
 #include "runtime/bootstrap.hpp"
 
 namespace xover::runtime {
+
+/// How why_unavailable() begins when the backend is not in this build.
+inline constexpr std::string_view kNotCompiledIn = "not compiled in";
 
 struct Backend {
   std::string_view name;     ///< what --backend takes: "sim", "shm", "tcp"
@@ -29,11 +34,19 @@ struct Backend {
   /// @throws RuntimeError when it cannot be set up.
   std::unique_ptr<Transport> (*make)(Bootstrap& boot, const RuntimeOptions& options);
   /// Why this build or this machine cannot run the backend ("not compiled
-  /// in: ...", "no RDMA device: ..."); empty when it can.
+  /// in: ...", starting with kNotCompiledIn, or "no RDMA device: ..."); empty
+  /// when it can.
   std::string (*why_unavailable)();
+  /// What the backend finds on this machine (devices, ports, interfaces,
+  /// permissions), for `xover info`; it may fork or open devices, and is
+  /// called even when the backend is unavailable, to say what it did find.
+  /// Null when it has nothing to report.
+  BackendInfo (*describe)() = nullptr;
 
   bool simulated() const { return make == nullptr; }
   std::string unavailable() const { return why_unavailable ? why_unavailable() : std::string(); }
+  /// False when this build left the backend out (unavailable() says so).
+  bool compiled_in() const { return !unavailable().starts_with(kNotCompiledIn); }
 };
 
 /// Every backend, in the order --help lists them: the simulator first.
@@ -44,5 +57,8 @@ const Backend* find_backend(std::string_view name);
 
 /// The names, comma-separated ("sim, shm, tcp"), for messages.
 std::string backend_names();
+
+/// The names of the backends this build has (compiled_in()), comma-separated.
+std::string compiled_backend_names();
 
 }  // namespace xover::runtime

@@ -73,6 +73,9 @@ TEST_F(PlotCli, OverlaysSimulationAndHardwareInSvg) {
 }
 
 TEST_F(PlotCli, RunPlotsAfterTheCsv) {
+#ifndef XOVER_WITH_SIMGRID
+  GTEST_SKIP() << "this build has no simulator (XOVER_WITH_SIMGRID=OFF)";
+#endif
   const std::string csv = dir_ + "/run.csv";
   const std::string png = dir_ + "/run.png";
   const auto r = test::run_command(kXover + " run " + kSource + "/tests/data/scenarios/minimal.xml --out " + csv +

@@ -27,6 +27,7 @@ TEST(Results, TextRoundTripKeepsEverySampleBitForBit) {
   p.model = 0.1 + 0.2;
   p.errors = 2;
   p.buffered_peak = 77;
+  p.moved = 7 * 4096;
   Point& q = a.point("rndv/get", 8);
   q.samples = {1e-3};
 
@@ -41,8 +42,10 @@ TEST(Results, TextRoundTripKeepsEverySampleBitForBit) {
   EXPECT_EQ(points[0]->model, p.model);
   EXPECT_EQ(points[0]->errors, 2U);
   EXPECT_EQ(points[0]->buffered_peak, 77U);
+  EXPECT_EQ(points[0]->moved, p.moved);
   EXPECT_EQ(points[1]->curve, "rndv/get");
   EXPECT_FALSE(points[1]->model.has_value());
+  EXPECT_FALSE(points[1]->moved.has_value());
   EXPECT_EQ(points[1]->samples, q.samples);
 }
 
@@ -64,9 +67,10 @@ TEST(Results, MergeAddsErrorsAndSamplesAndKeepsTheLeadersNames) {
 TEST(Results, MalformedTextIsRefused) {
   Results r;
   EXPECT_THROW(r.merge_text("auto\tx\ty\n"), std::invalid_argument);
-  EXPECT_THROW(r.merge_text("auto\tx\ty\tbig\t0\t0\t-\n"), std::invalid_argument);
-  EXPECT_THROW(r.merge_text("auto\tx\ty\t8\t0\t0\t-\t-1\n"), std::invalid_argument);
-  EXPECT_THROW(r.merge_text("auto\tx\ty\t8\t0\t0\tnan\n"), std::invalid_argument);
+  EXPECT_THROW(r.merge_text("auto\tx\ty\tbig\t0\t0\t-\t-\n"), std::invalid_argument);
+  EXPECT_THROW(r.merge_text("auto\tx\ty\t8\t0\t0\t-\t-\t-1\n"), std::invalid_argument);
+  EXPECT_THROW(r.merge_text("auto\tx\ty\t8\t0\t0\t-\tnan\n"), std::invalid_argument);
+  EXPECT_THROW(r.merge_text("auto\tx\ty\t8\t0\t0\tmany\t-\n"), std::invalid_argument);
 }
 
 }  // namespace

@@ -137,7 +137,24 @@ INSTANTIATE_TEST_SUITE_P(
                       BadScenario{"bad_protocol.xml", ":6: unknown protocol 'eager/zcpy'"},
                       BadScenario{"bad_missing_platform.xml", ":4: platform file"},
                       BadScenario{"bad_from_after_to.xml", ":5: bad <sizes>: from (1048576) is larger than to"},
+                      // Found against the platform, reported at the scenario's line.
+                      BadScenario{"bad_unknown_node.xml", ":4: <platform to=\"node7\">: " + kSource +
+                                                              "/platforms/roce-1rail.xml has no node 'node7' "
+                                                              "(nodes: node0, node1)"},
+                      BadScenario{"bad_too_many_pes.xml", ":6: pes=\"17\": an alltoall of 17 PEs needs as many "
+                                                          "nodes, and " + kSource +
+                                                          "/tests/data/platforms/cluster16.xml has 16"},
+                      BadScenario{"bad_no_route.xml", ":4: <platform from=\"a\" to=\"lonely\">: " + kSource +
+                                                          "/tests/data/platforms/no_route.xml: no route from a to "
+                                                          "lonely"},
                       BadScenario{"no_such_scenario.xml", ": no such file"}));
+
+TEST(CrossoverCli, ScenarioWrongForItsPlatformIsAtItsLine) {
+  const std::string file = kSource + "/tests/data/scenarios/bad_unknown_node.xml";
+  const auto r = test::run_command(kXover + " crossover " + file + " --between eager/zcopy,rndv/get");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, StartsWith("xover crossover: " + file + ":4: <platform to=\"node7\">: "));
+}
 
 TEST(RunCli, UsageErrorsExitTwo) {
   EXPECT_EQ(test::run_command(kXover + " run").status, 2);

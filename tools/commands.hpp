@@ -61,11 +61,19 @@ int run_on_hardware(const Scenario& scenario, const runtime::Backend& backend,
                     const boost::program_options::variables_map& vm, const std::vector<std::string>& args,
                     const std::string& out, const std::string& plot);
 
+/// The simulated part of `xover run` (run_sim.cpp): every point of the
+/// sweep in a fresh simulation, shared among the ranks when mpirun or srun
+/// started this process; rank 0 (or the only process) reports, and plots
+/// into `plot` when it is not empty.
+int run_in_simulation(const Scenario& scenario, const runtime::Backend& backend, const std::string& out,
+                      const std::string& plot);
+
 int proto_info_command(const std::vector<std::string>& args);
 int run_command(const std::vector<std::string>& args);
 int crossover_command(const std::vector<std::string>& args);
 int plot_command(const std::vector<std::string>& args);
 int compare_command(const std::vector<std::string>& args);
 int calibrate_command(const std::vector<std::string>& args);
+int info_command(const std::vector<std::string>& args);
 
 }  // namespace xover::tools

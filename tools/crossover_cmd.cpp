@@ -8,6 +8,7 @@
 #include "formats/scenario_xml.hpp"
 #include "protocols/registry.hpp"
 #include "protocols/select/threshold_table.hpp"
+#include "sim/scenario_check.hpp"
 #include "sim/simulate.hpp"
 #include "tools/commands.hpp"
 #include "tools/json.hpp"
@@ -110,6 +111,7 @@ int crossover_command(const std::vector<std::string>& args) {
 
   try {
     const sim::LogGPPlatform platform = sim::LogGPPlatform::load(scenario.platform);
+    sim::check_scenario_nodes(scenario, platform);
     const auto nodes = sim::rank_nodes(scenario, platform);
     const Path path = platform.path(nodes[0], nodes[1]);
     SelectConfig unbiased = scenario.select;
@@ -156,6 +158,9 @@ int crossover_command(const std::vector<std::string>& args) {
                   << scenario.sizes.back() << " B: no crossover in the scenario's range\n";
     }
   } catch (const sim::PlatformError& e) {
+    std::cerr << "xover crossover: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const ScenarioError& e) {
     std::cerr << "xover crossover: " << e.what() << "\n";
     return kExitBadInput;
   }

@@ -17,6 +17,7 @@
 
 #include "tools/commands.hpp"
 #include "tools/crossovers.hpp"
+#include "tools/data_dir.hpp"
 #include "tools/json.hpp"
 #include "tools/results_csv.hpp"
 
@@ -28,7 +29,6 @@ namespace xover::tools {
 namespace {
 
 constexpr const char* kPython = XOVER_PYTHON;
-constexpr const char* kScript = XOVER_PLOT_SCRIPT;
 // plot_results.py's exit status when matplotlib cannot be imported.
 constexpr int kNoMatplotlib = 3;
 
@@ -96,7 +96,7 @@ void write_run(JsonWriter& j, const ResultsFile& results) {
 // Runs the script on the JSON in `data`; returns its exit status, or -1
 // when it could not be started or was killed.
 int run_script(const std::string& data, const std::string& out) {
-  const std::string args[] = {kPython, kScript, data, out};
+  const std::string args[] = {kPython, plot_script(), data, out};
   char* argv[] = {const_cast<char*>(args[0].c_str()), const_cast<char*>(args[1].c_str()),
                   const_cast<char*>(args[2].c_str()), const_cast<char*>(args[3].c_str()), nullptr};
   pid_t pid = 0;
@@ -169,7 +169,7 @@ int plot_results(const std::string& command, const std::vector<std::string>& csv
   if (status == kNoMatplotlib)
     return 1;
   if (status != 0) {
-    std::cerr << "xover " << command << ": " << kScript << " failed to draw " << out << "\n";
+    std::cerr << "xover " << command << ": " << plot_script() << " failed to draw " << out << "\n";
     return 1;
   }
   std::cout << "plot: " << out << "\n";

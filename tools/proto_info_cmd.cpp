@@ -6,6 +6,7 @@
 #include "sim/platform_loader.hpp"
 #include "tools/alltoall_info.hpp"
 #include "tools/commands.hpp"
+#include "tools/data_dir.hpp"
 #include "tools/proto_info_format.hpp"
 
 namespace po = boost::program_options;
@@ -51,7 +52,7 @@ int proto_info_command(const std::vector<std::string>& args) {
       "closed-form rendezvous thresholds beside the envelope's. With --alltoall, the same for an\n"
       "alltoall of P PEs on the platform's first P nodes: where coll/alltoall/direct stops winning.\n\noptions");
   opts.add_options()("help,h", "this help")(
-      "platform,p", po::value<std::string>()->default_value(XOVER_DEFAULT_PLATFORM), "SimGrid platform file")(
+      "platform,p", po::value<std::string>()->default_value(default_platform()), "SimGrid platform file")(
       "from", po::value<std::string>(), "sending node (default: the first node by name)")(
       "to", po::value<std::string>(), "receiving node (default: the second node by name)")(
       "set,s", po::value<std::vector<std::string>>()->composing(), "a selection setting KEY=VALUE (repeatable)")(

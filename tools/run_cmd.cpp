@@ -1,9 +1,6 @@
 // xover run: a scenario in simulation or on this machine's hardware, a
 // table on the terminal and the results CSV on disk.
-#include <unistd.h>
-
 #include <boost/program_options.hpp>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -11,7 +8,6 @@
 #include "formats/scenario_xml.hpp"
 #include "protocols/workload/workload.hpp"
 #include "runtime/backends.hpp"
-#include "sim/simulate.hpp"
 #include "tools/commands.hpp"
 #include "tools/results_table.hpp"
 
@@ -26,7 +22,9 @@ int run_command(const std::vector<std::string>& args) {
       "scenario names (or --platform), or on this machine's hardware. Prints a table and writes\n"
       "the results CSV. On hardware, xover starts the scenario's ranks on this node; started by\n"
       "mpirun (mpirun -np 2 xover run SCENARIO --backend tcp --tcp-if eth0), the ranks bootstrap\n"
-      "through MPI and rank 0 writes the results.\n\nbackends:\n" +
+      "through MPI and rank 0 writes the results. In simulation, every (curve, size) point is\n"
+      "simulated on its own from time 0; started by mpirun or srun (mpirun -np 8 xover run\n"
+      "SCENARIO), the ranks share the points and rank 0 writes what a serial run writes.\n\nbackends:\n" +
       backends_help() + "\noptions");
   opts.add_options()("help,h", "this help")("scenario", po::value<std::string>(), "scenario file")(
       "out,o", po::value<std::string>(), "results CSV (default results/NAME.csv)")(
@@ -74,25 +72,7 @@ int run_command(const std::vector<std::string>& args) {
   }
   if (!backend->simulated())
     return run_on_hardware(scenario, *backend, vm, args, out, plot);
-
-  const bool terminal = isatty(STDERR_FILENO) != 0;
-  Results results;
-  try {
-    const sim::LogGPPlatform platform = sim::LogGPPlatform::load(scenario.platform);
-    results = sim::simulate(scenario, platform, [&](const Point& p) {
-      if (terminal)
-        std::fprintf(stderr, "\r\033[K%s: %s at %s B", scenario.name.c_str(), p.curve.c_str(),
-                     std::to_string(p.size).c_str());
-    });
-    if (terminal)
-      std::fprintf(stderr, "\r\033[K");
-  } catch (const sim::PlatformError& e) {
-    std::cerr << "xover run: " << e.what() << "\n";
-    return kExitBadInput;
-  }
-
-  const int status = report_results(scenario, results, std::string(backend->name), scenario.platform, out);
-  return status == 0 && !plot.empty() ? plot_results("run", {out}, plot) : status;
+  return run_in_simulation(scenario, *backend, out, plot);
 }
 
 int report_results(const Scenario& scenario, const Results& results, const std::string& backend,

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tools/commands.hpp"
+#include "tools/version.hpp"
 
 namespace {
 
@@ -18,8 +19,9 @@ constexpr const char* kUsage =
     "  plot         draw results CSVs: time against size, thresholds and crossovers (xover plot --help)\n"
     "  compare      a simulated run against a hardware run: errors and thresholds (xover compare --help)\n"
     "  calibrate    measure this machine's lanes and write a calibrated platform (xover calibrate --help)\n"
+    "  info         this build, and what each backend finds on this machine (xover info --help)\n"
     "\n"
-    "xover --help prints this; every command takes --help.\n";
+    "xover --help prints this, xover --version the version, commit and backends; every command takes --help.\n";
 
 std::string usage() {
   return std::string(kUsage) + "\nbackends (--backend NAME):\n" + xover::tools::backends_help();
@@ -38,6 +40,10 @@ int main(int argc, char** argv) {
     std::cout << usage();
     return 0;
   }
+  if (command == "--version") {
+    std::cout << xover::tools::version_text();
+    return 0;
+  }
   if (command == "proto-info")
     return xover::tools::proto_info_command(args);
   if (command == "run")
@@ -50,6 +56,8 @@ int main(int argc, char** argv) {
     return xover::tools::compare_command(args);
   if (command == "calibrate")
     return xover::tools::calibrate_command(args);
+  if (command == "info")
+    return xover::tools::info_command(args);
   std::cerr << "xover: unknown command '" << command << "'\n" << usage();
   return xover::tools::kExitBadInput;
 }

@@ -76,13 +76,15 @@ std::size_t Results::errors() const {
 }
 
 // One line a point: curve, selected, lanes, size, errors, held bytes,
-// model (or -), then the samples; tab-separated (names hold no tabs).
+// bytes moved per sample (or -), model (or -), then the samples;
+// tab-separated (names hold no tabs).
 std::string Results::to_text() const {
   std::string out;
   char buf[64];
   for (const Point* p : points()) {
     out += p->curve + '\t' + p->selected + '\t' + p->lanes + '\t' + std::to_string(p->size) + '\t' +
-           std::to_string(p->errors) + '\t' + std::to_string(p->buffered_peak) + '\t';
+           std::to_string(p->errors) + '\t' + std::to_string(p->buffered_peak) + '\t' +
+           (p->moved ? std::to_string(*p->moved) : std::string("-")) + '\t';
     if (p->model) {
       std::snprintf(buf, sizeof buf, "%.17g", *p->model);
       out += buf;
@@ -119,8 +121,8 @@ void Results::merge_text(std::string_view text) {
       start = tab + 1;
     }
     text.remove_prefix(std::min(end + 1, text.size()));
-    if (fields.size() < 7)
-      throw std::invalid_argument("a results line has " + std::to_string(fields.size()) + " fields, not 7 or more");
+    if (fields.size() < 8)
+      throw std::invalid_argument("a results line has " + std::to_string(fields.size()) + " fields, not 8 or more");
     try {
       Point& p = point(fields[0], static_cast<Bytes>(number(fields[3])));
       if (p.selected.empty()) {
@@ -129,9 +131,11 @@ void Results::merge_text(std::string_view text) {
       }
       p.errors += static_cast<std::size_t>(number(fields[4]));
       p.buffered_peak = std::max(p.buffered_peak, static_cast<Bytes>(number(fields[5])));
-      if (!p.model && fields[6] != "-")
-        p.model = number(fields[6]);
-      for (std::size_t i = 7; i < fields.size(); ++i)
+      if (!p.moved && fields[6] != "-")
+        p.moved = static_cast<Bytes>(number(fields[6]));
+      if (!p.model && fields[7] != "-")
+        p.model = number(fields[7]);
+      for (std::size_t i = 8; i < fields.size(); ++i)
         p.samples.push_back(number(fields[i]));
     } catch (const std::logic_error& e) {
       throw std::invalid_argument(std::string("a malformed results line: ") + e.what());

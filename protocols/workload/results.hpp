@@ -50,11 +50,13 @@ class Results {
   std::vector<const Point*> points() const;
   std::size_t errors() const;
 
-  /// The points as text, one line each, for a rank of a hardware run to
-  /// hand its findings to the rank that writes the results.
+  /// The points as text, one line each, every number bit for bit, for a
+  /// rank (of a hardware run, or of a simulated sweep) to hand its findings
+  /// to the rank that writes the results.
   std::string to_text() const;
   /// Adds the points of to_text() to these: samples appended, errors
-  /// summed, held bytes the larger, names and model kept where already set.
+  /// summed, held bytes the larger, names, moved bytes and model kept where
+  /// already set.
   /// @throws std::invalid_argument when a line is malformed.
   void merge_text(std::string_view text);
 

@@ -52,6 +52,7 @@ struct Scenario {
   std::string from, to;
   /// What the ranks do with each size (workload.hpp, listed in workloads.cpp); never null.
   const Workload* workload = &pingpong_workload;
+  int workload_line = 0;  ///< line of <workload>, for later errors about its attributes (pes)
   std::size_t iterations = 100;  ///< timed iterations per size, at least 1
   std::size_t warmup = 10;       ///< untimed iterations per size before them
   /// Messages in flight for a stream (at least 1; a file's stream defaults to 16).

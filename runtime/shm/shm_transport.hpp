@@ -17,6 +17,7 @@
 
 #include <memory>
 
+#include "runtime/backend_info.hpp"
 #include "runtime/bootstrap.hpp"
 
 namespace xover::runtime {
@@ -25,6 +26,11 @@ namespace xover::runtime {
 /// Nothing is left in /dev/shm once it returns, even if a rank is killed later.
 /// @throws RuntimeError with a clear message when set-up fails.
 std::unique_ptr<Transport> make_shm_transport(Bootstrap& boot, const RuntimeOptions& options);
+
+/// For `xover info` (shm_info.cpp): the cores, the room in /dev/shm, Yama's
+/// ptrace_scope, and whether cross-memory attach works toward this process
+/// and toward a child that allows it, as ranks do (forks once).
+BackendInfo describe_shm();
 
 namespace testing {
 

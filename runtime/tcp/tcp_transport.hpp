@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/backend_info.hpp"
 #include "runtime/bootstrap.hpp"
 
 namespace xover::runtime {
@@ -53,6 +54,10 @@ struct TcpTestHooks {
 /// @throws RuntimeError with a clear message (interface without an IPv4
 /// address, connect refused, a peer silent past options.timeout, ...).
 std::unique_ptr<Transport> make_tcp_transport(Bootstrap& boot, const RuntimeOptions& options);
+
+/// For `xover info` (tcp_info.cpp): every network interface, up or down,
+/// its IPv4 addresses, MTU and link speed where the kernel knows it.
+BackendInfo describe_tcp();
 
 /// make_tcp_transport() with test hooks.
 std::unique_ptr<Transport> make_tcp_transport(Bootstrap& boot, const RuntimeOptions& options,

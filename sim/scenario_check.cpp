@@ -1,0 +1,56 @@
+#include "sim/scenario_check.hpp"
+
+#include <algorithm>
+
+namespace xover::sim {
+namespace {
+
+/// At most the first eight node names, for a message.
+std::string some_nodes(const LogGPPlatform& platform) {
+  const auto& nodes = platform.nodes();
+  std::string out;
+  for (std::size_t i = 0; i < std::min<std::size_t>(nodes.size(), 8); ++i)
+    out += (i ? ", " : "") + nodes[i].name;
+  if (nodes.size() > 8)
+    out += ", ... (" + std::to_string(nodes.size()) + " in all)";
+  return out.empty() ? "none" : out;
+}
+
+[[noreturn]] void fail(const Scenario& scenario, int line, const std::string& what) {
+  throw ScenarioError(scenario.file + ":" + std::to_string(line) + ": " + what);
+}
+
+}  // namespace
+
+void check_scenario_nodes(const Scenario& scenario, const LogGPPlatform& platform) {
+  const auto& nodes = platform.nodes();
+  if (scenario.pes > 0) {
+    if (scenario.pes > nodes.size())
+      fail(scenario, scenario.workload_line,
+           "pes=\"" + std::to_string(scenario.pes) + "\": an alltoall of " + std::to_string(scenario.pes) +
+               " PEs needs as many nodes, and " + platform.file() + " has " + std::to_string(nodes.size()));
+    return;
+  }
+  const bool named = !scenario.from.empty();
+  if (!named && nodes.size() < 2)
+    fail(scenario, scenario.platform_line,
+         platform.file() + " has " + std::to_string(nodes.size()) +
+             " node(s); a scenario needs two (<platform from= to=>, or the platform's first two)");
+  const std::string from = named ? scenario.from : nodes[0].name;
+  const std::string to = named ? scenario.to : nodes[1].name;
+  for (const auto& [attribute, node] : {std::pair{"from", from}, std::pair{"to", to}}) {
+    const bool known = std::any_of(nodes.begin(), nodes.end(), [&](const PlatformNode& n) { return n.name == node; });
+    if (!known)
+      fail(scenario, scenario.platform_line,
+           std::string("<platform ") + attribute + "=\"" + node + "\">: " + platform.file() + " has no node '" +
+               node + "' (nodes: " + some_nodes(platform) + ")");
+  }
+  try {
+    platform.path(from, to);
+    platform.path(to, from);
+  } catch (const PlatformError& e) {
+    fail(scenario, scenario.platform_line, "<platform from=\"" + from + "\" to=\"" + to + "\">: " + e.what());
+  }
+}
+
+}  // namespace xover::sim
