@@ -43,18 +43,6 @@
 
 namespace xover {
 
-/// What a platform says about each PE's device and its proxy thread (host
-/// properties `xover:device_o`, `xover:threads`, `xover:proxy_o`,
-/// `xover:proxy_wake`; platforms/README.md).
-struct DeviceAttrs {
-  Seconds device_o = 0.1e-6;   ///< o_d: a device thread builds and posts one command or work request
-  std::uint32_t threads = 32;  ///< T: device threads posting at once (32, a warp; 1024, a block)
-  Seconds proxy_o = 1e-6;      ///< o_p: the proxy's serial work per command: parse, fence, post, poll
-  Seconds proxy_wake = 2e-6;   ///< W: from a command written to the proxy seeing it (fence, PCIe, wake-up)
-
-  bool operator==(const DeviceAttrs&) const = default;
-};
-
 enum class AlltoallFlavour {
   Proxy,   ///< a CPU proxy serves a command ring (IBRC)
   Direct,  ///< device threads post work requests themselves (IBGDA)
