@@ -65,8 +65,32 @@ TEST(Results, MalformedTextIsRefused) {
   Results r;
   EXPECT_THROW(r.merge_text("auto\tx\ty\n"), std::invalid_argument);
   EXPECT_THROW(r.merge_text("auto\tx\ty\tbig\t0\t0\t-\n"), std::invalid_argument);
-  EXPECT_THROW(r.merge_text("auto\tx\ty\t8\t0\t0\t-\t-1\n"), std::invalid_argument);
-  EXPECT_THROW(r.merge_text("auto\tx\ty\t8\t0\t0\tnan\n"), std::invalid_argument);
+  EXPECT_THROW(r.merge_text("auto\tx\ty\t8\t0\t0\t-\t\t-1\n"), std::invalid_argument);
+  EXPECT_THROW(r.merge_text("auto\tx\ty\t8\t0\t0\tnan\t\n"), std::invalid_argument);
+}
+
+TEST(Results, NotesTravelAndMergeOnceEach) {
+  Results leader;
+  Point& p = leader.point("auto", 64);
+  p.add_note("verified=yes");
+  p.add_note("verified=yes");
+  p.add_note("PE 0: tab\there");
+  Results follower;
+  Point& f = follower.point("auto", 64);
+  f.add_note("PE 1: its signal shows 3, not 2: 1 adds too many");
+  f.add_note("verified=yes");
+  leader.merge_text(follower.to_text());
+  EXPECT_EQ(leader.points()[0]->notes,
+            "verified=yes; PE 0: tab here; PE 1: its signal shows 3, not 2: 1 adds too many");
+  leader.note_all("oversubscribed: 2 ranks × 2 threads on 2 cores");
+  EXPECT_EQ(leader.points()[0]->notes.substr(leader.points()[0]->notes.rfind("; ") + 2),
+            "oversubscribed: 2 ranks × 2 threads on 2 cores");
+  std::ostringstream csv;
+  write_csv(csv, leader, "s", "shm", "vm", "alltoall");
+  EXPECT_NE(csv.str().find(",0,\"verified=yes; PE 0: tab here; PE 1: its signal shows 3, not 2: 1 adds too many; "
+                           "oversubscribed: 2 ranks × 2 threads on 2 cores\"\n"),
+            std::string::npos)
+      << csv.str();
 }
 
 }  // namespace
