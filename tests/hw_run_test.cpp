@@ -54,7 +54,7 @@ void expect_good_csv(const std::string& file, const std::string& backend, const 
   ASSERT_GT(rows.size(), sizes) << file;
   std::size_t on_auto = 0;
   for (std::size_t i = 1; i < rows.size(); ++i) {
-    ASSERT_EQ(rows[i].size(), 15U) << "row " << i;
+    ASSERT_EQ(rows[i].size(), 16U) << "row " << i;
     EXPECT_EQ(rows[i][1], backend);
     EXPECT_EQ(rows[i][8], iterations) << "row " << i;
     EXPECT_EQ(rows[i][14], "0") << "corrupt or missing messages in row " << i;
