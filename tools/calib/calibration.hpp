@@ -31,6 +31,9 @@ struct Measurements {
   BytesPerSecond memcpy_bw = 10e9;  ///< the ranks' memcpy bandwidth, as the transport measured it
   std::vector<LaneMeasurement> lanes;
   Results sweeps;                   ///< the ping-pong of every protocol curve and of `auto`
+  /// The alltoall's device figures (device_probe.hpp), threads 1: a posting
+  /// thread and a proxy; none when the backend has no put_signal.
+  std::optional<DeviceAttrs> device;
 };
 
 /// A fitted protocol cost line T(n) = c + m·n over the sizes it ran.
