@@ -255,7 +255,7 @@ std::vector<std::string> alltoall_nodes(const LogGPPlatform& platform, std::uint
 AlltoallParams alltoall_params(const LogGPPlatform& platform, const std::vector<std::string>& nodes,
                                const AlltoallSpec& spec) {
   const Path path = platform.path(nodes.at(0), nodes.at(1));
-  const LaneAttrs& lane = path.lanes.front();
+  const LaneAttrs& lane = path.lanes[put_lane(path).value_or(0)];
   AlltoallParams params;
   params.pes = spec.pes;
   params.size = spec.size;
@@ -294,7 +294,8 @@ AlltoallOutcome simulate_alltoall(const LogGPPlatform& platform, const std::vect
 Results simulate_alltoall_scenario(const Scenario& scenario, const LogGPPlatform& platform,
                                    const std::function<void(const Point&)>& on_new_point) {
   const std::vector<std::string> nodes = alltoall_nodes(platform, scenario.pes);
-  const std::string lane = platform.path(nodes[0], nodes[1]).lanes.front().name;
+  const Path path = platform.path(nodes[0], nodes[1]);
+  const std::string lane = path.lanes[put_lane(path).value_or(0)].name;
   Results results;
   results.on_new_point = on_new_point;
   for (const std::string& curve : scenario.curves) {

@@ -69,8 +69,9 @@ bool alltoall_batched(const Scenario& scenario);
 /// @throws PlatformError when the platform has fewer.
 std::vector<std::string> alltoall_nodes(const LogGPPlatform& platform, std::uint32_t pes);
 
-/// The figures the closed form takes for `spec` on `nodes`: the first lane
-/// from the first node to the second, and the first node's device.
+/// The figures the closed form takes for `spec` on `nodes`: the put lane
+/// (put_lane(), else the first) from the first node to the second, and the
+/// first node's device.
 AlltoallParams alltoall_params(const LogGPPlatform& platform, const std::vector<std::string>& nodes,
                                const AlltoallSpec& spec);
 

@@ -35,6 +35,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "protocols/lanes/lane.hpp"
@@ -83,6 +84,10 @@ class PostClock {
   Seconds served_ = 0;
   Seconds nic_free_ = 0;
 };
+
+/// The lane an alltoall puts on toward a peer: the first of `path` that
+/// carries put_zcopy (put_signal needs it); none when no lane does.
+std::optional<std::size_t> put_lane(const Path& path);
 
 /// T: the closed form above, in seconds from the start to the last landing.
 Seconds alltoall_closed_form(AlltoallFlavour flavour, const AlltoallParams& params);

@@ -35,14 +35,11 @@ AlltoallPe::AlltoallPe(Transport& transport, Worker& worker, Bytes max_size, std
   for (Rank p = 0; p < pes_; ++p) {
     if (p == me_)
       continue;
-    const std::vector<LaneAttrs>& lanes = t_.path(p).lanes;
-    std::size_t lane = 0;
-    while (lane < lanes.size() && !lanes[lane].caps.has(LaneCap::PutZcopy))
-      ++lane;
-    if (lane == lanes.size())
+    const std::optional<std::size_t> lane = put_lane(t_.path(p));
+    if (!lane)
       throw std::invalid_argument("alltoall: rank " + std::to_string(me_) + ": no lane to rank " + std::to_string(p) +
                                   " carries put_zcopy, which put_signal needs");
-    peers_[p].lane = lane;
+    peers_[p].lane = *lane;
   }
   signal_ = t_.signal_word();
   if (!signal_.local)

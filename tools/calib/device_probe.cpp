@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "protocols/coll/alltoall.hpp"
 #include "protocols/coll/cmd_ring.hpp"
 #include "protocols/workload/results.hpp"
 #include "runtime/common.hpp"
@@ -26,17 +27,15 @@ struct Card {
   RemoteAddr signal;
 };
 
-std::size_t put_lane(const Transport& t, Rank peer) {
-  const std::vector<LaneAttrs>& lanes = t.path(peer).lanes;
-  for (std::size_t i = 0; i < lanes.size(); ++i)
-    if (lanes[i].caps.has(LaneCap::PutZcopy))
-      return i;
+std::size_t lane_to(const Transport& t, Rank peer) {
+  if (const std::optional<std::size_t> lane = put_lane(t.path(peer)))
+    return *lane;
   throw RuntimeError("calibrate: no lane to rank " + std::to_string(peer) + " carries put_signal");
 }
 
 /// Rank 0's side: the timed puts, direct then through the ring.
 DeviceFigures measure(Transport& t, const Card& card, std::size_t puts, std::atomic<std::size_t>& pending) {
-  const std::size_t lane = put_lane(t, 1);
+  const std::size_t lane = lane_to(t, 1);
   const std::uint64_t word = 0x786f766572;
   const ConstBuffer local{reinterpret_cast<const std::byte*>(&word), kPutBytes};
   auto put = [&] {
@@ -136,7 +135,7 @@ DeviceFigures probe_device(Transport& t, runtime::Bootstrap& boot, std::size_t p
     signal = t.signal_word();
     if (!signal.local)
       throw RuntimeError("calibrate: the transport gives no signal word (it has no put_signal)");
-    const MemoryRegion region = t.reg(0, put_lane(t, 0), buffer.data(), buffer.size());
+    const MemoryRegion region = t.reg(0, lane_to(t, 0), buffer.data(), buffer.size());
     mine = {t.remote_addr(region, buffer.data()), signal.remote};
   }
   const std::vector<runtime::Blob> cards = boot.allgather(std::as_bytes(std::span<const Card>(&mine, 1)));
