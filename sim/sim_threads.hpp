@@ -27,6 +27,7 @@ class SimThreads final : public RankThreads {
   /// for a writer that will never come must not read as a deadlock.
   void pause(std::uint64_t round) override;
   void notify() override;
+  void set_crowded(bool) override {}
   void after_progress(std::uint64_t) override {}
 
   static constexpr Seconds kPauseLimit = 1e-3;

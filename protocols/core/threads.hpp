@@ -18,6 +18,7 @@
 //   });
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -35,6 +36,7 @@ class RankThreads {
   /// Runs body(i) for i = 0 … count − 1, each on a thread of its own, all at
   /// once, and returns when every one has returned. The bodies share the
   /// rank's Transport as its thread-safety note allows (transport.hpp).
+  /// Hardware runs body(0) on the calling thread.
   virtual void run(std::size_t count, const std::function<void(std::size_t)>& body) = 0;
   /// The device figures this rank's steps are charged (simulation: its
   /// node's `xover:device_o`, `threads`, `proxy_o`, `proxy_wake`); none where
@@ -49,11 +51,17 @@ class RankThreads {
   /// (simulation: it sleeps; hardware: it polls the clock).
   virtual void wait_until(Seconds date) = 0;
   /// The calling thread found nothing new in memory it polls, for the
-  /// `round`-th time in a row (0 first). Hardware: a pause instruction, and
-  /// from round 4096 on a sched_yield, so that threads that outnumber the
-  /// cores let the others run; simulation: it sleeps until another thread of
-  /// the rank calls notify().
+  /// `round`-th time in a row (0 first). Hardware: a pause instruction, and,
+  /// when the run is crowded (below), from round 4096 on a sched_yield, so
+  /// that threads that outnumber the cores let the others run; simulation:
+  /// it sleeps until another thread of the rank calls notify().
   virtual void pause(std::uint64_t round) = 0;
+  /// Says whether the run's threads, all ranks together, outnumber the
+  /// machine's cores. Hardware threads yield in pause() only then: with a
+  /// core each, a yield would hand it to any other process for a whole time
+  /// slice (milliseconds) while a start date or a put is due. Crowded until
+  /// told otherwise. Simulation: nothing.
+  virtual void set_crowded(bool crowded) = 0;
   /// Wakes the rank's threads in pause() (simulation; hardware threads poll).
   virtual void notify() = 0;
   /// The calling thread called Transport::progress() and what it waits for
@@ -74,8 +82,12 @@ class HostThreads final : public RankThreads {
   Seconds now() const override;
   void wait_until(Seconds date) override;
   void pause(std::uint64_t round) override;
+  void set_crowded(bool crowded) override { crowded_.store(crowded, std::memory_order_relaxed); }
   void notify() override {}
   void after_progress(std::uint64_t round) override { pause(round); }
+
+ private:
+  std::atomic<bool> crowded_{true};
 };
 
 }  // namespace xover

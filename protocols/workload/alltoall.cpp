@@ -26,6 +26,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 
 #include "protocols/coll/alltoall_pe.hpp"
 #include "protocols/registry.hpp"
@@ -115,6 +116,7 @@ class AlltoallRun {
         device_(device_of(s, t.threads())), pe_(t, worker_, *std::max_element(s.sizes.begin(), s.sizes.end()), s.seed) {}
 
   void run() {
+    t_.threads().set_crowded(std::uint64_t{t_.size()} * alltoall_threads(s_) > std::thread::hardware_concurrency());
     const Rank right = (me_ + 1) % t_.size();
     const LaneAttrs lane = t_.path(right).lanes[pe_.lane(right)];
     for (const std::string& curve : s_.curves)
