@@ -175,7 +175,7 @@ void write_csv(std::ostream& os, const Results& results, const std::string& scen
   os << kCsvHeader << "\n";
   for (const Point* p : results.points()) {
     char numbers[256];
-    std::snprintf(numbers, sizeof numbers, "%llu,%zu,%.6f,%.6f,%.6f,%.3f,", static_cast<unsigned long long>(p->size),
+    std::snprintf(numbers, sizeof numbers, "%llu,%zu,%.6f,%.6f,%.6f,%.6g,", static_cast<unsigned long long>(p->size),
                   p->samples.size(), p->median() * 1e6, p->p10() * 1e6, p->p90() * 1e6, p->bandwidth() / 1e6);
     os << csv_field(scenario) << ',' << backend << ',' << csv_field(platform) << ',' << workload << ','
        << csv_field(p->curve) << ',' << csv_field(p->selected) << ',' << csv_field(p->lanes) << ',' << numbers;
