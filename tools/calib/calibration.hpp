@@ -34,6 +34,7 @@ struct Measurements {
   /// The alltoall's device figures (device_probe.hpp), threads 1: a posting
   /// thread and a proxy; none when the backend has no put_signal.
   std::optional<DeviceAttrs> device;
+  Seconds device_o_burst = 0;       ///< a posting thread's time per put_signal back to back
 };
 
 /// A fitted protocol cost line T(n) = c + m·n over the sizes it ran.
@@ -57,6 +58,7 @@ struct Calibration {
   std::vector<ProtocolFit> protocols;
   std::vector<Breakpoint> breakpoints;
   std::vector<std::string> notes;        ///< figures clipped or replaced, and why
+  Seconds device_o_burst = 0;            ///< Measurements::device_o_burst, for the report
 };
 
 /// Fits every lane and protocol and drafts the platform.

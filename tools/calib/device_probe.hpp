@@ -2,7 +2,10 @@
 // (platforms/README.md: xover:device_o, xover:proxy_o, xover:proxy_wake):
 //
 //   o_device  a posting thread's time per put_signal of 8 bytes (the
-//             direct flavour's stage 1), the median of `puts` calls
+//             direct flavour's stage 1), the median of `puts` calls made
+//             20 us apart, as an exchange's few puts per thread are: several
+//             times a burst's (o_device_burst, back to back), whose caches
+//             and kernel paths stay warm
 //   o_proxy   the proxy's time per command, from seeing it in the ring to
 //             having posted its put_signal and published its progress
 //             (stage 2), the median
@@ -24,6 +27,7 @@ namespace xover::calib {
 
 struct DeviceFigures {
   Seconds device_o = 0;
+  Seconds device_o_burst = 0;
   Seconds proxy_o = 0;
   Seconds proxy_wake = 0;
   std::size_t puts = 0;  ///< put_signals timed in each figure
