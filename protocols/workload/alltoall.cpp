@@ -68,9 +68,10 @@ Rank alltoall_ranks(const Scenario& scenario) {
   return scenario.pes;
 }
 
-/// The device figures a PE prices with (and, in simulation, is charged).
-DeviceAttrs device_of(const Scenario& scenario, const RankThreads& threads) {
-  DeviceAttrs device = threads.device().value_or(scenario.device.value_or(DeviceAttrs{}));
+/// The device figures a PE prices with: those its threads are charged
+/// (simulation), else the scenario's (hardware), else the defaults.
+DeviceAttrs device_of(const Scenario& scenario, const std::optional<DeviceAttrs>& charged) {
+  DeviceAttrs device = charged.value_or(scenario.device.value_or(DeviceAttrs{}));
   if (scenario.threads)
     device.threads = *scenario.threads;
   return device;
@@ -78,7 +79,7 @@ DeviceAttrs device_of(const Scenario& scenario, const RankThreads& threads) {
 
 /// Posting threads per PE, and the proxy where a curve may take that flavour.
 std::uint32_t alltoall_threads(const Scenario& scenario) {
-  const DeviceAttrs device = device_of(scenario, HostThreads{});
+  const DeviceAttrs device = device_of(scenario, std::nullopt);
   const std::uint32_t posters = std::clamp<std::uint32_t>(device.threads, 1, std::max<std::uint32_t>(scenario.pes, 2) - 1);
   const bool proxy = std::any_of(scenario.curves.begin(), scenario.curves.end(), [](const std::string& c) {
     const CollProtocol* p = coll_protocol(c);
@@ -113,7 +114,7 @@ class AlltoallRun {
  public:
   AlltoallRun(const Scenario& s, Rank rank, Transport& t, Results& results)
       : s_(s), me_(rank), t_(t), results_(results), worker_(t, s.select),
-        device_(device_of(s, t.threads())), pe_(t, worker_, *std::max_element(s.sizes.begin(), s.sizes.end()), s.seed) {}
+        device_(device_of(s, t.threads().device())), pe_(t, worker_, *std::max_element(s.sizes.begin(), s.sizes.end()), s.seed) {}
 
   void run() {
     t_.threads().set_crowded(std::uint64_t{t_.size()} * alltoall_threads(s_) > std::thread::hardware_concurrency());
