@@ -82,10 +82,9 @@ SimTransport::SimTransport(SimNetwork& network, Rank rank)
 
 void SimTransport::quiesce() {
   settle();
-  if (bell_) {
+  if (bell_ && bell_->get_state() != s4u::Activity::State::CANCELED)
     bell_->cancel();
-    bell_ = nullptr;
-  }
+  bell_ = nullptr;
 }
 
 void SimTransport::busy(Seconds t) {

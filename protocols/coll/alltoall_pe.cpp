@@ -134,14 +134,28 @@ void AlltoallPe::problem(std::string what) {
   found_.problems.push_back(std::move(what));
 }
 
-Status AlltoallPe::post(ConstBuffer local, Rank to, Bytes offset) {
+Status AlltoallPe::post(ConstBuffer local, Rank to, Bytes offset, bool may_progress) {
   const Peer& peer = peers_[to];
-  const Status status =
-      t_.put_signal(peer.lane, to, local, {peer.recv.key, peer.recv.addr + offset}, peer.signal, 1, [this](Status s) {
-        if (s != Status::Ok)
-          problem("a put_signal failed at its target");
-        outstanding_.fetch_sub(1, std::memory_order_relaxed);
-      });
+  const RemoteAddr remote{peer.recv.key, peer.recv.addr + offset};
+  Status status = Status::NoResource;
+  for (std::uint64_t round = 0; status == Status::NoResource; ++round) {
+    status = t_.put_signal(peer.lane, to, local, remote, peer.signal, 1, [this](Status s) {
+      if (s != Status::Ok)
+        problem("a put_signal failed at its target");
+      outstanding_.fetch_sub(1, std::memory_order_relaxed);
+    });
+    if (status != Status::NoResource)
+      break;
+    // The transport's queue is full: thread 0, which alone progresses the
+    // transport here, makes room; another waits for it to.
+    if (stopping()) {
+      status = Status::Error;
+      break;
+    }
+    if (may_progress)
+      t_.progress();
+    threads_.after_progress(round);
+  }
   if (status == Status::Ok)
     outstanding_.fetch_sub(1, std::memory_order_relaxed);
   if (status == Status::Error) {
@@ -159,7 +173,7 @@ void AlltoallPe::poster(AlltoallFlavour flavour, std::size_t first, std::size_t 
     threads_.spend(device_o);
     const ConstBuffer local{send_.data() + i * n, n};
     if (flavour == AlltoallFlavour::Direct) {
-      if (post(local, target(i), std::size_t{me_} * n) == Status::Error)
+      if (post(local, target(i), std::size_t{me_} * n, first == 0) == Status::Error)
         return;
     } else {
       const std::uint64_t pos = ring_.reserve();
@@ -203,7 +217,7 @@ void AlltoallPe::proxy(Bytes n, ExchangeResult& out) {
       problem("a malformed command in the ring: " +
               (decoded.error.empty() ? "PE " + std::to_string(c.pe) + ", " + text_size(c.size) : std::string(decoded.error)));
       outstanding_.fetch_sub(1, std::memory_order_relaxed);
-    } else if (post({reinterpret_cast<const std::byte*>(c.local), c.size}, c.pe, c.offset) == Status::Error) {
+    } else if (post({reinterpret_cast<const std::byte*>(c.local), c.size}, c.pe, c.offset, false) == Status::Error) {
       return;
     }
     ++next_command_;

@@ -93,8 +93,11 @@ class AlltoallPe {
     RemoteAddr signal;  ///< its signal word
   };
 
-  /// The put_signal of `local` to PE `to`, at `offset` in its receive buffer.
-  Status post(ConstBuffer local, Rank to, Bytes offset);
+  /// The put_signal of `local` to PE `to`, at `offset` in its receive
+  /// buffer, retried while the transport says NoResource; the calling
+  /// thread progresses the transport meanwhile when `may_progress` (thread
+  /// 0, the only one that does).
+  Status post(ConstBuffer local, Rank to, Bytes offset, bool may_progress);
   void poster(AlltoallFlavour flavour, std::size_t first, std::size_t stride, Bytes n, ExchangeResult& out);
   void proxy(Bytes n, ExchangeResult& out);
   void waiter(ExchangeResult& out);
