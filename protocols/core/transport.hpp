@@ -11,12 +11,12 @@
 // they may share its transport this far: put_signal() from several threads
 // at once, while one thread is in progress(); failure() from any thread;
 // every other call from one thread at a time, never while a put_signal()
-// runs. How each backend keeps this, and what it measured to choose:
+// runs. How each backend keeps this:
 //   sim  actors take turns (SimGrid runs one at a time): nothing to do
 //   shm  put_signal shares no state (a process_vm_writev, an atomic add in
 //        the peer's segment): no lock
-//   tcp  one lock, taken by every call (runtime/tcp/README.md: measured
-//        against a socket per thread)
+//   tcp  one lock, taken by every call
+// runtime/README.md gives what was measured to choose.
 #pragma once
 
 #include <atomic>

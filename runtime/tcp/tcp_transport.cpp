@@ -7,7 +7,7 @@
 // Threads: every call takes one recursive lock, so that put_signal may come
 // from several threads while one is in progress() (transport.hpp);
 // recursive, because handlers and completions that progress() runs send
-// again. runtime/tcp/README.md gives what was measured to choose it.
+// again. runtime/README.md gives what was measured to choose it.
 #include "runtime/tcp/tcp_transport.hpp"
 
 #include <poll.h>
