@@ -6,12 +6,25 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 namespace xover::runtime {
 
 Seconds clock_now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+unsigned node_cores() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n > 0 ? n : 1;
+}
+
+std::string oversubscription(Rank ranks, std::uint32_t threads, unsigned cores) {
+  if (std::uint64_t{ranks} * threads <= cores)
+    return "";
+  return "oversubscribed: " + std::to_string(ranks) + " ranks × " + std::to_string(threads) + " thread" +
+         (threads == 1 ? "" : "s") + " on " + std::to_string(cores) + " core" + (cores == 1 ? "" : "s");
 }
 
 std::string host_name() {

@@ -17,6 +17,14 @@ Seconds clock_now();
 /// This machine's host name; "localhost" when it has none.
 std::string host_name();
 
+/// The cores this machine has online, at least 1.
+unsigned node_cores();
+
+/// What a run of `ranks` ranks of `threads` threads each on `cores` cores
+/// says when they outnumber the cores ("oversubscribed: 8 ranks × 3
+/// threads on 2 cores"), or empty when they do not.
+std::string oversubscription(Rank ranks, std::uint32_t threads, unsigned cores);
+
 /// The rounds of a round-robin over `size` ranks (the circle method): every
 /// pair meets exactly once, each round is a matching. size − 1 rounds for an
 /// even size, size for an odd one (each rank sits one out).

@@ -6,13 +6,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstring>
 #include <memory>
 #include <mutex>
-#include <stdexcept>
 
 #include "protocols/registry.hpp"
-#include "protocols/workload/payload.hpp"
 
 namespace xover::sim {
 namespace s4u = simgrid::s4u;
@@ -68,22 +65,6 @@ class Exchange {
       p.params = alltoall_params(platform, {nodes[pe], nodes[(pe + 1) % pes_]}, spec);
       p.mutex = s4u::Mutex::create();
       p.written = s4u::ConditionVariable::create();
-    }
-    if (spec.verify) {
-      const double bytes = 2.0 * pes_ * puts_ * static_cast<double>(spec.size);
-      if (bytes > static_cast<double>(Bytes{1} << 30))
-        throw std::invalid_argument("verifying an alltoall of " + std::to_string(pes_) + " PEs at " +
-                                    format_size(spec.size) + " would take " + format_size(static_cast<Bytes>(bytes)) +
-                                    " of buffers (at most 1G); use <payload mode=\"phantom\"/>");
-      send_.resize(pes_);
-      recv_.resize(pes_);
-      for (std::uint32_t pe = 0; pe < pes_; ++pe) {
-        send_[pe].resize(puts_ * spec.size);
-        recv_[pe].assign(pes_ * spec.size, std::byte{0});
-        for (std::uint32_t i = 0; i < puts_; ++i)
-          for (Bytes k = 0; k < spec.size; ++k)
-            send_[pe][i * spec.size + k] = payload_byte(spec.seed, pe, target(pe, i), k);
-      }
     }
   }
 
@@ -224,8 +205,7 @@ class Exchange {
       reap(pe, pending, true);
   }
 
-  /// Puts [first, first + count) of `pe` landed at `at`: their signals and,
-  /// when verifying, their bytes.
+  /// Puts [first, first + count) of `pe` landed at `at`: their signals.
   void land(std::uint32_t pe, Seconds at, std::pair<std::uint32_t, std::uint32_t> puts) {
     for (std::uint32_t i = puts.first; i < puts.first + puts.second; ++i) {
       const std::uint32_t to = target(pe, i);
@@ -234,29 +214,15 @@ class Exchange {
       if (got_[bit])
         ++duplicates_;
       got_[bit] = true;
-      if (spec_.verify && spec_.size > 0)
-        std::memcpy(recv_[to].data() + pe * spec_.size, send_[pe].data() + i * spec_.size, spec_.size);
     }
   }
 
   std::size_t count_errors() const {
     std::size_t errors = duplicates_;
     for (std::uint32_t to = 0; to < pes_; ++to)
-      for (std::uint32_t from = 0; from < pes_; ++from) {
-        if (from == to)
-          continue;
-        if (!got_[static_cast<std::size_t>(to) * pes_ + from]) {
+      for (std::uint32_t from = 0; from < pes_; ++from)
+        if (from != to && !got_[static_cast<std::size_t>(to) * pes_ + from])
           ++errors;
-          continue;
-        }
-        if (!spec_.verify)
-          continue;
-        for (Bytes k = 0; k < spec_.size; ++k)
-          if (recv_[to][from * spec_.size + k] != payload_byte(spec_.seed, from, to, k)) {
-            ++errors;
-            break;
-          }
-      }
     return errors;
   }
 
@@ -270,7 +236,6 @@ class Exchange {
   std::size_t duplicates_ = 0;
   std::uint64_t flows_ = 0;
   std::uint64_t late_flows_ = 0;
-  std::vector<std::vector<std::byte>> send_, recv_;
 };
 
 }  // namespace
@@ -290,7 +255,7 @@ std::vector<std::string> alltoall_nodes(const LogGPPlatform& platform, std::uint
 AlltoallParams alltoall_params(const LogGPPlatform& platform, const std::vector<std::string>& nodes,
                                const AlltoallSpec& spec) {
   const Path path = platform.path(nodes.at(0), nodes.at(1));
-  const LaneAttrs& lane = path.lanes.front();
+  const LaneAttrs& lane = path.lanes[put_lane(path).value_or(0)];
   AlltoallParams params;
   params.pes = spec.pes;
   params.size = spec.size;
@@ -301,6 +266,13 @@ AlltoallParams alltoall_params(const LogGPPlatform& platform, const std::vector<
   if (spec.threads)
     params.device.threads = *spec.threads;
   return params;
+}
+
+bool alltoall_batched(const Scenario& scenario) {
+  const Bytes largest = scenario.sizes.empty() ? 0 : *std::max_element(scenario.sizes.begin(), scenario.sizes.end());
+  const double buffers = 2.0 * scenario.pes * scenario.pes * static_cast<double>(largest);
+  return scenario.phantom || scenario.batch != 0 || scenario.pes > kPerPutPes ||
+         buffers > static_cast<double>(kPerPutBytes);
 }
 
 std::size_t alltoall_batch(AlltoallFlavour flavour, const AlltoallParams& params) {
@@ -322,7 +294,8 @@ AlltoallOutcome simulate_alltoall(const LogGPPlatform& platform, const std::vect
 Results simulate_alltoall_scenario(const Scenario& scenario, const LogGPPlatform& platform,
                                    const std::function<void(const Point&)>& on_new_point) {
   const std::vector<std::string> nodes = alltoall_nodes(platform, scenario.pes);
-  const std::string lane = platform.path(nodes[0], nodes[1]).lanes.front().name;
+  const Path path = platform.path(nodes[0], nodes[1]);
+  const std::string lane = path.lanes[put_lane(path).value_or(0)].name;
   Results results;
   results.on_new_point = on_new_point;
   for (const std::string& curve : scenario.curves) {
@@ -331,8 +304,6 @@ Results simulate_alltoall_scenario(const Scenario& scenario, const LogGPPlatform
       spec.pes = scenario.pes;
       spec.size = n;
       spec.threads = scenario.threads;
-      spec.verify = !scenario.phantom;
-      spec.seed = scenario.seed;
       const AlltoallParams params = alltoall_params(platform, nodes, spec);
       const CollProtocol* protocol = coll_protocol(curve);
       if (!protocol)
@@ -346,6 +317,9 @@ Results simulate_alltoall_scenario(const Scenario& scenario, const LogGPPlatform
       point.lanes = lane;
       point.moved = (scenario.pes - 1) * n;
       point.model = alltoall_closed_form(spec.flavour, params);
+      point.add_note("verified=no");
+      point.add_note(spec.batch == 1 ? "batched path, one transfer per put"
+                                     : "batched path, " + std::to_string(spec.batch) + " puts per transfer");
       for (std::size_t i = 0; i < scenario.warmup + scenario.iterations; ++i) {
         const AlltoallOutcome outcome = simulate_alltoall(platform, nodes, spec);
         if (i >= scenario.warmup)

@@ -1,12 +1,20 @@
-// The alltoall (protocols/coll/alltoall.hpp) in SimGrid. Each PE is an
-// actor on its node for the device's threads and, in the proxy flavour, a
-// second actor for its proxy thread; they meet at a command ring (the PE
-// writes a posting round's commands, the proxy waits for them and serves
-// them one by one). Whoever posts runs the stages of PostClock and starts,
-// for each put, a host-to-host transfer of n bytes from its node to the
-// target's at the date the NIC injects it; the transfer shares links as
-// SimGrid's CM02 model computes, and the put's signal lands with its last
-// byte.
+// The alltoall (protocols/coll/alltoall.hpp) in SimGrid at large P, where
+// one Transport operation per put costs too much: the simulator's own,
+// batched path. Small alltoalls run the protocol's own stages over
+// SimTransport instead (protocols/coll/alltoall_pe.hpp), put by put, with
+// every byte moved and checked; alltoall_batched() says which path a
+// scenario takes.
+//
+// This path moves no bytes: a put is a date and a transfer's size, and only
+// its signal is counted (missing or landed twice); its results say
+// verified=no. Each PE is an actor on its node for the device's threads
+// and, in the proxy flavour, a second actor for its proxy thread; they meet
+// at a command ring (the PE writes a posting round's commands, the proxy
+// waits for them and serves them one by one). Both take their dates from
+// the protocol's PostClock (the stages' arithmetic), and start, for each
+// put, a host-to-host transfer of n bytes from its node to the target's at
+// the date the NIC injects it; the transfer shares links as SimGrid's CM02
+// model computes, and the put's signal lands with its last byte.
 //
 // Aggregation: with a batch of k > 1, one transfer of k·n bytes carries k
 // consecutive puts of a PE, to the last one's target, started so that,
@@ -37,8 +45,6 @@ struct AlltoallSpec {
   Bytes size = 0;
   std::optional<std::uint32_t> threads;  ///< device threads, overriding the platform's `xover:threads`
   std::size_t batch = 1;                 ///< puts per simulated transfer
-  bool verify = false;                   ///< carry every byte and check it at the target
-  std::uint64_t seed = 1;                ///< for the payload pattern
 };
 
 /// What one simulated alltoall gave.
@@ -46,15 +52,26 @@ struct AlltoallOutcome {
   Seconds time = 0;             ///< from the start to the last put's landing
   std::uint64_t flows = 0;      ///< SimGrid transfers started
   std::uint64_t late_flows = 0; ///< batched transfers that could not start at their date (see alltoall_sim.cpp)
-  std::size_t errors = 0;       ///< puts missing, landed twice or, when verified, with a wrong byte
+  std::size_t errors = 0;       ///< puts whose signal is missing or landed twice
 };
+
+/// The most PEs the per-put path over SimTransport takes, and the most
+/// bytes of buffers (2·P²·n, every PE's in one process) it may allocate.
+inline constexpr std::uint32_t kPerPutPes = 16;
+inline constexpr Bytes kPerPutBytes = Bytes{1} << 30;
+
+/// Whether `scenario` takes this batched path: more than kPerPutPes PEs,
+/// buffers past kPerPutBytes at its largest size, phantom payloads, or a
+/// `batch` it sets. Otherwise it runs put by put over SimTransport.
+bool alltoall_batched(const Scenario& scenario);
 
 /// The platform's first `pes` nodes in natural order (pe2 before pe10).
 /// @throws PlatformError when the platform has fewer.
 std::vector<std::string> alltoall_nodes(const LogGPPlatform& platform, std::uint32_t pes);
 
-/// The figures the closed form takes for `spec` on `nodes`: the first lane
-/// from the first node to the second, and the first node's device.
+/// The figures the closed form takes for `spec` on `nodes`: the put lane
+/// (put_lane(), else the first) from the first node to the second, and the
+/// first node's device.
 AlltoallParams alltoall_params(const LogGPPlatform& platform, const std::vector<std::string>& nodes,
                                const AlltoallSpec& spec);
 
@@ -68,14 +85,13 @@ std::size_t alltoall_batch(AlltoallFlavour flavour, const AlltoallParams& params
 
 /// Runs one alltoall on `nodes` (one PE each) from the current simulated
 /// time. May be called many times in one process.
-/// @throws std::invalid_argument when verifying would need more than 1 GiB.
 AlltoallOutcome simulate_alltoall(const LogGPPlatform& platform, const std::vector<std::string>& nodes,
                                   const AlltoallSpec& spec);
 
 /// Runs an alltoall scenario: every curve (`auto`, chosen by
 /// alltoall_selection() with the scenario's `direct_perf_diff`, or a forced
 /// flavour) at every size, warm-up and timed iterations, each a whole
-/// exchange. Payloads are verified unless the scenario's are phantom.
+/// exchange. Every point notes verified=no and the batch.
 Results simulate_alltoall_scenario(const Scenario& scenario, const LogGPPlatform& platform,
                                    const std::function<void(const Point&)>& on_new_point = {});
 

@@ -1,6 +1,7 @@
 #include "sim/sim_transport.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "protocols/wire.hpp"
@@ -59,25 +60,31 @@ void run_ranks(SimNetwork& network, const std::function<void(Rank, Transport&)>&
   s4u::Engine::get_instance()->run();
 }
 
-void SimNetwork::inject(s4u::Host* nic, Bytes bytes, BytesPerSecond bandwidth, Seconds gap) {
+Seconds SimNetwork::book(s4u::Host* nic, Bytes bytes, BytesPerSecond bandwidth, Seconds gap) {
   // LogGP's gap and the NIC's serialisation: one injection at a time, the
-  // next no sooner than max(g, n/B) after this one starts.
-  const Seconds now = s4u::Engine::get_clock();
+  // next no sooner than max(g, n/B) after this one starts. Booked before
+  // anyone waits, so that senders sharing a NIC keep their order.
   Seconds& free_at = nic_free_[nic];
-  if (free_at > now)
-    s4u::this_actor::sleep_for(free_at - now);
-  free_at = s4u::Engine::get_clock() + std::max(gap, static_cast<double>(bytes) / bandwidth);
+  const Seconds at = std::max(s4u::Engine::get_clock(), free_at);
+  free_at = at + std::max(gap, static_cast<double>(bytes) / bandwidth);
+  return at;
+}
+
+void SimNetwork::inject(s4u::Host* nic, Bytes bytes, BytesPerSecond bandwidth, Seconds gap) {
+  const Seconds at = book(nic, bytes, bandwidth, gap);
+  if (at > s4u::Engine::get_clock())
+    s4u::this_actor::sleep_until(at);
 }
 
 SimTransport::SimTransport(SimNetwork& network, Rank rank)
-    : network_(network), rank_(rank), memcpy_bw_(network.platform().node(network.node(rank)).memcpy_bw) {}
+    : network_(network), rank_(rank), memcpy_bw_(network.platform().node(network.node(rank)).memcpy_bw),
+      threads_(network.host(rank), network.platform().node(network.node(rank)).device, "rank" + std::to_string(rank)) {}
 
 void SimTransport::quiesce() {
   settle();
-  if (bell_) {
+  if (bell_ && bell_->get_state() != s4u::Activity::State::CANCELED)
     bell_->cancel();
-    bell_ = nullptr;
-  }
+  bell_ = nullptr;
 }
 
 void SimTransport::busy(Seconds t) {
@@ -172,6 +179,68 @@ Status SimTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteA
   return Status::InProgress;
 }
 
+Status SimTransport::put_signal(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, RemoteAddr signal,
+                                std::uint64_t value, Completion done) {
+  const SimNetwork::Route& route = network_.route(rank_, peer);
+  SimTransport& target = network_.transport(peer);
+  if (lane >= route.path->lanes.size() || !route.path->lanes[lane].caps.has(LaneCap::PutZcopy) ||
+      std::none_of(target.signals_.begin(), target.signals_.end(),
+                   [&](const std::uint64_t& word) { return reinterpret_cast<std::uint64_t>(&word) == signal.addr; }))
+    return Status::Error;
+  const LaneAttrs& attrs = route.path->lanes[lane];
+  auto [src, dst] = route.nics[lane];
+  const Seconds at = network_.book(src, local.size, attrs.bandwidth, attrs.gap);
+  auto flight = new_flight();
+  flight->kind = Flight::Kind::PutSignal;
+  flight->peer = rank_;
+  flight->lane = lane;
+  flight->size = local.size;
+  flight->phantom = local.data == nullptr;
+  flight->zcopy_src = local.data;
+  flight->remote = remote;
+  flight->signal = signal;
+  flight->value = value;
+  flight->done = std::move(done);
+  flight->sender = this;
+  if (at <= s4u::Engine::get_clock() && local.size > 0) {
+    flight->comm = s4u::Comm::sendto_async(src, dst, local.size);
+    target.add_flight(std::move(flight));
+    return Status::InProgress;
+  }
+  // The NIC is busy, or there are no bytes to move: a courier actor starts
+  // the transfer at its date (or lands the signal a latency later), so
+  // that the caller goes on meanwhile.
+  const Seconds latency = attrs.latency;
+  s4u::Actor::create("nic", src, [&target, src, dst, at, latency, f = flight.release()] {
+    std::unique_ptr<Flight> flight(f);
+    s4u::this_actor::sleep_until(at);
+    if (flight->size > 0) {
+      flight->comm = s4u::Comm::sendto_async(src, dst, flight->size);
+      target.add_flight(std::move(flight));
+      return;
+    }
+    s4u::this_actor::sleep_for(latency);
+    target.land_signal(*flight);
+    target.add_event({});  // wakes a thread of the target that waits in progress()
+  });
+  return Status::InProgress;
+}
+
+SignalWord SimTransport::signal_word() {
+  std::uint64_t& word = signals_.emplace_back(0);
+  return {&word, {0, reinterpret_cast<std::uint64_t>(&word)}};
+}
+
+void SimTransport::land_signal(Flight& flight) {
+  if (!flight.phantom && flight.remote.addr && flight.size)
+    std::memcpy(reinterpret_cast<std::byte*>(flight.remote.addr), flight.zcopy_src, flight.size);
+  std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(flight.signal.addr))
+      .fetch_add(flight.value, std::memory_order_release);
+  threads_.notify();
+  if (flight.done)
+    flight.sender->add_event({nullptr, std::move(flight.done), Status::Ok, 0});
+}
+
 MemoryRegion SimTransport::reg(Rank peer, std::size_t lane, const std::byte* base, Bytes size) {
   const LaneAttrs& attrs = path(peer).lanes.at(lane);
   busy(attrs.reg_cost + static_cast<double>(size) * attrs.reg_growth);
@@ -250,6 +319,11 @@ void SimTransport::landed(std::unique_ptr<Flight> flight) {
       if (!flight->phantom && flight->remote.addr && flight->size)
         std::memcpy(reinterpret_cast<std::byte*>(flight->remote.addr), flight->zcopy_src, flight->size);
       break;
+    case Flight::Kind::PutSignal:
+      // The target takes it in at no cost of its own (it polls the signal).
+      land_signal(*flight);
+      recycle(std::move(flight));
+      return;
   }
   // A get or put completion is polled from the completion queue: o_recv.
   const Seconds cpu = path(flight->peer).lanes[flight->lane].o_recv;
@@ -288,10 +362,18 @@ void SimTransport::land_finished(std::size_t first) {
 void SimTransport::progress(Seconds deadline) {
   if (ready_.empty())
     settle();
+  if (bell_ && bell_owner_ != s4u::this_actor::get_pid()) {
+    // Armed by another of the rank's threads (SimThreads): an actor's
+    // activities end with it, so each thread that waits keeps its own.
+    if (bell_->get_state() != s4u::Activity::State::CANCELED)
+      bell_->cancel();
+    bell_ = nullptr;
+  }
   if (!bell_ && ready_.empty()) {
     // Arm the bell first: start() and suspend() let other actors run, and
     // what they send meanwhile must be in the list below.
     bell_ = s4u::this_actor::exec_init(0);
+    bell_owner_ = s4u::this_actor::get_pid();
     bell_->suspend();  // before start(): one simcall instead of two
     bell_->start();
   }

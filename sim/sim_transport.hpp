@@ -11,9 +11,20 @@
 //       model computes. An RDMA read is a request (wire::kRmaHdr bytes) one
 //       way and the data the other.
 //
+//   put_signal: a work request in the NIC's queue. It costs the caller no
+//       CPU time (the caller charges its own: the alltoall's o_d or o_p,
+//       through SimThreads); the NIC injects it in turn, n bytes with no
+//       header, and at its landing the target's memory gets the bytes and
+//       then the add; the initiator's completion comes at that landing. One
+//       of no bytes lands the lane's latency after its injection (SimGrid
+//       3.32 never completes a transfer of no bytes).
+//
 // The header and payload contents travel beside the transfer, through this
-// process's memory; payloads may be phantom (a size without bytes). The receiver waits for its incoming transfers itself; a
-// sender that adds one while the receiver waits rings the receiver's bell.
+// process's memory; payloads may be phantom (a size without bytes). The
+// receiver waits for its incoming transfers itself; a sender that adds one
+// while the receiver waits rings the receiver's bell. A rank's threads
+// (SimThreads) are actors that share its transport; only one of them at a
+// time calls progress().
 #pragma once
 
 #include <simgrid/s4u.hpp>
@@ -30,6 +41,7 @@
 
 #include "protocols/core/transport.hpp"
 #include "sim/platform_loader.hpp"
+#include "sim/sim_threads.hpp"
 
 namespace xover::sim {
 
@@ -58,8 +70,11 @@ class SimNetwork {
   };
   const Route& route(Rank from, Rank to);
 
-  /// Waits (in simulated time, on the calling actor) for `nic` to be free,
-  /// then books it for one injection of `bytes` at `bandwidth` with gap `gap`.
+  /// Books `nic` for one injection of `bytes` at `bandwidth` with gap `gap`,
+  /// first come first served, and returns its date: when the NIC is next
+  /// free, or now. The NIC is then busy for max(g, n/B).
+  Seconds book(simgrid::s4u::Host* nic, Bytes bytes, BytesPerSecond bandwidth, Seconds gap);
+  /// book(), then waits (in simulated time, on the calling actor) for the date.
   void inject(simgrid::s4u::Host* nic, Bytes bytes, BytesPerSecond bandwidth, Seconds gap);
 
  private:
@@ -90,6 +105,13 @@ class SimTransport final : public Transport {
                  AmMode mode, Completion done) override;
   Status get(std::size_t lane, Rank peer, MutableBuffer local, RemoteAddr remote, Completion done) override;
   Status put(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, Completion done) override;
+  Status put_signal(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, RemoteAddr signal,
+                    std::uint64_t value, Completion done) override;
+  /// A word of this process's memory; as many as asked for. put_signal
+  /// refuses (Error) a word its target did not hand out.
+  SignalWord signal_word() override;
+  /// Actors on the rank's host, charged its node's device figures.
+  RankThreads& threads() override { return threads_; }
   MemoryRegion reg(Rank peer, std::size_t lane, const std::byte* base, Bytes size) override;
   void dereg(const MemoryRegion&) override {}
   RemoteAddr remote_addr(const MemoryRegion& region, const std::byte* base) const override;
@@ -106,7 +128,7 @@ class SimTransport final : public Transport {
  private:
   /// One transfer this rank waits for.
   struct Flight {
-    enum class Kind { Am, GetRequest, GetData, PutData };
+    enum class Kind { Am, GetRequest, GetData, PutData, PutSignal };
     Kind kind = Kind::Am;
     simgrid::s4u::CommPtr comm;
     Rank peer = 0;                       ///< the other end
@@ -122,6 +144,8 @@ class SimTransport final : public Transport {
     SimTransport* sender = nullptr;      ///< zcopy: whom to tell
     std::byte* get_dst = nullptr;
     RemoteAddr remote;
+    RemoteAddr signal;                   ///< put_signal: the target's word
+    std::uint64_t value = 0;             ///< put_signal: what to add
   };
   /// Something ready to run on this rank's CPU.
   struct Event {
@@ -136,6 +160,9 @@ class SimTransport final : public Transport {
   void add_flight(std::unique_ptr<Flight> flight);
   void add_event(Event event);
   void landed(std::unique_ptr<Flight> flight);
+  /// put_signal at its landing: the bytes, then the add, then the
+  /// initiator's completion.
+  void land_signal(Flight& flight);
   void land_finished(std::size_t first);
 
   SimNetwork& network_;
@@ -150,9 +177,12 @@ class SimTransport final : public Transport {
   std::vector<simgrid::s4u::ActivityPtr> activities_;  ///< progress()'s wait list, kept for its capacity
   std::deque<Event> ready_;
   simgrid::s4u::ExecPtr bell_;
+  aid_t bell_owner_ = 0;  ///< the actor that armed the bell
   bool waiting_ = false;
   Seconds debt_ = 0;  ///< CPU time owed, slept at the next send or wait
   std::uint64_t next_key_ = 1;
+  std::deque<std::uint64_t> signals_;  ///< signal words: a deque, so that their addresses stay
+  SimThreads threads_;
 };
 
 }  // namespace xover::sim

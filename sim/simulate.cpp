@@ -1,5 +1,6 @@
 #include "sim/simulate.hpp"
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 
@@ -10,22 +11,26 @@
 namespace xover::sim {
 namespace {
 
-/// A workload the simulator runs its own way, not over a Transport.
+/// A workload the simulator may run its own way rather than over a
+/// Transport: at scales where one transfer per message costs too much.
 struct NativeRunner {
   const Workload* workload;
+  /// Whether it takes `scenario`; if not, Workload::run does, over SimTransport.
+  bool (*takes)(const Scenario& scenario);
   Results (*simulate)(const Scenario& scenario, const LogGPPlatform& platform,
                       const std::function<void(const Point&)>& on_new_point);
 };
 
 /// The simulator's own runners, one line per workload. Every other
-/// workload runs over SimTransport, through its Workload::run.
+/// workload, and every scenario a runner does not take, runs over
+/// SimTransport through its Workload::run.
 const std::array kNativeRunners{
-    NativeRunner{&alltoall_workload, simulate_alltoall_scenario},
+    NativeRunner{&alltoall_workload, alltoall_batched, simulate_alltoall_scenario},
 };
 
-const NativeRunner* native_runner(const Workload& workload) {
+const NativeRunner* native_runner(const Scenario& scenario) {
   for (const NativeRunner& runner : kNativeRunners)
-    if (runner.workload == &workload)
+    if (runner.workload == scenario.workload && runner.takes(scenario))
       return &runner;
   return nullptr;
 }
@@ -33,6 +38,8 @@ const NativeRunner* native_runner(const Workload& workload) {
 }  // namespace
 
 std::vector<std::string> rank_nodes(const Scenario& scenario, const LogGPPlatform& platform) {
+  if (scenario.workload->placement == RankPlacement::OnePerNode)
+    return alltoall_nodes(platform, workload_ranks(scenario));
   std::string from = scenario.from;
   std::string to = scenario.to;
   if (from.empty() || to.empty()) {
@@ -50,20 +57,24 @@ std::vector<std::string> rank_nodes(const Scenario& scenario, const LogGPPlatfor
 }
 
 bool simulates(const Workload& workload) {
-  return native_runner(workload) != nullptr || workload.run != nullptr;
+  return workload.run != nullptr ||
+         std::any_of(kNativeRunners.begin(), kNativeRunners.end(),
+                     [&](const NativeRunner& runner) { return runner.workload == &workload; });
 }
 
 Results simulate(const Scenario& scenario, const LogGPPlatform& platform,
                  const std::function<void(const Point&)>& on_new_point) {
-  if (const NativeRunner* runner = native_runner(*scenario.workload))
+  if (const NativeRunner* runner = native_runner(scenario))
     return runner->simulate(scenario, platform, on_new_point);
   if (!scenario.workload->run)
     throw std::invalid_argument("scenario '" + scenario.name + "': the " + std::string(scenario.workload->name) +
                                 " workload has no runner in simulation");
   SimNetwork network(platform, rank_nodes(scenario, platform));
-  // Both directions must have lanes before any actor starts.
-  network.route(0, 1);
-  network.route(1, 0);
+  // Every route the ranks take has its lanes before any actor starts.
+  for (Rank from = 0; from < network.size(); ++from)
+    for (Rank to = 0; to < network.size(); ++to)
+      if (from != to && (scenario.workload->placement == RankPlacement::OnePerNode || from + to == 1))
+        network.route(from, to);
   Results results;
   results.on_new_point = on_new_point;
   run_ranks(network, [&](Rank rank, Transport& transport) { run_workload(scenario, rank, transport, results); });

@@ -1,8 +1,8 @@
 // Runs a scenario's workload in simulation: one actor per rank on the
 // platform's nodes, every curve and size, and the measured points back. A
 // workload runs over SimTransport through its own Workload::run, unless the
-// simulator has a runner of its own for it (simulate.cpp lists them: the
-// alltoall, whose PEs and proxies are actors of alltoall_sim.hpp).
+// simulator has a runner of its own that takes the scenario (simulate.cpp
+// lists them: the alltoall at large P, batched, in alltoall_sim.hpp).
 #pragma once
 
 #include <functional>
@@ -16,9 +16,10 @@
 
 namespace xover::sim {
 
-/// The node of each rank: even ranks on the scenario's `from` node, odd
-/// ones on `to` (the platform's first two nodes when it names none).
-/// Throws PlatformError when the platform has fewer than two nodes.
+/// The node of each rank: as its workload's placement says, even ranks on
+/// the scenario's `from` node and odd ones on `to` (the platform's first
+/// two nodes when it names none), or one rank per node.
+/// Throws PlatformError when the platform has too few nodes.
 std::vector<std::string> rank_nodes(const Scenario& scenario, const LogGPPlatform& platform);
 
 /// True when simulate() runs `workload`: over SimTransport, or with a

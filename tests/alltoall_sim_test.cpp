@@ -1,8 +1,9 @@
-// The alltoall in SimGrid (sim/alltoall_sim.hpp): on a platform where no two
-// flows share a link the simulated exchange takes the closed form's time,
-// batched or not, with every put landed once and its bytes intact; where
-// leaves share an oversubscribed core link it takes longer, by about what
-// the sharing implies. Each platform loads in a child process of its own.
+// The alltoall's batched path in SimGrid (sim/alltoall_sim.hpp): on a
+// platform where no two flows share a link the simulated exchange takes the
+// closed form's time, batched or not, with every put's signal landed once;
+// where leaves share an oversubscribed core link it takes longer, by about
+// what the sharing implies. Each platform loads in a child process of its
+// own. The per-put path, bytes and all, is tests/alltoall_test.cpp's.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -61,14 +62,12 @@ std::vector<Outcome> parse(const std::string& text) {
   return out;
 }
 
-AlltoallSpec spec(AlltoallFlavour flavour, std::uint32_t pes, Bytes size, std::size_t batch, bool verify = true) {
+AlltoallSpec spec(AlltoallFlavour flavour, std::uint32_t pes, Bytes size, std::size_t batch) {
   AlltoallSpec s;
   s.flavour = flavour;
   s.pes = pes;
   s.size = size;
   s.batch = batch;
-  s.verify = verify;
-  s.seed = 11;
   return s;
 }
 
@@ -76,7 +75,7 @@ TEST(AlltoallSim, ContentionFreeIsTheClosedForm) {
   // The star: every PE has its own up and down link, and a shifted alltoall
   // keeps each link to one flow at a time. Several P (one posting round or
   // many, with 4 threads), sizes on both sides of g·B = 250 B, and batches
-  // of 1 (one transfer per put), 3 and P − 1; every byte checked.
+  // of 1 (one transfer per put), 3 and P − 1.
   std::vector<AlltoallSpec> specs;
   for (const AlltoallFlavour flavour : {AlltoallFlavour::Proxy, AlltoallFlavour::Direct})
     for (const std::uint32_t pes : {2u, 3u, 8u, 16u})
@@ -103,7 +102,7 @@ TEST(AlltoallSim, AFullCoreLinkSlowsNothing) {
   std::vector<AlltoallSpec> specs;
   for (const AlltoallFlavour flavour : {AlltoallFlavour::Proxy, AlltoallFlavour::Direct})
     for (const Bytes size : {Bytes{8}, Bytes{1} << 20})
-      specs.push_back(spec(flavour, 16, size, 1, size < 4096));
+      specs.push_back(spec(flavour, 16, size, 1));
   for (const Outcome& r : parse(runs(data("alltoall_leaves_full.xml"), specs))) {
     EXPECT_NEAR(r.time, r.closed_form, 1e-6 * r.closed_form) << r.flavour << " n=" << r.size;
     EXPECT_EQ(r.errors, 0u);
@@ -121,7 +120,7 @@ TEST(AlltoallSim, AnOversubscribedCoreLinkSlowsLargeMessagesByItsSharing) {
   // Small messages never fill the core: their time stays the closed form's.
   std::vector<AlltoallSpec> specs;
   for (const AlltoallFlavour flavour : {AlltoallFlavour::Proxy, AlltoallFlavour::Direct}) {
-    specs.push_back(spec(flavour, 16, Bytes{1} << 20, 1, false));
+    specs.push_back(spec(flavour, 16, Bytes{1} << 20, 1));
     specs.push_back(spec(flavour, 16, 8, 1));
   }
   const double bound = 8.0 * 8 * (1 << 20) / 50e9;
@@ -151,7 +150,7 @@ TEST(AlltoallSim, BatchingUnderContentionStaysNearOneTransferPerPut) {
   for (const AlltoallFlavour flavour : {AlltoallFlavour::Proxy, AlltoallFlavour::Direct})
     for (const Bytes size : {Bytes{4096}, Bytes{1} << 20})
       for (const std::size_t batch : {std::size_t{1}, std::size_t{3}, std::size_t{15}})
-        specs.push_back(spec(flavour, 16, size, batch, false));
+        specs.push_back(spec(flavour, 16, size, batch));
   const std::vector<Outcome> got = parse(runs(data("alltoall_leaves_4to1.xml"), specs));
   ASSERT_EQ(got.size(), specs.size());
   for (std::size_t i = 0; i < got.size(); i += 3) {
@@ -170,30 +169,23 @@ TEST(AlltoallSim, BatchingUnderContentionStaysNearOneTransferPerPut) {
 
 TEST(AlltoallSim, PhantomCountsPutsWithoutBytes) {
   const std::vector<Outcome> got =
-      parse(runs(shipped("alltoall-star.xml"), {spec(AlltoallFlavour::Direct, 64, Bytes{1} << 20, 1, false)}));
+      parse(runs(shipped("alltoall-star.xml"), {spec(AlltoallFlavour::Direct, 64, Bytes{1} << 20, 1)}));
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].errors, 0u);
   EXPECT_NEAR(got[0].time, got[0].closed_form, 1e-6 * got[0].closed_form);
 }
 
-TEST(AlltoallSim, TooFewNodesAndTooMuchToVerifyAreRefused) {
+TEST(AlltoallSim, TooFewNodesAreRefused) {
   const std::string out = in_child([] {
     const LogGPPlatform platform = LogGPPlatform::load(data("alltoall_leaves_full.xml"));
-    std::string said;
     try {
       alltoall_nodes(platform, 17);
     } catch (const PlatformError& e) {
-      said += std::string(e.what()) + "\n";
+      return std::string(e.what());
     }
-    try {
-      simulate_alltoall(platform, alltoall_nodes(platform, 16), spec(AlltoallFlavour::Direct, 16, Bytes{4} << 20, 1));
-    } catch (const std::invalid_argument& e) {
-      said += std::string(e.what()) + "\n";
-    }
-    return said;
+    return std::string("no error");
   });
   EXPECT_NE(out.find("an alltoall of 17 PEs needs 17 nodes, the platform has 16"), std::string::npos) << out;
-  EXPECT_NE(out.find("use <payload mode=\"phantom\"/>"), std::string::npos) << out;
 }
 
 TEST(AlltoallSim, NodesInNaturalOrder) {

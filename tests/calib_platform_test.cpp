@@ -59,6 +59,7 @@ PlatformDraft draft() {
   d.comments = {"lane mm: PRTT(1,0,s) = 0.3 us + 0.2 ns/B * s", "a line with -- in it"};
   d.lanes = {mm_lane(), cma_lane()};
   d.memcpy_bw = 11.25e9;
+  d.device = DeviceAttrs{0.4213e-6, 1, 0.5e-6, 0.1664e-6};
   return d;
 }
 
@@ -75,6 +76,13 @@ TEST(CalibratedPlatform, LoadsAndGivesBackItsLanes) {
   const std::string report = sim::in_child([&] {
     const sim::LogGPPlatform platform = sim::LogGPPlatform::load(file);
     std::string out;
+    for (const char* node : {"node0", "node1"}) {
+      const DeviceAttrs& d = platform.node(node).device;
+      char buf[128];
+      std::snprintf(buf, sizeof buf, "%s device %.1f %u %.1f %.1f\n", node, d.device_o * 1e9, d.threads,
+                    d.proxy_o * 1e9, d.proxy_wake * 1e9);
+      out += buf;
+    }
     for (const Path& path : {platform.path("node0", "node1"), platform.path("node1", "node0")}) {
       out += path.from + ">" + path.to + " memcpy " + std::to_string(path.memcpy_bw_local) + "\n";
       for (const LaneAttrs& l : path.lanes) {
@@ -94,7 +102,8 @@ TEST(CalibratedPlatform, LoadsAndGivesBackItsLanes) {
       "am_short,am_bcopy,connect_to_iface\n"
       "cma L 902.300 B 13835800000 o 0.000/0.000 g 0.000 short 0 bcopy 0 seg 0 caps "
       "put_zcopy,get_zcopy,connect_to_iface\n";
-  EXPECT_EQ(report, "node0>node1 memcpy 11250000000.000000\n" + lanes + "node1>node0 memcpy 11250000000.000000\n" +
+  EXPECT_EQ(report, "node0 device 421.3 1 500.0 166.4\nnode1 device 421.3 1 500.0 166.4\n"
+                    "node0>node1 memcpy 11250000000.000000\n" + lanes + "node1>node0 memcpy 11250000000.000000\n" +
                         lanes);
 }
 

@@ -67,11 +67,27 @@ TEST(CalibrateCli, QuickShmRunWritesAPlatformThatLoads) {
   EXPECT_GT(value_after(xml, "bandwidth=\"", "Bps\"", mm), 1e8);
   EXPECT_GE(value_after(xml, "latency=\"", "ns\"", mm), 0);
 
+  // The alltoall's device figures on the nodes, positive and finite, and
+  // said on the terminal.
+  EXPECT_THAT(r.out, HasSubstr("alltoall device: o_device "));
+  EXPECT_THAT(xml, HasSubstr("alltoall device: o_device "));
+  const std::size_t node0 = xml.find("<host id=\"node0\"");
+  ASSERT_NE(node0, std::string::npos) << xml;
+  for (const char* name : {"device_o", "proxy_o", "proxy_wake"}) {
+    const double v = value_after(xml, "id=\"xover:" + std::string(name) + "\" value=\"", "ns\"", node0);
+    EXPECT_GT(v, 0) << name;
+    EXPECT_TRUE(std::isfinite(v)) << name;
+  }
+  EXPECT_THAT(xml, HasSubstr("<prop id=\"xover:threads\" value=\"1\"/>"));
+
 #ifdef XOVER_WITH_SIMGRID
   const test::CommandResult info = test::run_command(kXover + " proto-info --platform " + out);
   EXPECT_EQ(info.status, 0) << info.err;
   EXPECT_THAT(info.out, HasSubstr("eager/short"));
   EXPECT_THAT(info.out, HasSubstr("lane mm"));
+  const test::CommandResult alltoall = test::run_command(kXover + " proto-info --alltoall 2 --platform " + out);
+  EXPECT_EQ(alltoall.status, 0) << alltoall.err;
+  EXPECT_THAT(alltoall.out, HasSubstr("coll/alltoall/direct"));
 #endif
   std::remove(out.c_str());
 }

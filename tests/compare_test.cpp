@@ -28,7 +28,7 @@ struct Row {
 std::string csv_row(const std::string& backend, const Row& r, const std::string& scenario = "s") {
   std::ostringstream os;
   os << scenario << "," << backend << ",p.xml,pingpong," << r.protocol << "," << r.selected << ",r0:1," << r.size
-     << ",20," << r.t_us << "," << r.t_us << "," << r.t_us << ",1.0,,0\n";
+     << ",20," << r.t_us << "," << r.t_us << "," << r.t_us << ",1.0,,0,\n";
   return os.str();
 }
 
@@ -245,7 +245,7 @@ TEST(Compare, RunsThatCannotBeComparedThrow) {
   std::istringstream other(std::string(kCsvHeader) + "\n" + csv_row("shm", {kZ, kZ, 1024, 1.0}, "other"));
   EXPECT_THAT([&] { compare_results(sim, read_results_csv(other, "o.csv")); },
               ::testing::ThrowsMessage<CompareError>(HasSubstr("o.csv holds 'other'")));
-  std::istringstream stream(std::string(kCsvHeader) + "\ns,shm,p.xml,stream,auto,eager/zcopy,r0:1,1024,20,1,1,1,1,,0\n");
+  std::istringstream stream(std::string(kCsvHeader) + "\ns,shm,p.xml,stream,auto,eager/zcopy,r0:1,1024,20,1,1,1,1,,0,\n");
   EXPECT_THAT([&] { compare_results(sim, read_results_csv(stream, "st.csv")); },
               ::testing::ThrowsMessage<CompareError>(HasSubstr("st.csv a stream one")));
   const ResultsFile disjoint = results("d.csv", "shm", {{kZ, kZ, 3, 1.0}});
@@ -253,8 +253,15 @@ TEST(Compare, RunsThatCannotBeComparedThrow) {
               ::testing::ThrowsMessage<CompareError>(HasSubstr("no (protocol, size) in common")));
 }
 
+/// The header of files written before the notes column.
+std::string old_header() {
+  const std::string header = kCsvHeader;
+  return header.substr(0, header.rfind(','));
+}
+
+// A file from before the notes column, which this one also checks is read.
 TEST(ResultsCsv, ReadsQuotedFieldsAndAnEmptyModel) {
-  const ResultsFile r = parse(std::string(kCsvHeader) +
+  const ResultsFile r = parse(old_header() +
                               "\r\ns,sim,\"dir,with \"\"comma\"\"/p.xml\",pingpong,auto,eager/short,r0:0.5 r1:0.5,8,20,"
                               "1.5,1.25,2,5.333,1.5,0\r\ns,sim,\"dir,with \"\"comma\"\"/p.xml\",pingpong,auto,"
                               "eager/short,r0:1,16,20,1.5,1.25,2,5.333,,3\n");
@@ -266,6 +273,15 @@ TEST(ResultsCsv, ReadsQuotedFieldsAndAnEmptyModel) {
   EXPECT_FALSE(r.rows[1].model_us.has_value());
   EXPECT_EQ(r.rows[1].errors, 3u);
   EXPECT_EQ(r.rows[1].line, 3u);
+  EXPECT_EQ(r.rows[1].notes, "");
+}
+
+TEST(ResultsCsv, ReadsNotes) {
+  const ResultsFile r = parse(std::string(kCsvHeader) +
+                              "\ns,shm,vm,alltoall,auto,coll/alltoall/direct,cma,8,20,1.5,1.25,2,5.333,1.5,0,"
+                              "\"verified=yes; oversubscribed: 8 ranks × 2 threads on 2 cores\"\n");
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(r.rows[0].notes, "verified=yes; oversubscribed: 8 ranks × 2 threads on 2 cores");
 }
 
 struct BadCsv {
@@ -285,7 +301,7 @@ TEST_P(ResultsCsvBad, SaysWhereAndWhat) {
 }
 
 const std::string kHead = std::string(kCsvHeader) + "\n";
-const std::string kGood = "s,sim,p.xml,pingpong,auto,eager/short,r0:1,8,20,1.5,1.5,1.5,5.3,1.5,0\n";
+const std::string kGood = "s,sim,p.xml,pingpong,auto,eager/short,r0:1,8,20,1.5,1.5,1.5,5.3,1.5,0,\n";
 
 INSTANTIATE_TEST_SUITE_P(
     Files, ResultsCsvBad,
@@ -293,15 +309,15 @@ INSTANTIATE_TEST_SUITE_P(
         BadCsv{"Empty", "", ::testing::StartsWith("bad.csv:1: empty file")},
         BadCsv{"WrongHeader", "size,time\n8,1\n", ::testing::StartsWith("bad.csv:1: not a results CSV header")},
         BadCsv{"NoRows", kHead, "bad.csv:2: no results rows after the header"},
-        BadCsv{"ShortRow", kHead + kGood + "s,sim,p.xml,pingpong,auto\n", "bad.csv:3: 5 fields, the header has 15"},
-        BadCsv{"BadSize", kHead + "s,sim,p.xml,pingpong,auto,eager/short,r0:1,8B,20,1.5,1.5,1.5,5.3,1.5,0\n",
+        BadCsv{"ShortRow", kHead + kGood + "s,sim,p.xml,pingpong,auto\n", "bad.csv:3: 5 fields, the header has 16"},
+        BadCsv{"BadSize", kHead + "s,sim,p.xml,pingpong,auto,eager/short,r0:1,8B,20,1.5,1.5,1.5,5.3,1.5,0,\n",
                "bad.csv:2: size '8B' is not a whole number"},
-        BadCsv{"BadTime", kHead + "s,sim,p.xml,pingpong,auto,eager/short,r0:1,8,20,fast,1.5,1.5,5.3,1.5,0\n",
+        BadCsv{"BadTime", kHead + "s,sim,p.xml,pingpong,auto,eager/short,r0:1,8,20,fast,1.5,1.5,5.3,1.5,0,\n",
                "bad.csv:2: t_median_us 'fast' is not a non-negative number"},
-        BadCsv{"ZeroTime", kHead + "s,sim,p.xml,pingpong,auto,eager/short,r0:1,8,20,0,0,0,5.3,1.5,0\n",
+        BadCsv{"ZeroTime", kHead + "s,sim,p.xml,pingpong,auto,eager/short,r0:1,8,20,0,0,0,5.3,1.5,0,\n",
                "bad.csv:2: t_median_us must be positive"},
         BadCsv{"Repeated", kHead + kGood + kGood, "bad.csv:3: a second row for auto at 8 B"},
-        BadCsv{"TwoScenarios", kHead + kGood + "t,sim,p.xml,pingpong,auto,eager/short,r0:1,16,20,1,1,1,1,1,0\n",
+        BadCsv{"TwoScenarios", kHead + kGood + "t,sim,p.xml,pingpong,auto,eager/short,r0:1,16,20,1,1,1,1,1,0,\n",
                "bad.csv:3: scenario 't' differs from the first row's 's'; one file holds one run"},
         BadCsv{"OpenQuote", kHead + "s,sim,\"p.xml,pingpong\n", "bad.csv:2: a quoted field is not closed"}),
     [](const auto& info) { return info.param.name; });

@@ -1,8 +1,9 @@
 // xover run on hardware as a user runs it: shared memory and TCP started by
 // xover itself and by mpirun, every payload byte checked, the same results
-// CSV as the simulation, and its plot; a rank killed halfway stops the run
-// with a message and leaves no shared-memory segment behind; bad options
-// exit 2.
+// CSV as the simulation, and its plot; the alltoall, whose run says first
+// when its threads outnumber the cores; a rank killed halfway through a
+// ping-pong or an alltoall stops the run with a message and leaves no
+// shared-memory segment behind; bad options exit 2.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -17,6 +18,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "runtime/backends.hpp"
 #include "tests/support/run.hpp"
@@ -54,7 +56,7 @@ void expect_good_csv(const std::string& file, const std::string& backend, const 
   ASSERT_GT(rows.size(), sizes) << file;
   std::size_t on_auto = 0;
   for (std::size_t i = 1; i < rows.size(); ++i) {
-    ASSERT_EQ(rows[i].size(), 15U) << "row " << i;
+    ASSERT_EQ(rows[i].size(), 16U) << "row " << i;
     EXPECT_EQ(rows[i][1], backend);
     EXPECT_EQ(rows[i][8], iterations) << "row " << i;
     EXPECT_EQ(rows[i][14], "0") << "corrupt or missing messages in row " << i;
@@ -137,21 +139,60 @@ TEST_P(HwRun, PlotFollowsTheCsv) {
   EXPECT_THAT(text, HasSubstr(">" + GetParam() + " on "));
 }
 
-// A rank killed halfway: the launcher stops the other within seconds, says
-// which rank went and how, exits non-zero and leaves no segment.
-TEST_P(HwRun, KilledRankStopsTheRunCleanly) {
-  const std::string err = ::testing::TempDir() + "/hw-kill-" + GetParam() + ".err";
+// The alltoall of 3 PEs: every curve, every byte and signal checked (notes
+// verified=yes), the model priced with the platform's device figures; when
+// its 3 × 2 threads (a poster and the proxy) outnumber the cores, the first
+// line and every point's notes say so.
+TEST_P(HwRun, AlltoallChecksEveryByteAndSaysWhenOversubscribed) {
+  const std::string out = ::testing::TempDir() + "/hw-alltoall-" + GetParam() + ".csv";
+  const auto r = test::run_command(kXover + " run " + scenario("hw_alltoall") + " --backend " + GetParam() +
+                                   " --out " + out);
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const bool crowded = std::thread::hardware_concurrency() < 6;
+  if (crowded) {
+    EXPECT_THAT(r.out, ::testing::StartsWith("xover run: oversubscribed: 3 ranks × 2 threads on "));
+  } else {
+    EXPECT_THAT(r.out, ::testing::StartsWith("# hw-alltoall: alltoall on " + GetParam()));
+  }
+  const auto rows = test::read_csv(out);
+  ASSERT_EQ(rows.size(), 1u + 3 * 3);
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].size(), 16U) << "row " << i;
+    EXPECT_EQ(rows[i][3], "alltoall");
+    EXPECT_EQ(rows[i][8], "5");
+    EXPECT_EQ(rows[i][14], "0") << rows[i][15];
+    EXPECT_GT(std::stod(rows[i][13]), 0) << "no model in row " << i;
+    EXPECT_THAT(rows[i][15], ::testing::StartsWith("verified=yes; PE 0 measured: post "));
+    EXPECT_EQ(rows[i][15].find("oversubscribed") != std::string::npos, crowded) << rows[i][15];
+  }
+}
+
+// A rank killed halfway: the launcher stops the others within seconds,
+// says which rank went and how, exits non-zero and leaves no segment.
+/// (backend, (scenario, its ranks)).
+class HwKill : public ::testing::TestWithParam<std::tuple<std::string, std::pair<std::string, std::size_t>>> {
+ protected:
+  void SetUp() override {
+    if (const std::string why = runtime::find_backend(std::get<0>(GetParam()))->unavailable(); !why.empty())
+      GTEST_SKIP() << "backend " << std::get<0>(GetParam()) << ": " << why;
+  }
+};
+
+TEST_P(HwKill, KilledRankStopsTheRunCleanly) {
+  const std::string& backend = std::get<0>(GetParam());
+  const auto& [name, nranks] = std::get<1>(GetParam());
+  const std::string err = ::testing::TempDir() + "/hw-kill-" + backend + "-" + name + ".err";
   const pid_t launcher = fork();
   ASSERT_GE(launcher, 0);
   if (launcher == 0) {
-    const std::string command = kXover + " run " + scenario("hw_long") + " --backend " + GetParam() + " --out " +
+    const std::string command = kXover + " run " + scenario(name) + " --backend " + backend + " --out " +
                                 ::testing::TempDir() + "/hw-long.csv --timeout 3 >/dev/null 2>" + err;
     execl("/bin/sh", "sh", "-c", ("exec " + command).c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
-  // Wait for both ranks, then let them run a while.
+  // Wait for every rank, then let them run a while.
   std::vector<pid_t> ranks;
-  for (int i = 0; i < 100 && ranks.size() < 2; ++i) {
+  for (int i = 0; i < 100 && ranks.size() < nranks; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     ranks.clear();
     const auto r = test::run_command("pgrep -P " + std::to_string(launcher));
@@ -159,7 +200,7 @@ TEST_P(HwRun, KilledRankStopsTheRunCleanly) {
     for (pid_t pid; ss >> pid;)
       ranks.push_back(pid);
   }
-  ASSERT_EQ(ranks.size(), 2U) << "the ranks did not start";
+  ASSERT_EQ(ranks.size(), nranks) << "the ranks did not start";
   // Halfway: once rank 1 has worked for a while (wire-up and some sizes).
   for (int i = 0; i < 1000 && cpu_seconds(ranks[1]) >= 0 && cpu_seconds(ranks[1]) < 0.4; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -191,6 +232,13 @@ TEST_P(HwRun, KilledRankStopsTheRunCleanly) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, HwRun, ::testing::ValuesIn(hardware_backends()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+INSTANTIATE_TEST_SUITE_P(
+    Backends, HwKill,
+    ::testing::Combine(::testing::ValuesIn(hardware_backends()),
+                       ::testing::Values(std::pair<std::string, std::size_t>{"hw_long", 2},
+                                         std::pair<std::string, std::size_t>{"hw_alltoall_long", 3})),
+    [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param).first; });
 
 TEST(HwRunMpi, MpirunStartsTheRanksAndRankZeroWritesTheResults) {
   if (test::run_command("command -v mpirun").status != 0)

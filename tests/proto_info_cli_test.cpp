@@ -137,18 +137,30 @@ TEST(ProtoInfoCli, HelpListsOptionsAndSettings) {
 // o_d 0.5 us, 1024 threads, o_p 1.5 us, wake-up 3 us) at P = 8 with 32
 // threads: direct 1.5 us + 7x, proxy 6 us + 7x (x = n/25 GB/s) once the
 // NIC is bandwidth-bound; direct must win by 5 %, which it does below
-// n = 316,071.4 (tests/alltoall_model_test.cpp works it out).
+// n = 316,071.4 (tests/alltoall_model_test.cpp works it out). The golden
+// hand-over sizes of the README's table, each in the same table, cost lines
+// and JSON keys as the point-to-point protocols'.
 TEST(ProtoInfoCli, AlltoallTable) {
   const std::string star = "--platform " + kSource + "/platforms/alltoall-star.xml";
   auto r = proto_info(star + " --alltoall 8 --threads 32");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("threads 32"));
-  EXPECT_THAT(r.out, HasSubstr("  0..316071                      coll/alltoall/direct\n"));
-  EXPECT_THAT(r.out, HasSubstr("  316072..inf                    coll/alltoall/proxy\n"));
+  EXPECT_THAT(r.out, HasSubstr("| 0..316071                  | coll/alltoall/direct | ib_link_0"));
+  EXPECT_THAT(r.out, HasSubstr("| 316072..inf                | coll/alltoall/proxy  | ib_link_0"));
+  EXPECT_THAT(r.out, HasSubstr("  coll/alltoall/direct 251..inf               c 1.500us     m  0.28000 ns/B"));
+  for (const auto& [pes, from] : {std::pair<int, std::string>{8, "316072"}, {64, "37385"}, {512, "35918"},
+                                  {4096, "35740"}}) {
+    r = proto_info(star + " --alltoall " + std::to_string(pes));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("| " + from + "..inf")) << "P = " << pes << "\n" << r.out;
+  }
   r = proto_info(star + " --alltoall 8 --set direct_perf_diff=0 --json");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr(R"("ranges":[{"from":0,"to":null,"protocol":"coll/alltoall/direct"}])"));
+  EXPECT_THAT(r.out, HasSubstr(R"("ranges":[{"from":0,"to":null,"protocol":"coll/alltoall/direct",)"
+                               R"("lanes":[{"name":"ib_link_0","share":1}]}])"));
   EXPECT_THAT(r.out, HasSubstr(R"("pes":8)"));
+  EXPECT_THAT(r.out, HasSubstr(R"("operation":"alltoall")"));
+  EXPECT_THAT(r.out, HasSubstr(R"({"protocol":"coll/alltoall/direct","bias":1,"ranges":[)"));
 }
 
 TEST(ProtoInfoCli, AlltoallBadInput) {

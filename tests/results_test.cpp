@@ -67,10 +67,11 @@ TEST(Results, MergeAddsErrorsAndSamplesAndKeepsTheLeadersNames) {
 TEST(Results, MalformedTextIsRefused) {
   Results r;
   EXPECT_THROW(r.merge_text("auto\tx\ty\n"), std::invalid_argument);
-  EXPECT_THROW(r.merge_text("auto\tx\ty\tbig\t0\t0\t-\t-\n"), std::invalid_argument);
-  EXPECT_THROW(r.merge_text("auto\tx\ty\t8\t0\t0\t-\t-\t-1\n"), std::invalid_argument);
-  EXPECT_THROW(r.merge_text("auto\tx\ty\t8\t0\t0\t-\tnan\n"), std::invalid_argument);
-  EXPECT_THROW(r.merge_text("auto\tx\ty\t8\t0\t0\tmany\t-\n"), std::invalid_argument);
+  EXPECT_THROW(r.merge_text("auto\tx\ty\t8\t0\t0\t-\t-\n"), std::invalid_argument);
+  EXPECT_THROW(r.merge_text("auto\tx\ty\tbig\t0\t0\t-\t-\t\n"), std::invalid_argument);
+  EXPECT_THROW(r.merge_text("auto\tx\ty\t8\t0\t0\t-\t-\t\t-1\n"), std::invalid_argument);
+  EXPECT_THROW(r.merge_text("auto\tx\ty\t8\t0\t0\t-\tnan\t\n"), std::invalid_argument);
+  EXPECT_THROW(r.merge_text("auto\tx\ty\t8\t0\t0\tmany\t-\t\n"), std::invalid_argument);
 }
 
 }  // namespace
@@ -98,6 +99,30 @@ TEST(Results, CsvKeepsTheBandwidthOfASlowSmallMessage) {
     fields.push_back(f);
   ASSERT_GE(fields.size(), 13u) << row;
   EXPECT_DOUBLE_EQ(std::stod(fields[12]), 8 / 0.02 / 1e6) << row;
+}
+
+TEST(Results, NotesTravelAndMergeOnceEach) {
+  Results leader;
+  Point& p = leader.point("auto", 64);
+  p.add_note("verified=yes");
+  p.add_note("verified=yes");
+  p.add_note("PE 0: tab\there");
+  Results follower;
+  Point& f = follower.point("auto", 64);
+  f.add_note("PE 1: its signal shows 3, not 2: 1 adds too many");
+  f.add_note("verified=yes");
+  leader.merge_text(follower.to_text());
+  EXPECT_EQ(leader.points()[0]->notes,
+            "verified=yes; PE 0: tab here; PE 1: its signal shows 3, not 2: 1 adds too many");
+  leader.note_all("oversubscribed: 2 ranks × 2 threads on 2 cores");
+  EXPECT_EQ(leader.points()[0]->notes.substr(leader.points()[0]->notes.rfind("; ") + 2),
+            "oversubscribed: 2 ranks × 2 threads on 2 cores");
+  std::ostringstream csv;
+  write_csv(csv, leader, "s", "shm", "vm", "alltoall");
+  EXPECT_NE(csv.str().find(",0,\"verified=yes; PE 0: tab here; PE 1: its signal shows 3, not 2: 1 adds too many; "
+                           "oversubscribed: 2 ranks × 2 threads on 2 cores\"\n"),
+            std::string::npos)
+      << csv.str();
 }
 
 }  // namespace

@@ -28,10 +28,10 @@ TEST(RunCli, DefaultScenarioWritesTheResultsCsv) {
   ASSERT_GT(rows.size(), 40u);
   EXPECT_EQ(rows[0], (std::vector<std::string>{"scenario", "backend", "platform", "workload", "protocol", "selected",
                                                 "lanes", "size", "iterations", "t_median_us", "t_p10_us", "t_p90_us",
-                                                "bandwidth_MBps", "model_us", "errors"}));
+                                                "bandwidth_MBps", "model_us", "errors", "notes"}));
   std::set<std::string> auto_selected;
   for (std::size_t i = 1; i < rows.size(); ++i) {
-    ASSERT_EQ(rows[i].size(), 15u);
+    ASSERT_EQ(rows[i].size(), 16u);
     EXPECT_EQ(rows[i][1], "sim");
     EXPECT_EQ(rows[i][14], "0") << "corrupt or missing messages in row " << i;
     EXPECT_EQ(rows[i][8], "20");
@@ -62,29 +62,33 @@ TEST(RunCli, PhantomPayloadsRunGibibyteMessages) {
   EXPECT_LT(mbps, 48000);
 }
 
-// An alltoall scenario: every curve at every size, the exchange's time
+// An alltoall scenario, put by put over the Transport (P = 8) and on the
+// batched path (batch="3"): every curve at every size, the exchange's time
 // equal to the closed form on the contention-free star (model_us), the
-// bandwidth (P − 1)·n over it, and no put lost.
-TEST(RunCli, AlltoallRunsInSimulationOnly) {
-  const std::string scenario = kSource + "/tests/data/scenarios/alltoall_small.xml";
-  const std::string out = ::testing::TempDir() + "/alltoall.csv";
-  auto r = test::run_command(kXover + " run " + scenario + " --out " + out);
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("alltoall in simulation"));
-  EXPECT_THAT(r.out, HasSubstr("median time per exchange in us"));
-  const auto rows = test::read_csv(out);
-  ASSERT_EQ(rows.size(), 1u + 3 * 3);
-  for (std::size_t i = 1; i < rows.size(); ++i) {
-    EXPECT_EQ(rows[i][3], "alltoall");
-    EXPECT_EQ(rows[i][14], "0");
-    const double t = std::stod(rows[i][9]);
-    EXPECT_NEAR(t, std::stod(rows[i][13]), 1e-5 * t) << "row " << i;
-    EXPECT_NEAR(std::stod(rows[i][12]), 7 * std::stod(rows[i][7]) / t, 1e-3) << "row " << i;
+// bandwidth (P − 1)·n over it, no put lost, and the notes saying whether
+// the bytes were checked.
+TEST(RunCli, AlltoallPutByPutAndBatched) {
+  for (const auto& [name, notes] : {std::pair<std::string, std::string>{"alltoall_small", "verified=yes; simulated put by put over the Transport"},
+                                    {"alltoall_batched", "verified=no; batched path, 3 puts per transfer"}}) {
+    const std::string scenario = kSource + "/tests/data/scenarios/" + name + ".xml";
+    const std::string out = ::testing::TempDir() + "/" + name + ".csv";
+    const auto r = test::run_command(kXover + " run " + scenario + " --out " + out);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("alltoall in simulation"));
+    EXPECT_THAT(r.out, HasSubstr("median time per exchange in us"));
+    const auto rows = test::read_csv(out);
+    ASSERT_EQ(rows.size(), 1u + 3 * 3);
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+      EXPECT_EQ(rows[i][3], "alltoall");
+      EXPECT_EQ(rows[i][14], "0");
+      EXPECT_EQ(rows[i][15], notes) << name << " row " << i;
+      const double t = std::stod(rows[i][9]);
+      EXPECT_NEAR(t, std::stod(rows[i][13]), 1e-5 * t) << name << " row " << i;
+      const double mbps = 7 * std::stod(rows[i][7]) / t;  // B/us = MB/s
+      EXPECT_NEAR(std::stod(rows[i][12]), mbps, 1e-5 * mbps) << name << " row " << i;
+    }
+    EXPECT_EQ(rows[1][5], "coll/alltoall/direct");
   }
-  EXPECT_EQ(rows[1][5], "coll/alltoall/direct");
-  r = test::run_command(kXover + " run " + scenario + " --backend shm --out " + out);
-  EXPECT_EQ(r.status, 2);
-  EXPECT_THAT(r.err, HasSubstr("the alltoall runs in simulation only"));
 }
 
 // eager/zcopy against rndv/get on one rail with no rendezvous bias: the

@@ -5,7 +5,8 @@
 // process), written as the results CSV and read back as `xover compare`
 // reads it: every curve present, no errors, times positive and finite, the
 // model where the workload has one. A scenario whose workload runs over a
-// Transport runs on shared memory too, through the same workload driver.
+// Transport runs on shared memory too, through the same workload driver
+// (with one posting thread per PE, the machine's cores being few).
 // The schema (scenarios/scenario.xsd) accepts each.
 //
 // The folder is listed when CTest discovers the tests (DISCOVERY_MODE
@@ -152,11 +153,13 @@ TEST_P(ShippedScenario, TheSchemaAcceptsIt) {
 // Each rank hands back its points as `xover run`'s ranks do (Results::to_text,
 // one problem line each), and they are merged as rank 0 merges them.
 TEST_P(ShippedScenario, RunsOnSharedMemory) {
-  const Scenario s = shrunk(GetParam());
+  Scenario s = shrunk(GetParam());
   if (!s.workload->run)
     GTEST_SKIP() << "the " << s.workload->name << " workload does not run over a Transport";
   if (s.phantom)
     GTEST_SKIP() << "phantom payloads are for simulation";
+  // Ranks are processes on this node's few cores: one posting thread each.
+  s.threads = 1;
   const std::string kPoint = "point\t";
   const test::Problems lines =
       test::run_ranks("shm", workload_ranks(s), "", [&](Rank rank, Transport& t, test::Problems& p) {

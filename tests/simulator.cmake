@@ -64,3 +64,15 @@ target_compile_definitions(sim_sweep_cli_test PRIVATE XOVER_BINARY="$<TARGET_FIL
                                                       XOVER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 add_dependencies(sim_sweep_cli_test xover)
 gtest_discover_tests(sim_sweep_cli_test)
+
+add_executable(put_signal_test put_signal_test.cpp support/backend.cpp)
+target_include_directories(put_signal_test PRIVATE ${PROJECT_SOURCE_DIR})
+target_link_libraries(put_signal_test PRIVATE xover::sim xover::runtime GTest::gtest_main)
+target_compile_definitions(put_signal_test PRIVATE XOVER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+gtest_discover_tests(put_signal_test)
+
+add_executable(alltoall_test alltoall_test.cpp support/backend.cpp)
+target_include_directories(alltoall_test PRIVATE ${PROJECT_SOURCE_DIR})
+target_link_libraries(alltoall_test PRIVATE xover::sim xover::runtime GTest::gtest_main)
+target_compile_definitions(alltoall_test PRIVATE XOVER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+gtest_discover_tests(alltoall_test PROPERTIES RUN_SERIAL TRUE)

@@ -1,6 +1,8 @@
 // `xover proto-info --alltoall P`: which alltoall flavour each size uses for
 // P PEs of a platform, each flavour's cost lines, and where the direct one
-// stops winning. A table for people and JSON for scripts.
+// stops winning; the same table, cost lines and JSON keys as the
+// point-to-point protocols' (proto_info_format.hpp), the device figures
+// beside the lane's.
 #pragma once
 
 #include <string>
@@ -12,7 +14,7 @@ namespace xover::tools {
 
 struct AlltoallInfo {
   std::string platform_file;
-  std::string lane;            ///< the first lane between the first two PEs
+  LaneAttrs lane;              ///< the first lane between the first two PEs
   AlltoallParams params;       ///< P, the lane's L, B, g and the first PE's device; size unused
   double direct_perf_diff = 0; ///< percent (SelectConfig)
 };

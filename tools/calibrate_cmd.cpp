@@ -5,7 +5,8 @@
 //
 // The command launches two ranks on this node, pinned like `xover run
 // --backend`, each running the probes over the real Transport; rank 0
-// fits, writes the platform and prints the fits.
+// fits, writes the platform and prints the fits. Last, the alltoall's
+// device figures (calib/device_probe.hpp) go on the platform's nodes.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,6 +25,7 @@
 #include "runtime/common.hpp"
 #include "runtime/launch/launch.hpp"
 #include "tools/calib/calibration.hpp"
+#include "tools/calib/device_probe.hpp"
 #include "tools/commands.hpp"
 
 namespace po = boost::program_options;
@@ -84,6 +86,10 @@ void print(const calib::Calibration& c, const std::string& out) {
   for (const calib::Breakpoint& b : c.breakpoints)
     std::printf("auto changes line between %s (%s) and %s (%s)\n", format_size(b.before).c_str(), b.from.c_str(),
                 format_size(b.after).c_str(), b.to.c_str());
+  if (c.draft.device)
+    std::printf("alltoall device: o_device %.4f us (%.4f us back to back)  o_proxy %.4f us  wake-up %.4f us\n",
+                c.draft.device->device_o * 1e6, c.device_o_burst * 1e6, c.draft.device->proxy_o * 1e6,
+                c.draft.device->proxy_wake * 1e6);
   for (const std::string& note : c.notes)
     std::printf("note: %s\n", note.c_str());
   std::printf("platform: %s\n", out.c_str());
@@ -128,6 +134,9 @@ int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
   run_workload(sweep_scenario(s), boot.rank(), t, mine);
   if (!t.failure().empty())
     throw std::runtime_error(t.failure());
+  const calib::DeviceFigures device = calib::probe_device(t, boot, s.quick ? 100 : 400);
+  m.device = DeviceAttrs{device.device_o, 1, device.proxy_o, device.proxy_wake};
+  m.device_o_burst = device.device_o_burst;
   const std::string text = mine.to_text();
   const std::vector<runtime::Blob> all = boot.allgather(std::as_bytes(std::span(text.data(), text.size())));
   transport.reset();

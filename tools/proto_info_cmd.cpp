@@ -32,7 +32,8 @@ int alltoall_info(const po::variables_map& vm, const SelectConfig& config) {
       spec.threads = vm["threads"].as<std::uint32_t>();
     const std::vector<std::string> nodes = sim::alltoall_nodes(platform, pes);
     info.params = sim::alltoall_params(platform, nodes, spec);
-    info.lane = platform.path(nodes[0], nodes[1]).lanes.front().name;
+    const Path path = platform.path(nodes[0], nodes[1]);
+    info.lane = path.lanes[put_lane(path).value_or(0)];
   } catch (const sim::PlatformError& e) {
     std::cerr << "xover proto-info: " << e.what() << "\n";
     return kExitBadInput;

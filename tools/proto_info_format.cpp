@@ -1,5 +1,6 @@
 #include "tools/proto_info_format.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -63,6 +64,50 @@ void settings_line(std::ostringstream& os, const SelectConfig& c) {
 
 }  // namespace
 
+std::string format_table_rows(const std::vector<TableRow>& rows) {
+  std::size_t width = 19;
+  for (const TableRow& row : rows)
+    width = std::max(width, row.protocol.size() + 1);
+  const std::string rule = "+----------------------------+" + std::string(width + 1, '-') +
+                           "+--------------------------------+\n";
+  std::ostringstream os;
+  os << rule << "| " << pad("size range", 27) << "| " << pad("protocol", width) << "| "
+     << pad("lanes (share of bytes)", 31) << "|\n"
+     << rule;
+  auto row = [&](const std::string& range, const std::string& proto, const std::string& lanes) {
+    os << "| " << pad(range, 27) << "| " << pad(proto, width) << "| " << pad(lanes, 31) << "|\n";
+  };
+  Bytes expected = 0;
+  for (const TableRow& r : rows) {
+    if (r.from > expected)
+      row(range_text(expected, r.from - 1), "(no protocol)", "-");
+    row(range_text(r.from, r.to), r.protocol, r.lanes);
+    expected = r.to == kSizeMax ? kSizeMax : r.to + 1;
+  }
+  if (rows.empty() || rows.back().to != kSizeMax)
+    row(range_text(expected, kSizeMax), "(no protocol)", "-");
+  os << rule;
+  return os.str();
+}
+
+std::string format_cost_line(std::string_view protocol, Bytes from, Bytes to, const LinearFunc& line,
+                             std::string_view description) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "  %-20s %-22s c %-11s m %8.5f ns/B  (%s)\n", std::string(protocol).c_str(),
+                range_text(from, to).c_str(), format_time(line.c).c_str(), line.m * 1e9,
+                std::string(description).c_str());
+  return buf;
+}
+
+std::string format_lane_line(const LaneAttrs& lane) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "#   lane %-6s L %s  %.3f GB/s  o_send %s  o_recv %s  g %s  caps %s\n",
+                lane.name.c_str(), format_time(lane.latency).c_str(), lane.bandwidth / 1e9,
+                format_time(lane.o_send).c_str(), format_time(lane.o_recv).c_str(), format_time(lane.gap).c_str(),
+                lane.caps.to_string().c_str());
+  return buf;
+}
+
 std::string format_proto_info_text(const ProtoInfoReport& r) {
   const Path& path = r.path;
   const EndpointLanes& el = r.table.lanes();
@@ -70,14 +115,8 @@ std::string format_proto_info_text(const ProtoInfoReport& r) {
   os << "# xover proto-info\n";
   os << "# platform    " << r.platform_file << "\n";
   os << "# path        " << path.from << " -> " << path.to << "\n";
-  for (const LaneAttrs& lane : path.lanes) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "#   lane %-6s L %s  %.3f GB/s  o_send %s  o_recv %s  g %s  caps %s\n",
-                  lane.name.c_str(), format_time(lane.latency).c_str(), lane.bandwidth / 1e9,
-                  format_time(lane.o_send).c_str(), format_time(lane.o_recv).c_str(), format_time(lane.gap).c_str(),
-                  lane.caps.to_string().c_str());
-    os << buf;
-  }
+  for (const LaneAttrs& lane : path.lanes)
+    os << format_lane_line(lane);
   os << "# operation   tag_send, host memory, optimised for " << perf_name(r.table.perf()) << "\n";
   settings_line(os, r.config);
   auto one = [&](const std::optional<std::size_t>& lane) { return lane ? path.lanes[*lane].name : std::string("-"); };
@@ -86,36 +125,18 @@ std::string format_proto_info_text(const ProtoInfoReport& r) {
      << (el.needs_bootstrap(path) ? " (wire-up goes through it)" : "") << " | eager " << bw("eager/multi/bcopy")
      << " | rndv/am " << bw("rndv/am") << " | rma " << bw("rndv/get") << "\n";
 
-  const std::string rule = "+----------------------------+--------------------+--------------------------------+\n";
-  os << rule << "| " << pad("size range", 27) << "| " << pad("protocol", 19) << "| " << pad("lanes (share of bytes)", 31)
-     << "|\n"
-     << rule;
-  Bytes expected = 0;
-  auto row = [&](const std::string& range, const std::string& proto, const std::string& lanes) {
-    os << "| " << pad(range, 27) << "| " << pad(proto, 19) << "| " << pad(lanes, 31) << "|\n";
-  };
+  std::vector<TableRow> rows;
   for (const ThresholdRange& range : r.table.ranges()) {
-    if (range.from > expected)
-      row(range_text(expected, range.from - 1), "(no protocol)", "-");
     const ProtoChoice& choice = r.table.choices()[range.choice];
-    row(range_text(range.from, range.to), std::string(choice.protocol->name), lanes_text(path, choice.candidate.lanes));
-    expected = range.to == kSizeMax ? kSizeMax : range.to + 1;
+    rows.push_back({range.from, range.to, std::string(choice.protocol->name), lanes_text(path, choice.candidate.lanes)});
   }
-  if (r.table.ranges().empty() || r.table.ranges().back().to != kSizeMax)
-    row(range_text(expected, kSizeMax), "(no protocol)", "-");
-  os << rule;
+  os << format_table_rows(rows);
 
   os << "\ncost lines, T(n) = c + m*n to the receiver's completion (selection multiplies rndv/* by d)\n";
-  for (const ProtoChoice& choice : r.table.choices()) {
-    for (const PerfRange& range : choice.candidate.ranges) {
-      const LinearFunc line = range.factors.single();
-      char buf[256];
-      std::snprintf(buf, sizeof buf, "  %-18s %-22s c %-11s m %8.5f ns/B  (%s)\n",
-                    std::string(choice.protocol->name).c_str(), range_text(range.from, range.to).c_str(),
-                    format_time(line.c).c_str(), line.m * 1e9, std::string(choice.protocol->description).c_str());
-      os << buf;
-    }
-  }
+  for (const ProtoChoice& choice : r.table.choices())
+    for (const PerfRange& range : choice.candidate.ranges)
+      os << format_cost_line(choice.protocol->name, range.from, range.to, range.factors.single(),
+                             choice.protocol->description);
 
   os << "\nclosed form (seed) against the envelope: first size where rendezvous wins over eager/zcopy\n";
   for (const ClosedFormComparison& cmp : r.closed_form) {

@@ -11,7 +11,8 @@
 namespace xover::tools {
 namespace {
 
-constexpr std::size_t kColumns = 15;
+/// Columns before `notes`, which files written before it lack.
+constexpr std::size_t kOldColumns = 15;
 
 [[noreturn]] void fail(const std::string& file, std::size_t line, const std::string& what) {
   throw ResultsCsvError(file + ":" + std::to_string(line) + ": " + what);
@@ -81,8 +82,12 @@ ResultsFile read_results_csv(std::istream& in, const std::string& file) {
     fail(file, 1, "empty file; a results CSV starts with the header " + std::string(kCsvHeader));
   if (!text.empty() && text.back() == '\r')
     text.pop_back();
-  if (text != kCsvHeader)
-    fail(file, 1, "not a results CSV header; expected " + std::string(kCsvHeader));
+  const std::string header = kCsvHeader;
+  const std::string old_header = header.substr(0, header.rfind(','));
+  if (text != header && text != old_header)
+    fail(file, 1, "not a results CSV header; expected " + header + " (or, from before the notes column, " +
+                      old_header + ")");
+  const std::size_t columns = text == header ? kOldColumns + 1 : kOldColumns;
 
   std::set<std::pair<std::string, Bytes>> seen;
   for (std::size_t line = 2; std::getline(in, text); ++line) {
@@ -91,8 +96,8 @@ ResultsFile read_results_csv(std::istream& in, const std::string& file) {
     if (text.empty())
       continue;
     const std::vector<std::string> f = split_fields(text, file, line);
-    if (f.size() != kColumns)
-      fail(file, line, std::to_string(f.size()) + " fields, the header has " + std::to_string(kColumns));
+    if (f.size() != columns)
+      fail(file, line, std::to_string(f.size()) + " fields, the header has " + std::to_string(columns));
     if (results.rows.empty()) {
       results.scenario = f[0];
       results.backend = f[1];
@@ -124,6 +129,8 @@ ResultsFile read_results_csv(std::istream& in, const std::string& file) {
     if (!f[13].empty())
       row.model_us = number(f[13], "model_us", file, line);
     row.errors = whole_number<std::size_t>(f[14], "errors", file, line);
+    if (columns > kOldColumns)
+      row.notes = f[15];
     row.line = line;
     if (!(row.t_median_us > 0))
       fail(file, line, "t_median_us must be positive");

@@ -32,6 +32,7 @@ struct ResultRow {
   double bandwidth_MBps = 0;
   std::optional<double> model_us;  ///< empty when the run had no model
   std::size_t errors = 0;
+  std::string notes;     ///< empty in files written before the column
   std::size_t line = 0;  ///< its line in the file, for messages
 };
 
@@ -49,7 +50,9 @@ struct ResultsFile {
   std::vector<std::string> protocols() const;
 };
 
-/// Reads a results CSV from `in`; `file` names it in messages.
+/// Reads a results CSV from `in`; `file` names it in messages. The header
+/// is kCsvHeader, or the same without its last column (`notes`), as files
+/// written before it have.
 /// @throws ResultsCsvError when the header, a field or a row is wrong, a
 /// (protocol, size) repeats, or there is no row.
 ResultsFile read_results_csv(std::istream& in, const std::string& file);

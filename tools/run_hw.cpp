@@ -21,6 +21,8 @@
 #include "runtime/fault.hpp"
 #include "runtime/launch/launch.hpp"
 #include "runtime/launch/mpi_bootstrap.hpp"
+#include "sim/alltoall_sim.hpp"
+#include "sim/platform_loader.hpp"
 #include "tools/commands.hpp"
 
 namespace po = boost::program_options;
@@ -38,10 +40,28 @@ std::vector<std::string> split_commas(const std::string& text) {
   return out;
 }
 
+/// The device figures of the first node of `platform`: what an alltoall
+/// prices and selects with on hardware. None when the platform does not
+/// load (the alltoall then takes DeviceAttrs' defaults).
+std::optional<DeviceAttrs> platform_device(const std::string& file) {
+  try {
+    const sim::LogGPPlatform platform = sim::LogGPPlatform::load(file);
+    return platform.node(sim::alltoall_nodes(platform, 1).front()).device;
+  } catch (const sim::PlatformError&) {
+    return std::nullopt;
+  }
+}
+
 int launch(const Scenario& scenario, const std::vector<std::string>& args) {
   runtime::LaunchOptions options;
   options.command = {"/proc/self/exe", "run"};
   options.command.insert(options.command.end(), args.begin(), args.end());
+  options.threads_per_rank = workload_threads(scenario);
+  const std::string crowded =
+      runtime::oversubscription(workload_ranks(scenario), options.threads_per_rank, runtime::node_cores());
+  if (!crowded.empty())
+    std::cout << "xover run: " << crowded << ": the times measure how they share the cores, not what they take"
+              << std::endl;
   const runtime::LaunchResult result = runtime::launch_local(workload_ranks(scenario), options);
   if (result.ok)
     return 0;
@@ -81,14 +101,20 @@ int run_rank(const Scenario& scenario, const runtime::Backend& backend, const ru
   Results merged;
   for (const runtime::Blob& blob : all)
     merged.merge_text(std::string_view(reinterpret_cast<const char*>(blob.data()), blob.size()));
+  if (const std::string crowded =
+          runtime::oversubscription(boot.size(), workload_threads(scenario), runtime::node_cores());
+      !crowded.empty())
+    merged.note_all(crowded);
   const int status = report_results(scenario, merged, std::string(backend.name), runtime::host_name(), out);
   return status == 0 && !plot.empty() ? plot_results("run", {out}, plot) : status;
 }
 
 }  // namespace
 
-int run_on_hardware(const Scenario& scenario, const runtime::Backend& backend, const po::variables_map& vm,
+int run_on_hardware(const Scenario& given, const runtime::Backend& backend, const po::variables_map& vm,
                     const std::vector<std::string>& args, const std::string& out, const std::string& plot) {
+  Scenario scenario = given;
+  scenario.device = platform_device(scenario.platform);
   runtime::RuntimeOptions options;
   options.timeout = vm["timeout"].as<double>();
   options.tcp_interfaces = split_commas(vm["tcp-if"].as<std::string>());

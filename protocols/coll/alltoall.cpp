@@ -33,6 +33,13 @@ LinearFunc wire(const AlltoallParams& p) {
 
 }  // namespace
 
+std::optional<std::size_t> put_lane(const Path& path) {
+  for (std::size_t i = 0; i < path.lanes.size(); ++i)
+    if (path.lanes[i].caps.has(LaneCap::PutZcopy))
+      return i;
+  return std::nullopt;
+}
+
 Seconds AlltoallParams::injection() const {
   return std::max(gap, static_cast<double>(size) / bandwidth);
 }

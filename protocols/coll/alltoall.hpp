@@ -35,6 +35,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "protocols/lanes/lane.hpp"
@@ -42,18 +43,6 @@
 #include "protocols/units.hpp"
 
 namespace xover {
-
-/// What a platform says about each PE's device and its proxy thread (host
-/// properties `xover:device_o`, `xover:threads`, `xover:proxy_o`,
-/// `xover:proxy_wake`; platforms/README.md).
-struct DeviceAttrs {
-  Seconds device_o = 0.1e-6;   ///< o_d: a device thread builds and posts one command or work request
-  std::uint32_t threads = 32;  ///< T: device threads posting at once (32, a warp; 1024, a block)
-  Seconds proxy_o = 1e-6;      ///< o_p: the proxy's serial work per command: parse, fence, post, poll
-  Seconds proxy_wake = 2e-6;   ///< W: from a command written to the proxy seeing it (fence, PCIe, wake-up)
-
-  bool operator==(const DeviceAttrs&) const = default;
-};
 
 enum class AlltoallFlavour {
   Proxy,   ///< a CPU proxy serves a command ring (IBRC)
@@ -95,6 +84,10 @@ class PostClock {
   Seconds served_ = 0;
   Seconds nic_free_ = 0;
 };
+
+/// The lane an alltoall puts on toward a peer: the first of `path` that
+/// carries put_zcopy (put_signal needs it); none when no lane does.
+std::optional<std::size_t> put_lane(const Path& path);
 
 /// T: the closed form above, in seconds from the start to the last landing.
 Seconds alltoall_closed_form(AlltoallFlavour flavour, const AlltoallParams& params);

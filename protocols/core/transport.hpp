@@ -6,8 +6,20 @@
 // every cost (o_send, o_recv, copies, registration, the NIC's gap) is paid in
 // simulated time inside these calls; on hardware progress() polls once and
 // the costs are real.
+//
+// Threads. A rank may run several threads (RankThreads, threads.hpp), and
+// they may share its transport this far: put_signal() from several threads
+// at once, while one thread is in progress(); failure() from any thread;
+// every other call from one thread at a time, never while a put_signal()
+// runs. How each backend keeps this:
+//   sim  actors take turns (SimGrid runs one at a time): nothing to do
+//   shm  put_signal shares no state (a process_vm_writev, an atomic add in
+//        the peer's segment): no lock
+//   tcp  one lock, taken by every call
+// runtime/README.md gives what was measured to choose.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -15,6 +27,7 @@
 #include <span>
 #include <string>
 
+#include "protocols/core/threads.hpp"
 #include "protocols/lanes/lane.hpp"
 
 namespace xover {
@@ -66,6 +79,23 @@ struct MemoryRegion {
 /// Called once from progress() for an operation that returned InProgress.
 using Completion = std::function<void(Status)>;
 
+/// A 64-bit word of a rank that peers add to with put_signal (NVSHMEM's
+/// signal object). Its owner obtains it from its own transport
+/// (Transport::signal_word()), reads it with atomic loads (signal_load()),
+/// and hands `remote` to its peers in a message of its own; a peer names
+/// `remote` in put_signal. Where the word lives is the backend's choice:
+/// wherever it can add to it atomically on a peer's behalf.
+struct SignalWord {
+  std::uint64_t* local = nullptr;  ///< the owner's view; null when none could be given
+  RemoteAddr remote;               ///< what peers name in put_signal
+};
+
+/// The owner's acquire load of its signal word: once it shows a put_signal's
+/// add, that put's bytes are in the owner's memory.
+inline std::uint64_t signal_load(const SignalWord& word) {
+  return std::atomic_ref<std::uint64_t>(*word.local).load(std::memory_order_acquire);
+}
+
 /// An active message as the receiver sees it. The header and payload are
 /// valid only during the handler call.
 struct AmMessage {
@@ -98,6 +128,44 @@ class Transport {
   /// Writes `local` into the peer's registered memory.
   virtual Status put(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, Completion done) = 0;
 
+  /// NVSHMEM's put with NVSHMEM_SIGNAL_ADD: writes `local` into the peer's
+  /// registered memory at `remote`, then adds `value` to the peer's signal
+  /// word `signal` (its SignalWord::remote), atomically with respect to every
+  /// other add to that word.
+  ///
+  /// Ordering, the whole contract: the add is never visible before the data.
+  /// A peer thread whose signal_load() shows this add finds every byte of
+  /// `local` at `remote`. Nothing is promised between two put_signals (their
+  /// data or their adds may land in either order), nor about a put's data
+  /// before its add shows.
+  ///
+  /// Completion: Ok when, at return, the bytes and the add are both in the
+  /// peer's memory; otherwise InProgress and `done` is called from progress()
+  /// once they are (remote completion, as NVSHMEM's quiet waits for): `local`
+  /// may be reused from then on. `lane` must carry put_zcopy. An empty
+  /// `local` adds the signal alone. Phantom buffers (null data) in
+  /// simulation only. May be called from several threads at once (above).
+  ///
+  /// Backends: sim (the bytes as one transfer; at its landing the data, then
+  /// the add), shm (process_vm_writev into the peer, then an atomic add on a
+  /// word in the peer's segment through this rank's mapping of it), tcp (one
+  /// frame, data then add applied in that order by the target, which then
+  /// acknowledges). Verbs: an RDMA WRITE, then on the same queue pair an
+  /// atomic fetch-and-add on the word's registered address and rkey, fenced
+  /// (IBV_SEND_FENCE) behind the write; `done` is the add's completion.
+  /// A backend without it returns Error.
+  virtual Status put_signal(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, RemoteAddr signal,
+                            std::uint64_t value, Completion done);
+  /// Hands out a signal word of this rank, zero, for put_signal: sim, in
+  /// this process's memory; shm, in the rank's shared segment (the page
+  /// after its header), so that a peer adds to it through its own mapping;
+  /// tcp, in this process's memory, added to by the thread that reads the
+  /// frame; verbs, in a region registered with remote-atomic access. Set-up
+  /// only: a backend has few (64 on shm and tcp) and never takes them back.
+  /// A word with null `local` when none is left or the backend has no
+  /// put_signal.
+  virtual SignalWord signal_word();
+
   /// Registers a buffer with the memory domain of the lane to `peer`; pays
   /// the registration cost (real on hardware, reg_cost + n·reg_growth in
   /// simulation).
@@ -118,6 +186,9 @@ class Transport {
   virtual void progress(Seconds deadline) = 0;
   void progress() { progress(kForever); }
   virtual Seconds now() const = 0;
+  /// The threads this rank runs several of at once, and what their steps
+  /// cost (threads.hpp): this machine's, unless the backend simulates them.
+  virtual RankThreads& threads();
   /// True when everything handed to the transport has left this rank: no
   /// byte waits in a send queue of the transport's own; what was sent is in
   /// the kernel's buffers or the peer's memory. A rank that is about to stop
@@ -132,18 +203,28 @@ class Transport {
   /// progress() returns every completion still pending has been called with
   /// Error, so nothing waits forever on this transport: the Worker fails its
   /// requests, and the command at the top says why and ends the rank.
-  const std::string& failure() const { return failure_; }
+  /// Safe from any thread.
+  const std::string& failure() const {
+    static const std::string none;
+    return failed_.load(std::memory_order_acquire) ? failure_ : none;
+  }
 
   static constexpr Seconds kForever = std::numeric_limits<Seconds>::infinity();
 
  protected:
-  /// Records why the transport failed; the first reason stays.
+  /// Records why the transport failed; the first reason stays. Safe from
+  /// any thread.
   void fail(std::string reason) {
-    if (failure_.empty())
-      failure_ = std::move(reason);
+    bool first = false;
+    if (!claimed_.compare_exchange_strong(first, true))
+      return;
+    failure_ = std::move(reason);
+    failed_.store(true, std::memory_order_release);
   }
 
  private:
+  std::atomic<bool> claimed_{false};
+  std::atomic<bool> failed_{false};
   std::string failure_;
 };
 

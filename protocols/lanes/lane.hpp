@@ -81,4 +81,16 @@ struct Path {
   BytesPerSecond memcpy_bw_remote = 10e9;    ///< receiver's memcpy bandwidth
 };
 
+/// What a node's device and its proxy thread do per alltoall step
+/// (protocols/coll/alltoall.hpp; host properties `xover:device_o`,
+/// `xover:threads`, `xover:proxy_o`, `xover:proxy_wake`, platforms/README.md).
+struct DeviceAttrs {
+  Seconds device_o = 0.1e-6;   ///< o_d: a device thread builds and posts one command or work request
+  std::uint32_t threads = 32;  ///< T: device threads posting at once (32, a warp; 1024, a block)
+  Seconds proxy_o = 1e-6;      ///< o_p: the proxy's serial work per command: parse, fence, post, poll
+  Seconds proxy_wake = 2e-6;   ///< W: from a command written to the proxy seeing it (fence, PCIe, wake-up)
+
+  bool operator==(const DeviceAttrs&) const = default;
+};
+
 }  // namespace xover

@@ -1,17 +1,34 @@
-// The alltoall: each of `pes` PEs puts n bytes to every other one, with a
-// completion signal; a sample is the whole exchange, from the start to the
-// last put's landing. Its curves are `auto` and the collective protocols
-// (protocols/coll/alltoall.hpp). It has no Transport runner: the simulator
-// runs it with actors of its own (sim/alltoall_sim.hpp), and the hardware
-// backends refuse it.
+// The alltoall: each of `pes` PEs puts n bytes to every other one with
+// put_signal and completes when its own signal word shows the P − 1 puts
+// (protocols/coll/alltoall_pe.hpp runs one PE's stages). A sample is the
+// whole exchange, from a start date every PE waits for to the last PE's
+// completion. Its curves are `auto` and the collective protocols; `auto`
+// takes the flavour alltoall_selection() picks with the put lane's L, B, g
+// and the device figures (the simulated node's, or on hardware the
+// platform's: Scenario::device). Every byte is checked against a pattern
+// naming its source, destination, offset and exchange, and every signal
+// word must show exactly the puts sent to it; problems go to the point's
+// errors and notes.
+//
+// Each exchange: every PE writes its bytes, checks its signal word (no put
+// can be on its way to it then) and says it is ready to PE 0,
+// which sends back a start date 2 ms ahead on its clock (a PE whose clock
+// is more than a second away, on another machine, starts 2 ms after the
+// message instead); after the exchange each PE reports its time, and PE 0
+// keeps the largest as the sample. These control messages go through the
+// Worker (tagged messages), outside the timed part.
 //
 // Attributes: pes (required, 2 to 1048576; the platform's first `pes`
-// nodes, so <platform> names no from or to), threads (device threads
-// posting at once, 1 to 1048576; default the platform's `xover:threads`),
-// batch (puts per simulated transfer, at least 1, or auto).
+// nodes, so <platform> names no from or to), threads (posting threads of a
+// PE, 1 to 1048576; default the platform's `xover:threads`), batch (puts per
+// simulated transfer, at least 1, or auto: sim/alltoall_sim.hpp).
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstdio>
+#include <thread>
 
+#include "protocols/coll/alltoall_pe.hpp"
 #include "protocols/registry.hpp"
 #include "protocols/workload/workloads.hpp"
 
@@ -51,6 +68,188 @@ Rank alltoall_ranks(const Scenario& scenario) {
   return scenario.pes;
 }
 
+/// The device figures a PE prices with: those its threads are charged
+/// (simulation), else the scenario's (hardware), else the defaults.
+DeviceAttrs device_of(const Scenario& scenario, const std::optional<DeviceAttrs>& charged) {
+  DeviceAttrs device = charged.value_or(scenario.device.value_or(DeviceAttrs{}));
+  if (scenario.threads)
+    device.threads = *scenario.threads;
+  return device;
+}
+
+/// Posting threads per PE, and the proxy where a curve may take that flavour.
+std::uint32_t alltoall_threads(const Scenario& scenario) {
+  const DeviceAttrs device = device_of(scenario, std::nullopt);
+  const std::uint32_t posters = std::clamp<std::uint32_t>(device.threads, 1, std::max<std::uint32_t>(scenario.pes, 2) - 1);
+  const bool proxy = std::any_of(scenario.curves.begin(), scenario.curves.end(), [](const std::string& c) {
+    const CollProtocol* p = coll_protocol(c);
+    return !p || p->flavour == AlltoallFlavour::Proxy;
+  });
+  return posters + (proxy ? 1 : 0);
+}
+
+/// The start of an exchange ahead of PE 0's clock, and how long an exchange
+/// may take before a PE gives up on a put that never came.
+constexpr Seconds kStartMargin = 2e-3;
+constexpr Seconds kExchangeLimit = 2.0;
+/// A clock further than this from PE 0's is another machine's.
+constexpr Seconds kSameClock = 1.0;
+/// Problems kept in a point's notes per PE.
+constexpr std::size_t kNotedProblems = 3;
+
+enum ControlKind : std::uint64_t { kReady = 2, kGo = 3, kReport = 4 };
+
+Tag control_tag(ControlKind kind, Rank from, std::uint64_t exchange) {
+  return kind | (Tag{from} << 8) | (exchange << 32);
+}
+
+std::string micros(Seconds t) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3gus", t * 1e6);
+  return buf;
+}
+
+/// One rank's run: the PE, its worker, the control messages.
+class AlltoallRun {
+ public:
+  AlltoallRun(const Scenario& s, Rank rank, Transport& t, Results& results)
+      : s_(s), me_(rank), t_(t), results_(results), worker_(t, s.select),
+        device_(device_of(s, t.threads().device())), pe_(t, worker_, *std::max_element(s.sizes.begin(), s.sizes.end()), s.seed) {}
+
+  void run() {
+    t_.threads().set_crowded(std::uint64_t{t_.size()} * alltoall_threads(s_) > std::thread::hardware_concurrency());
+    const Rank right = (me_ + 1) % t_.size();
+    const LaneAttrs lane = t_.path(right).lanes[pe_.lane(right)];
+    for (const std::string& curve : s_.curves)
+      for (const Bytes n : s_.sizes) {
+        if (!t_.failure().empty())
+          return;
+        AlltoallParams params{t_.size(), n, lane.latency, lane.bandwidth, lane.gap, device_};
+        const CollProtocol* protocol = coll_protocol(curve);
+        if (!protocol)
+          for (const EnvelopeRange& range : alltoall_selection(params, s_.select.direct_perf_diff))
+            if (range.from <= n && n <= range.to)
+              protocol = coll_registry()[range.index];
+        Point& point = results_.point(curve, n);
+        if (me_ == 0) {
+          point.selected = std::string(protocol->name);
+          point.lanes = lane.name;
+          point.moved = (t_.size() - 1) * n;
+          point.model = alltoall_closed_form(protocol->flavour, params);
+          point.add_note("verified=yes");
+          if (t_.threads().device())
+            point.add_note("simulated put by put over the Transport");
+        }
+        measure(point, protocol->flavour, n);
+      }
+    const std::uint64_t last = ++exchange_;
+    start(last);
+    Point& any = results_.point(s_.curves.back(), s_.sizes.back());
+    note(any, pe_.check_signal());
+  }
+
+ private:
+  void measure(Point& point, AlltoallFlavour flavour, Bytes n) {
+    std::vector<Seconds> post, serve, wake;
+    for (std::size_t i = 0; i < s_.warmup + s_.iterations && t_.failure().empty(); ++i) {
+      pe_.prepare(n);
+      // Before this PE says it is ready, no put of the next exchange can
+      // come, and every put of the last has landed here.
+      note(point, pe_.check_signal());
+      const std::uint64_t e = ++exchange_;
+      const Seconds at = start(e);
+      const ExchangeResult r = pe_.exchange(flavour, n, device_.threads, at, at + kExchangeLimit);
+      note(point, pe_.verify(n));
+      const Seconds took = (r.complete ? r.done : at + kExchangeLimit) - at;
+      const Seconds slowest = gather(e, took);
+      if (i < s_.warmup)
+        continue;
+      if (me_ == 0)
+        point.samples.push_back(slowest);
+      post.insert(post.end(), r.post.begin(), r.post.end());
+      serve.insert(serve.end(), r.serve.begin(), r.serve.end());
+      wake.insert(wake.end(), r.wake.begin(), r.wake.end());
+    }
+    if (me_ != 0 || t_.threads().device() || post.empty())
+      return;
+    std::string figures = "PE 0 measured: post " + micros(quantile(post, 0.5));
+    if (!serve.empty())
+      figures += ", serve " + micros(quantile(serve, 0.5)) + ", wake " + micros(quantile(wake, 0.5));
+    point.add_note(figures + " (medians)");
+  }
+
+  void note(Point& point, const Findings& found) {
+    point.errors += found.errors;
+    for (std::size_t i = 0; i < found.problems.size() && i < kNotedProblems; ++i)
+      point.add_note(found.problems[i]);
+    if (found.problems.size() > kNotedProblems)
+      point.add_note("PE " + std::to_string(me_) + ": and more");
+  }
+
+  /// Every PE ready, PE 0 says when to start exchange `e`: that date on this
+  /// PE's clock.
+  Seconds start(std::uint64_t e) {
+    double date = 0;
+    if (me_ == 0) {
+      std::vector<Request*> ready;
+      for (Rank p = 1; p < t_.size(); ++p)
+        ready.push_back(worker_.tag_recv({nullptr, 0}, control_tag(kReady, p, e)));
+      for (Request* r : ready)
+        finish(r);
+      date = t_.now() + kStartMargin;
+      for (Rank p = 1; p < t_.size(); ++p)
+        finish(worker_.tag_send(p, bytes_of(date), control_tag(kGo, 0, e)));
+      return date;
+    }
+    finish(worker_.tag_send(0, {nullptr, 0}, control_tag(kReady, me_, e)));
+    finish(worker_.tag_recv({reinterpret_cast<std::byte*>(&date), sizeof date}, control_tag(kGo, 0, e)));
+    const Seconds now = t_.now();
+    return std::abs(date - now) > kSameClock ? now + kStartMargin : date;
+  }
+
+  /// The largest of every PE's `took`, at PE 0 (elsewhere their own).
+  Seconds gather(std::uint64_t e, Seconds took) {
+    if (me_ != 0) {
+      finish(worker_.tag_send(0, bytes_of(took), control_tag(kReport, me_, e)));
+      return took;
+    }
+    std::vector<double> theirs(t_.size(), 0);
+    std::vector<Request*> reports;
+    for (Rank p = 1; p < t_.size(); ++p)
+      reports.push_back(worker_.tag_recv({reinterpret_cast<std::byte*>(&theirs[p]), sizeof(double)},
+                                         control_tag(kReport, p, e)));
+    for (Request* r : reports)
+      finish(r);
+    return std::max(took, *std::max_element(theirs.begin(), theirs.end()));
+  }
+
+  static ConstBuffer bytes_of(const double& value) { return {reinterpret_cast<const std::byte*>(&value), sizeof value}; }
+
+  /// Waits for `r` and releases it. On hardware the wait yields the core
+  /// after a while: a PE waiting for the others must not keep them, when
+  /// they outnumber the cores, from the work it waits for.
+  void finish(Request* r) {
+    for (std::uint64_t round = 0; !r->done; ++round) {
+      worker_.progress();
+      t_.threads().after_progress(round);
+    }
+    worker_.release(r);
+  }
+
+  const Scenario& s_;
+  Rank me_;
+  Transport& t_;
+  Results& results_;
+  Worker worker_;
+  DeviceAttrs device_;
+  AlltoallPe pe_;
+  std::uint64_t exchange_ = 0;
+};
+
+void run_alltoall(const Scenario& scenario, Rank rank, Transport& transport, Results& results) {
+  AlltoallRun(scenario, rank, transport, results).run();
+}
+
 constexpr std::array<std::string_view, 3> kAttributes{"pes", "threads", "batch"};
 
 }  // namespace
@@ -62,7 +261,9 @@ const Workload alltoall_workload{
     .parse = parse_alltoall,
     .curve_error = alltoall_curve_error,
     .ranks = alltoall_ranks,
-    .run = nullptr,
+    .placement = RankPlacement::OnePerNode,
+    .threads = alltoall_threads,
+    .run = run_alltoall,
     .sample = "exchange",
 };
 

@@ -25,27 +25,36 @@ std::byte payload_byte(std::uint64_t seed, Rank sender, std::uint64_t seq, Bytes
   return static_cast<std::byte>(payload_word(seed, sender, seq, offset) >> (8 * (offset & 7)));
 }
 
+void fill_payload(std::byte* to, Bytes n, std::uint64_t seed, Rank sender, std::uint64_t seq) {
+  for (Bytes i = 0; i < n; i += 8) {
+    const std::uint64_t word = payload_word(seed, sender, seq, i);
+    for (Bytes j = i; j < std::min(i + 8, n); ++j)
+      to[j] = static_cast<std::byte>(word >> (8 * (j & 7)));
+  }
+}
+
+Bytes first_wrong_byte(const std::byte* at, Bytes n, std::uint64_t seed, Rank sender, std::uint64_t seq) {
+  for (Bytes i = 0; i < n; i += 8) {
+    const std::uint64_t word = payload_word(seed, sender, seq, i);
+    for (Bytes j = i; j < std::min(i + 8, n); ++j)
+      if (at[j] != static_cast<std::byte>(word >> (8 * (j & 7))))
+        return j;
+  }
+  return n;
+}
+
 Payload::Payload(Bytes size, bool phantom) : size_(size), phantom_(phantom) {
   if (!phantom)
     bytes_.resize(size);
 }
 
 void Payload::fill(std::uint64_t seed, Rank sender, std::uint64_t seq) {
-  for (Bytes i = 0; !phantom_ && i < size_; i += 8) {
-    const std::uint64_t word = payload_word(seed, sender, seq, i);
-    for (Bytes j = i; j < std::min(i + 8, size_); ++j)
-      bytes_[j] = static_cast<std::byte>(word >> (8 * (j & 7)));
-  }
+  if (!phantom_)
+    fill_payload(bytes_.data(), size_, seed, sender, seq);
 }
 
 bool Payload::check(std::uint64_t seed, Rank sender, std::uint64_t seq) const {
-  for (Bytes i = 0; !phantom_ && i < size_; i += 8) {
-    const std::uint64_t word = payload_word(seed, sender, seq, i);
-    for (Bytes j = i; j < std::min(i + 8, size_); ++j)
-      if (bytes_[j] != static_cast<std::byte>(word >> (8 * (j & 7))))
-        return false;
-  }
-  return true;
+  return phantom_ || first_wrong_byte(bytes_.data(), size_, seed, sender, seq) == size_;
 }
 
 }  // namespace xover

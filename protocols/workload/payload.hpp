@@ -16,6 +16,12 @@ namespace xover {
 /// The byte at `offset` of message `seq` from `sender`: what receivers check.
 std::byte payload_byte(std::uint64_t seed, Rank sender, std::uint64_t seq, Bytes offset);
 
+/// Writes message `seq` from `sender` into `n` bytes at `to`, word by word.
+void fill_payload(std::byte* to, Bytes n, std::uint64_t seed, Rank sender, std::uint64_t seq);
+/// The first offset of the `n` bytes at `at` that is not message `seq` from
+/// `sender`, or `n` when they all are.
+Bytes first_wrong_byte(const std::byte* at, Bytes n, std::uint64_t seed, Rank sender, std::uint64_t seq);
+
 /// Buffers for one message size, filled and checked with payload_byte. A
 /// phantom payload has a size and no bytes: it fills and checks nothing.
 class Payload {

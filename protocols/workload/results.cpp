@@ -28,6 +28,24 @@ std::string csv_field(const std::string& s) {
 
 }  // namespace
 
+void Point::add_note(const std::string& note) {
+  std::string clean = note;
+  for (char& c : clean)
+    if (c == '\t' || c == '\n' || c == '\r')
+      c = ' ';
+  if (clean.empty())
+    return;
+  std::size_t at = 0;
+  while ((at = notes.find(clean, at)) != std::string::npos) {
+    const bool starts = at == 0 || notes.compare(at - 2, 2, "; ") == 0;
+    const std::size_t end = at + clean.size();
+    if (starts && (end == notes.size() || notes.compare(end, 2, "; ") == 0))
+      return;
+    at = end;
+  }
+  notes += (notes.empty() ? "" : "; ") + clean;
+}
+
 Seconds Point::median() const {
   return quantile(samples, 0.5);
 }
@@ -75,9 +93,14 @@ std::size_t Results::errors() const {
   return n;
 }
 
+void Results::note_all(const std::string& note) {
+  for (auto& [key, point] : points_)
+    point.add_note(note);
+}
+
 // One line a point: curve, selected, lanes, size, errors, held bytes,
-// bytes moved per sample (or -), model (or -), then the samples;
-// tab-separated (names hold no tabs).
+// bytes moved per sample (or -), model (or -), notes, then the samples;
+// tab-separated (names and notes hold no tabs).
 std::string Results::to_text() const {
   std::string out;
   char buf[64];
@@ -91,6 +114,7 @@ std::string Results::to_text() const {
     } else {
       out += '-';
     }
+    out += '\t' + p->notes;
     for (Seconds t : p->samples) {
       std::snprintf(buf, sizeof buf, "\t%.17g", t);
       out += buf;
@@ -121,8 +145,8 @@ void Results::merge_text(std::string_view text) {
       start = tab + 1;
     }
     text.remove_prefix(std::min(end + 1, text.size()));
-    if (fields.size() < 8)
-      throw std::invalid_argument("a results line has " + std::to_string(fields.size()) + " fields, not 8 or more");
+    if (fields.size() < 9)
+      throw std::invalid_argument("a results line has " + std::to_string(fields.size()) + " fields, not 9 or more");
     try {
       Point& p = point(fields[0], static_cast<Bytes>(number(fields[3])));
       if (p.selected.empty()) {
@@ -135,7 +159,13 @@ void Results::merge_text(std::string_view text) {
         p.moved = static_cast<Bytes>(number(fields[6]));
       if (!p.model && fields[7] != "-")
         p.model = number(fields[7]);
-      for (std::size_t i = 8; i < fields.size(); ++i)
+      std::string_view notes = fields[8];
+      while (!notes.empty()) {
+        const std::size_t end = std::min(notes.find("; "), notes.size());
+        p.add_note(std::string(notes.substr(0, end)));
+        notes.remove_prefix(std::min(end + 2, notes.size()));
+      }
+      for (std::size_t i = 9; i < fields.size(); ++i)
         p.samples.push_back(number(fields[i]));
     } catch (const std::logic_error& e) {
       throw std::invalid_argument(std::string("a malformed results line: ") + e.what());
@@ -157,7 +187,7 @@ void write_csv(std::ostream& os, const Results& results, const std::string& scen
       std::snprintf(model, sizeof model, "%.6f", *p->model * 1e6);
       os << model;
     }
-    os << ',' << p->errors << "\n";
+    os << ',' << p->errors << ',' << csv_field(p->notes) << "\n";
   }
 }
 

@@ -33,6 +33,13 @@ struct Point {
   std::optional<Seconds> model;  ///< the selected protocol's cost at `size`
   std::size_t errors = 0;        ///< corrupt or missing messages
   Bytes buffered_peak = 0;       ///< the receiver's most bytes held unexpectedly
+  /// What a reader of the numbers should know, "; "-separated: whether the
+  /// bytes were checked (verified=yes|no), the machine oversubscribed, what
+  /// went wrong. No tabs or newlines.
+  std::string notes;
+
+  /// Appends `note` to notes unless it is there already.
+  void add_note(const std::string& note);
 
   Seconds median() const;
   Seconds p10() const;
@@ -49,6 +56,8 @@ class Results {
   /// Points in curve order (as first added), then size order.
   std::vector<const Point*> points() const;
   std::size_t errors() const;
+  /// Adds `note` to every point.
+  void note_all(const std::string& note);
 
   /// The points as text, one line each, every number bit for bit, for a
   /// rank (of a hardware run, or of a simulated sweep) to hand its findings
@@ -68,10 +77,11 @@ class Results {
   std::map<std::pair<std::size_t, Bytes>, Point> points_;
 };
 
-/// The results CSV header.
+/// The results CSV header. `notes` is last; files written before it had
+/// every other column (tools/results_csv.hpp reads both).
 inline constexpr const char* kCsvHeader =
     "scenario,backend,platform,workload,protocol,selected,lanes,size,iterations,t_median_us,t_p10_us,t_p90_us,"
-    "bandwidth_MBps,model_us,errors";
+    "bandwidth_MBps,model_us,errors,notes";
 
 /// Writes the header and one row per point.
 void write_csv(std::ostream& os, const Results& results, const std::string& scenario, const std::string& backend,

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "protocols/lanes/lane.hpp"
 #include "protocols/select/select_config.hpp"
 #include "protocols/units.hpp"
 
@@ -71,6 +72,11 @@ struct Scenario {
   /// Alltoall: puts per simulated flow (1: one flow per put); 0 chooses
   /// (sim/alltoall_sim.hpp, alltoall_batch()).
   std::size_t batch = 0;
+  /// Alltoall on hardware, where nothing charges device figures: those of
+  /// the platform's first node (`xover run` reads them from the scenario's
+  /// platform, or --platform's), which it prices and selects with;
+  /// DeviceAttrs' defaults when absent. Simulation uses its own node's.
+  std::optional<DeviceAttrs> device;
   std::vector<Bytes> sizes;         ///< message sizes, strictly increasing
   std::vector<std::string> curves;  ///< one curve each: "auto" or a protocol name or prefix
   SelectConfig select;              ///< selection settings from <select key="value"/>

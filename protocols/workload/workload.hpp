@@ -22,6 +22,12 @@
 
 namespace xover {
 
+/// Where a simulation puts a workload's ranks.
+enum class RankPlacement {
+  Pairs,        ///< even ranks on <platform from>, odd ones on <platform to>
+  OnePerNode,   ///< rank r on the platform's r-th node, in natural order (pe2 before pe10)
+};
+
 struct Workload {
   /// "pingpong": the kind= of scenario files and the results' workload column.
   std::string_view name;
@@ -38,6 +44,11 @@ struct Workload {
   std::optional<std::string> (*curve_error)(const Scenario& scenario, std::string_view curve) = nullptr;
   /// The ranks `scenario` needs.
   Rank (*ranks)(const Scenario& scenario) = nullptr;
+  /// Where a simulation puts them.
+  RankPlacement placement = RankPlacement::Pairs;
+  /// The most threads a rank of `scenario` runs at once (RankThreads); null
+  /// for one. `xover run` compares ranks × threads with the cores.
+  std::uint32_t (*threads)(const Scenario& scenario) = nullptr;
   /// Runs `rank`'s part of `scenario` over `transport`, every curve and
   /// size in order, adding what it measures and the errors it finds to
   /// `results`. Null when it cannot run over a Transport.
@@ -51,6 +62,9 @@ struct Workload {
 
 /// The number of ranks a scenario needs: its workload's ranks().
 Rank workload_ranks(const Scenario& scenario);
+
+/// The most threads a rank of the scenario runs at once: its workload's threads(), or 1.
+std::uint32_t workload_threads(const Scenario& scenario);
 
 /// Runs `rank`'s part of the scenario over `transport` (its workload's
 /// run()); stops early when the transport fails (Transport::failure()).

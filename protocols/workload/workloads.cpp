@@ -34,6 +34,10 @@ Rank workload_ranks(const Scenario& scenario) {
   return scenario.workload->ranks(scenario);
 }
 
+std::uint32_t workload_threads(const Scenario& scenario) {
+  return scenario.workload->threads ? scenario.workload->threads(scenario) : 1;
+}
+
 void run_workload(const Scenario& scenario, Rank rank, Transport& transport, Results& results) {
   if (!scenario.workload->run)
     throw std::invalid_argument("scenario '" + scenario.name + "': the " + std::string(scenario.workload->name) +

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -55,10 +56,13 @@ std::string describe(int status) {
                              const std::vector<int>& cpus, const std::function<int(LocalBootstrap&)>& rank_main) {
   prctl(PR_SET_PDEATHSIG, SIGTERM);
   std::signal(SIGPIPE, SIG_IGN);
-  if (options.pin && cpus.size() >= size) {
+  const std::size_t k = std::max<std::uint32_t>(options.threads_per_rank, 1);
+  if (options.pin && cpus.size() >= size * k) {
+    // Rank r takes the k cores from r·k on: each thread a core of its own.
     cpu_set_t set;
     CPU_ZERO(&set);
-    CPU_SET(cpus[rank], &set);
+    for (std::size_t j = 0; j < k; ++j)
+      CPU_SET(cpus[std::size_t{rank} * k + j], &set);
     sched_setaffinity(0, sizeof set, &set);
   }
   if (!options.command.empty()) {

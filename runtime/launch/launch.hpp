@@ -1,6 +1,6 @@
 // Starting the ranks of a hardware run on this node and watching over them,
-// as mpirun would: fork (and exec, for `xover run`), pin each rank to a core
-// of its own when there are enough, serve the bootstrap (local_bootstrap.hpp),
+// as mpirun would: fork (and exec, for `xover run`), give each rank cores of
+// its own when there are enough, serve the bootstrap (local_bootstrap.hpp),
 // and when one rank fails, stop the others (SIGTERM, then SIGKILL two seconds
 // later) and unlink the shared-memory segments of the run.
 //
@@ -20,9 +20,15 @@ struct LaunchOptions {
   /// Exec this command line in each rank (argv[0] a path); empty: the rank
   /// runs the given function in the forked child.
   std::vector<std::string> command;
-  /// Pin rank r to core r (of the cores this process may use) when there
-  /// are at least as many cores as ranks.
+  /// When ranks × threads_per_rank ≤ the cores this process may use, pin
+  /// rank r to the threads_per_rank cores from r·threads_per_rank on, so
+  /// that each thread has a core of its own. Fewer cores: no pinning, since
+  /// two busy-polling ranks pinned to one core wait a whole time slice (4 ms
+  /// and more) for each other, where the scheduler, free to move them, does
+  /// better.
   bool pin = true;
+  /// Threads each rank runs at once (Workload::threads).
+  std::uint32_t threads_per_rank = 1;
   /// Give up on the whole run after this long (0: never). The ranks' own
   /// timeouts normally end a hung run first.
   Seconds deadline = 0;

@@ -18,8 +18,11 @@
 namespace xover::runtime::shm {
 namespace {
 
-constexpr std::uint64_t kMagic = 0x78766572'2d6d6d31;  // "xver-mm1"
+constexpr std::uint64_t kMagic = 0x78766572'2d6d6d32;  // "xver-mm2": rings after a page of signal words
 constexpr std::size_t kHeaderBytes = 4096;              // one page: the rings start page-aligned
+constexpr std::size_t kSignalBytes = kSignalWords * kSignalStride;
+constexpr std::size_t kRingsAt = kHeaderBytes + kSignalBytes;
+static_assert(kSignalBytes == 4096, "the signal words fill one page");
 constexpr std::size_t kSegmentBudget = std::size_t{32} << 20;
 
 /// The first page of a segment: enough for a peer to check that it mapped
@@ -33,7 +36,7 @@ struct SegmentHeader {
 };
 
 std::size_t segment_bytes(Rank size, std::uint32_t cells) {
-  return kHeaderBytes + std::size_t{size} * cells * kCellSize;
+  return kRingsAt + std::size_t{size} * cells * kCellSize;
 }
 
 // Faults pages in now, so that no message pays a page fault (a cell's
@@ -91,7 +94,7 @@ Segment Segment::create(const std::string& name, Rank owner, Rank size) {
   seg.base_ = map_and_close(fd, seg.bytes_, name);
   prefault(seg.base_, seg.bytes_);
   for (Rank sender = 0; sender < size; ++sender) {
-    std::byte* ring = seg.base_ + kHeaderBytes + std::size_t{sender} * seg.cells_ * kCellSize;
+    std::byte* ring = seg.base_ + kRingsAt + std::size_t{sender} * seg.cells_ * kCellSize;
     for (std::uint32_t i = 0; i < seg.cells_; ++i)
       new (ring + std::size_t{i} * kCellSize) Cell{i, 0, 0, 0, 0};
   }
@@ -120,7 +123,8 @@ Segment Segment::open(const std::string& name, Rank owner, Rank size, Rank write
       header->cell_size != kCellSize)
     throw RuntimeError("shm: the segment " + name + " is not the one rank " + std::to_string(owner) +
                        " of this run created (another xover version, or a stale name)");
-  prefault(seg.base_ + kHeaderBytes + std::size_t{writer} * seg.cells_ * kCellSize, std::size_t{seg.cells_} * kCellSize);
+  prefault(seg.base_ + kHeaderBytes, kSignalBytes);
+  prefault(seg.base_ + kRingsAt + std::size_t{writer} * seg.cells_ * kCellSize, std::size_t{seg.cells_} * kCellSize);
   return seg;
 }
 
@@ -166,7 +170,11 @@ void Segment::unlink() {
 }
 
 Ring Segment::ring(Rank sender) const {
-  return Ring(base_ + kHeaderBytes + std::size_t{sender} * cells_ * kCellSize, cells_, kCellSize);
+  return Ring(base_ + kRingsAt + std::size_t{sender} * cells_ * kCellSize, cells_, kCellSize);
+}
+
+std::uint64_t* Segment::signal(std::size_t index) const {
+  return reinterpret_cast<std::uint64_t*>(base_ + kHeaderBytes + index * kSignalStride);
 }
 
 }  // namespace xover::runtime::shm

@@ -2,7 +2,7 @@
 // segment per rank, holding one single-producer/single-consumer receive ring
 // per sender, after the FIFO of UCX's posix `mm` transport.
 //
-//   segment  [SegmentHeader, one page][ring of sender 0][ring of sender 1]...
+//   segment  [SegmentHeader, one page][signal words, one page][ring of sender 0][ring of sender 1]...
 //   ring     `cells` cells of `cell_size` bytes, each page-aligned as a whole
 //   cell     [Cell: seq, lengths, AM id (16 B)][AM header][payload]
 //
@@ -77,6 +77,11 @@ class Ring {
 /// Bytes of one cell, its header included.
 inline constexpr std::uint32_t kCellSize = 8192;
 
+/// Signal words in a segment's signal page (put_signal), each on a cache
+/// line of its own.
+inline constexpr std::size_t kSignalWords = 64;
+inline constexpr std::size_t kSignalStride = 64;
+
 /// Cells per ring: 256 when the ranks are few, fewer when they are many,
 /// so that a segment (one ring per sender) stays near 32 MiB; never under 16.
 std::uint32_t cells_per_ring(Rank size);
@@ -107,6 +112,8 @@ class Segment {
   void unlink();
   /// The ring that `sender` writes into.
   Ring ring(Rank sender) const;
+  /// Signal word `index` (< kSignalWords), zero until someone adds to it.
+  std::uint64_t* signal(std::size_t index) const;
 
  private:
   void reset() noexcept;

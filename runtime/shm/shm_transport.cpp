@@ -54,7 +54,7 @@ Status ShmTransport::push(Rank peer, AmId id, std::span<const std::byte> header,
   cell->payload_len = static_cast<std::uint32_t>(payload.size);
   cell->am_id = id;
   Ring::publish(cell, p.out_pos++);
-  moved_ = true;
+  moved_.store(true, std::memory_order_relaxed);
   return Status::Ok;
 }
 
@@ -97,7 +97,7 @@ Status ShmTransport::cma(Rank peer, std::byte* local, std::uint64_t remote, Byte
     }
     done += static_cast<Bytes>(moved);
   }
-  moved_ = true;
+  moved_.store(true, std::memory_order_relaxed);
   return Status::Ok;
 }
 
@@ -120,6 +120,34 @@ Status ShmTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteA
   }
   // process_vm_writev reads the local side only; the cast lets one loop serve both ways.
   return cma(peer, const_cast<std::byte*>(local.data), remote.addr, local.size, true);
+}
+
+Status ShmTransport::put_signal(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, RemoteAddr signal,
+                                std::uint64_t value, Completion) {
+  if (!failure().empty())
+    return Status::Error;
+  if (lane != kCmaLane || peer >= size_ || !peers_[peer].cma || (local.size && (!local.data || !remote.addr)) ||
+      signal.key != kSignalKey || signal.addr >= kSignalWords) {
+    std::fprintf(stderr, "xover: shm: rank %u: no put_signal on lane %zu to rank %u (or a null buffer, or no such signal word)\n",
+                 rank_, lane, peer);
+    return Status::Error;
+  }
+  // The kernel has written every byte into the peer's pages when the call
+  // returns; the add is a release after it, so the peer's acquire load that
+  // sees it sees them.
+  if (local.size > 0 && cma(peer, const_cast<std::byte*>(local.data), remote.addr, local.size, true) != Status::Ok)
+    return Status::Error;
+  const Segment& segment = peer == rank_ ? own_ : mapped_[peer];
+  std::atomic_ref<std::uint64_t>(*segment.signal(signal.addr)).fetch_add(value, std::memory_order_release);
+  moved_.store(true, std::memory_order_relaxed);
+  return Status::Ok;
+}
+
+SignalWord ShmTransport::signal_word() {
+  if (signals_given_ == kSignalWords)
+    return {};
+  const std::size_t index = signals_given_++;
+  return {own_.signal(index), {kSignalKey, index}};
 }
 
 MemoryRegion ShmTransport::reg(Rank, std::size_t, const std::byte* base, Bytes size) {
@@ -171,7 +199,7 @@ void ShmTransport::progress(Seconds) {
     }
   }
   if (arrived)
-    moved_ = true;
+    moved_.store(true, std::memory_order_relaxed);
   else if (++idle_polls_ % kPollsPerWatch == 0)
     watch();
 }
@@ -180,13 +208,12 @@ void ShmTransport::start_watch() {
   const Seconds t = now();
   idle_.restart(t);
   last_alive_check_ = t;
-  moved_ = false;
+  moved_.store(false, std::memory_order_relaxed);
 }
 
 void ShmTransport::watch() {
   const Seconds t = now();
-  const Seconds idle = idle_.look(t, moved_);
-  moved_ = false;
+  const Seconds idle = idle_.look(t, moved_.exchange(false, std::memory_order_relaxed));
   if (idle >= kAliveInterval && t - last_alive_check_ >= kAliveInterval) {
     last_alive_check_ = t;
     for (Rank r = 0; r < size_; ++r)

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <vector>
 
 #include "runtime/bootstrap.hpp"
@@ -16,6 +17,8 @@ inline constexpr std::size_t kMmLane = 0;
 inline constexpr std::size_t kCmaLane = 1;
 /// Largest short message, AM header included: two cache lines less the cell header.
 inline constexpr Bytes kMaxShort = 128 - sizeof(Cell);
+/// The key of a signal word's RemoteAddr (its addr is the word's index).
+inline constexpr std::uint64_t kSignalKey = 0x7369676e616c;  // "signal"
 
 /// What this rank knows of one rank of the run, itself included.
 struct Peer {
@@ -41,6 +44,13 @@ class ShmTransport final : public Transport {
                  AmMode mode, Completion done) override;
   Status get(std::size_t lane, Rank peer, MutableBuffer local, RemoteAddr remote, Completion done) override;
   Status put(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, Completion done) override;
+  /// process_vm_writev into the peer, then a release add on the word in the
+  /// peer's segment through this rank's mapping of it: Ok at return. Shares
+  /// no state with another put_signal or progress(): no lock.
+  Status put_signal(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, RemoteAddr signal,
+                    std::uint64_t value, Completion done) override;
+  /// A word of the signal page of this rank's segment (kSignalWords in all).
+  SignalWord signal_word() override;
   MemoryRegion reg(Rank peer, std::size_t lane, const std::byte* base, Bytes size) override;
   void dereg(const MemoryRegion&) override {}
   RemoteAddr remote_addr(const MemoryRegion& region, const std::byte* base) const override;
@@ -78,7 +88,8 @@ class ShmTransport final : public Transport {
   std::vector<Peer> peers_;
   std::array<AmHandler, 256> handlers_;
   std::uint64_t next_key_ = 1;
-  bool moved_ = true;            ///< something was sent or arrived since the last watch
+  std::size_t signals_given_ = 0;
+  std::atomic<bool> moved_{true};  ///< something was sent or arrived since the last watch (any thread)
   unsigned idle_polls_ = 0;      ///< polls that found nothing, counted to space the watches
   Seconds last_alive_check_ = 0;
 };

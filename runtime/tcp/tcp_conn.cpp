@@ -281,7 +281,10 @@ bool TcpConn::parse(FrameSink& sink) {
     case FrameType::Am:
       sink.on_am(*this, frame.am_id, {header, hlen}, {header + hlen, plen});
       break;
-    case FrameType::PutRequest: {
+    case FrameType::PutRequest:
+    case FrameType::PutSignal: {
+      if (type == FrameType::PutSignal)
+        direct_signal_ = {get_le(header + 24), get_le(header + 32), get_le(header + 40)};
       const RmaTarget target = sink.on_put(*this, get_le(header + 8), get_le(header + 16), plen);
       start_direct(sink, type, get_le(header), target.accepted ? RmaStatus::Ok : RmaStatus::Refused,
                    target.accepted ? target.data : nullptr, plen);
@@ -331,6 +334,7 @@ std::string TcpConn::check(const FrameHeader& frame) const {
                " in all)";
       return "";
     case FrameType::PutRequest: return expect("put request", kPutRequestHeader, kMaxZcopy);
+    case FrameType::PutSignal: return expect("put signal", kPutSignalHeader, kMaxZcopy);
     case FrameType::PutAck: return expect("put ack", kRmaReplyHeader, 0);
     case FrameType::GetRequest: return expect("get request", kGetRequestHeader, 0);
     case FrameType::GetResponse: return expect("get response", kRmaReplyHeader, kMaxZcopy);
@@ -356,8 +360,9 @@ void TcpConn::start_direct(FrameSink& sink, FrameType type, std::uint64_t id, Rm
 
 void TcpConn::finish_direct(FrameSink& sink) {
   direct_ = nullptr;
-  if (direct_type_ == FrameType::PutRequest)
-    sink.on_put_landed(*this, direct_id_, direct_status_ == RmaStatus::Ok);
+  if (direct_type_ == FrameType::PutRequest || direct_type_ == FrameType::PutSignal)
+    sink.on_put_landed(*this, direct_id_, direct_status_ == RmaStatus::Ok,
+                       direct_type_ == FrameType::PutSignal ? &direct_signal_ : nullptr);
   else
     sink.on_get_landed(*this, direct_id_, direct_status_);
 }

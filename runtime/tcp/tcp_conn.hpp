@@ -33,6 +33,13 @@ namespace xover::runtime::tcp {
 
 class TcpConn;
 
+/// The add a put_signal frame asks for once its payload is in.
+struct SignalAdd {
+  std::uint64_t key = 0;
+  std::uint64_t index = 0;
+  std::uint64_t value = 0;
+};
+
 /// Where the payload of a put lands.
 struct RmaTarget {
   std::byte* data = nullptr;
@@ -48,8 +55,9 @@ class FrameSink {
   /// A put request: whether it may land and where its payload goes (a
   /// refused put's payload is read and dropped, then acknowledged as such).
   virtual RmaTarget on_put(TcpConn& conn, std::uint64_t key, std::uint64_t addr, Bytes length) = 0;
-  /// The payload of a put is in (or discarded when `accepted` is false).
-  virtual void on_put_landed(TcpConn& conn, std::uint64_t id, bool accepted) = 0;
+  /// The payload of a put is in (or discarded when `accepted` is false);
+  /// `signal` is the add of a put_signal, null for a put.
+  virtual void on_put_landed(TcpConn& conn, std::uint64_t id, bool accepted, const SignalAdd* signal) = 0;
   virtual void on_put_ack(TcpConn& conn, std::uint64_t id, RmaStatus status) = 0;
   virtual void on_get_request(TcpConn& conn, std::uint64_t id, std::uint64_t key, std::uint64_t addr, Bytes length) = 0;
   /// A get response: the buffer its `length` payload bytes go to (never null
@@ -164,6 +172,7 @@ class TcpConn {
   FrameType direct_type_ = FrameType::Am;
   std::uint64_t direct_id_ = 0;
   RmaStatus direct_status_ = RmaStatus::Ok;
+  SignalAdd direct_signal_;  ///< a put_signal's add
   std::byte* direct_ = nullptr;  ///< null: discard
   Bytes direct_left_ = 0;
 };

@@ -13,6 +13,10 @@
 //   PutAck       header: {id, status}
 //   GetRequest   header: {id, key, address, length}; length <= kMaxZcopy
 //   GetResponse  header: {id, status}; payload: `length` bytes, none when refused
+//   PutSignal    header: {id, key, address, signal key, signal index, value};
+//                payload: the bytes to write (<= kMaxZcopy); the target writes
+//                them, then adds value to its signal word, then acknowledges
+//                with a PutAck
 //   Bye          the sender is closing the lane on purpose: its end of file is no fault
 //
 // RMA headers are runs of u64. A frame that breaks any of these rules comes
@@ -52,6 +56,7 @@ enum class FrameType : std::uint8_t {
   GetRequest = 4,
   GetResponse = 5,
   Bye = 6,
+  PutSignal = 7,
 };
 
 /// The status word of a PutAck or GetResponse.
@@ -61,6 +66,7 @@ enum class RmaStatus : std::uint64_t {
 };
 
 inline constexpr std::size_t kPutRequestHeader = 24;
+inline constexpr std::size_t kPutSignalHeader = 48;
 inline constexpr std::size_t kRmaReplyHeader = 16;
 inline constexpr std::size_t kGetRequestHeader = 32;
 

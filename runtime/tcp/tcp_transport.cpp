@@ -1,7 +1,13 @@
-// The TCP transport's data path (tcp_transport.hpp): active messages, gets
-// and puts over the lanes that tcp_wireup.cpp set up, the registration
-// table that guards this rank's memory, and the watch on silent peers. A
-// failed lane or a silent peer fails the whole transport (abandon()).
+// The TCP transport's data path (tcp_transport.hpp): active messages, gets,
+// puts and put_signals over the lanes that tcp_wireup.cpp set up, the
+// registration table that guards this rank's memory, its signal words, and
+// the watch on silent peers. A failed lane or a silent peer fails the whole
+// transport (abandon()).
+//
+// Threads: every call takes one recursive lock, so that put_signal may come
+// from several threads while one is in progress() (transport.hpp);
+// recursive, because handlers and completions that progress() runs send
+// again. runtime/README.md gives what was measured to choose it.
 #include "runtime/tcp/tcp_transport.hpp"
 
 #include <poll.h>
@@ -9,8 +15,10 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <unordered_map>
 
 #include "runtime/common.hpp"
@@ -28,6 +36,8 @@ constexpr Bytes kMaxQueued = 8 << 20;
 constexpr std::size_t kPollAbove = 4;
 /// How long the destructor tries to write out what is queued.
 constexpr Seconds kCloseLimit = 2;
+/// Signal words a transport hands out.
+constexpr std::size_t kSignalWords = 64;
 
 class TcpTransport final : public Transport, private FrameSink {
  public:
@@ -44,8 +54,16 @@ class TcpTransport final : public Transport, private FrameSink {
                  AmMode mode, Completion done) override;
   Status get(std::size_t lane, Rank peer, MutableBuffer local, RemoteAddr remote, Completion done) override;
   Status put(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, Completion done) override;
+  Status put_signal(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, RemoteAddr signal,
+                    std::uint64_t value, Completion done) override;
+  /// A word of this process's memory; the signal's key is this transport's
+  /// own random one, its address the word's index.
+  SignalWord signal_word() override;
   MemoryRegion reg(Rank peer, std::size_t lane, const std::byte* base, Bytes size) override;
-  void dereg(const MemoryRegion& region) override { regions_.erase(region.key); }
+  void dereg(const MemoryRegion& region) override {
+    const std::lock_guard lock(mutex_);
+    regions_.erase(region.key);
+  }
   RemoteAddr remote_addr(const MemoryRegion& region, const std::byte* base) const override {
     return {region.key, reinterpret_cast<std::uint64_t>(base)};
   }
@@ -56,7 +74,9 @@ class TcpTransport final : public Transport, private FrameSink {
   void progress(Seconds deadline) override;
   Seconds now() const override { return clock_now(); }
   bool flushed() const override {
-    return std::all_of(live_.begin(), live_.end(), [](const TcpConn* c) { return c->queue_empty(); });
+    const std::lock_guard lock(mutex_);
+    return acks_.empty() &&
+           std::all_of(live_.begin(), live_.end(), [](const TcpConn* c) { return c->queue_empty(); });
   }
 
   /// The socket of a lane, -1 when there is none.
@@ -84,7 +104,7 @@ class TcpTransport final : public Transport, private FrameSink {
 
   void on_am(TcpConn& conn, AmId id, std::span<const std::byte> header, ConstBuffer payload) override;
   RmaTarget on_put(TcpConn& conn, std::uint64_t key, std::uint64_t addr, Bytes length) override;
-  void on_put_landed(TcpConn& conn, std::uint64_t id, bool accepted) override;
+  void on_put_landed(TcpConn& conn, std::uint64_t id, bool accepted, const SignalAdd* signal) override;
   void on_put_ack(TcpConn& conn, std::uint64_t id, RmaStatus status) override;
   void on_get_request(TcpConn& conn, std::uint64_t id, std::uint64_t key, std::uint64_t addr, Bytes length) override;
   std::byte* on_get_response(TcpConn& conn, std::uint64_t id, RmaStatus status, Bytes length) override;
@@ -128,6 +148,13 @@ class TcpTransport final : public Transport, private FrameSink {
   std::vector<DueCompletion> running_;
   bool in_io_ = false;
   Bytes moved_ = 0;       ///< bytes moved on all lanes at the last look
+  /// Acks of put_signals, sent at the next progress(): the thread that
+  /// waits for its signal sees it without waiting for the ack's sendmsg.
+  std::vector<std::pair<TcpConn*, std::pair<std::uint64_t, RmaStatus>>> acks_;
+  std::unique_ptr<std::uint64_t[]> signals_{new std::uint64_t[kSignalWords]()};
+  std::size_t signals_given_ = 0;
+  std::uint64_t signal_key_ = 0;
+  mutable std::recursive_mutex mutex_;
 };
 
 TcpTransport::TcpTransport(Rank rank, Rank size, Seconds timeout, Wiring wiring)
@@ -151,6 +178,7 @@ TcpTransport::TcpTransport(Rank rank, Rank size, Seconds timeout, Wiring wiring)
     for (LaneAttrs& lane : path.lanes)
       lane.reg_cost = reg_cost;
   }
+  signal_key_ = fresh_key();
   idle_.restart(clock_now());
 }
 
@@ -162,6 +190,7 @@ TcpTransport::~TcpTransport() {
 
 Status TcpTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<const std::byte> header,
                              ConstBuffer payload, AmMode mode, Completion done) {
+  const std::lock_guard lock(mutex_);
   TcpConn* c = conn(lane, peer);
   if (!c || !failure().empty())
     return Status::Error;
@@ -190,6 +219,7 @@ Status TcpTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
 }
 
 Status TcpTransport::get(std::size_t lane, Rank peer, MutableBuffer local, RemoteAddr remote, Completion done) {
+  const std::lock_guard lock(mutex_);
   TcpConn* c = conn(lane, peer);
   if (!c || !failure().empty() || local.size > kMaxZcopy || (local.size && !local.data))
     return Status::Error;
@@ -213,6 +243,7 @@ Status TcpTransport::get(std::size_t lane, Rank peer, MutableBuffer local, Remot
 }
 
 Status TcpTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, Completion done) {
+  const std::lock_guard lock(mutex_);
   TcpConn* c = conn(lane, peer);
   if (!c || !failure().empty() || local.size > kMaxZcopy || (local.size && !local.data))
     return Status::Error;
@@ -235,6 +266,36 @@ Status TcpTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteA
   return Status::InProgress;
 }
 
+Status TcpTransport::put_signal(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, RemoteAddr signal,
+                                std::uint64_t value, Completion done) {
+  const std::lock_guard lock(mutex_);
+  TcpConn* c = conn(lane, peer);
+  if (!c || !failure().empty() || local.size > kMaxZcopy || (local.size && !local.data))
+    return Status::Error;
+  if (c->queued_bytes() > kMaxQueued)
+    return Status::NoResource;
+  const std::uint64_t id = next_op_++;
+  std::array<std::byte, kFrameHeader + kPutSignalHeader> head;
+  FrameHeader{static_cast<std::uint8_t>(FrameType::PutSignal), 0, kPutSignalHeader, 0, local.size}.encode(head.data());
+  const std::uint64_t words[] = {id, remote.key, remote.addr, signal.key, signal.addr, value};
+  for (std::size_t i = 0; i < 6; ++i)
+    put_le(head.data() + kFrameHeader + 8 * i, words[i]);
+  if (c->send(head, local, false, {}) == TcpConn::Sent::Failed) {
+    abandon(c->failure());
+    return Status::Error;
+  }
+  puts_.emplace(id, PendingPut{c, std::move(done)});
+  return Status::InProgress;
+}
+
+SignalWord TcpTransport::signal_word() {
+  const std::lock_guard lock(mutex_);
+  if (signals_given_ == kSignalWords)
+    return {};
+  const std::size_t index = signals_given_++;
+  return {&signals_[index], {signal_key_, index}};
+}
+
 std::uint64_t TcpTransport::fresh_key() {
   if (keys_left_ == 0) {
     // The kernel's random bytes, a pool at a time: one system call per 256
@@ -251,6 +312,7 @@ std::uint64_t TcpTransport::fresh_key() {
 }
 
 MemoryRegion TcpTransport::reg(Rank peer, std::size_t, const std::byte* base, Bytes size) {
+  const std::lock_guard lock(mutex_);
   std::uint64_t key = 0;
   while (key == 0 || regions_.contains(key))
     key = fresh_key();
@@ -291,12 +353,26 @@ void TcpTransport::on_am(TcpConn& conn, AmId id, std::span<const std::byte> head
 }
 
 RmaTarget TcpTransport::on_put(TcpConn& conn, std::uint64_t key, std::uint64_t addr, Bytes length) {
+  if (length == 0)
+    return {nullptr, true};  // nothing to write: no region to name
   std::byte* to = reachable(conn, "put", key, addr, length);
   return {to, to != nullptr};
 }
 
-void TcpTransport::on_put_landed(TcpConn& conn, std::uint64_t id, bool accepted) {
-  send_reply(conn, FrameType::PutAck, id, accepted ? RmaStatus::Ok : RmaStatus::Refused, {});
+void TcpTransport::on_put_landed(TcpConn& conn, std::uint64_t id, bool accepted, const SignalAdd* signal) {
+  if (!signal) {
+    send_reply(conn, FrameType::PutAck, id, accepted ? RmaStatus::Ok : RmaStatus::Refused, {});
+    return;
+  }
+  if (accepted && (signal->key != signal_key_ || signal->index >= signals_given_)) {
+    std::fprintf(stderr, "xover: rank %u: tcp: refused a put_signal from rank %u: no signal word %llu with that key\n",
+                 rank_, conn.peer(), static_cast<unsigned long long>(signal->index));
+    accepted = false;
+  }
+  // The bytes are in this rank's memory: the add goes after them.
+  if (accepted)
+    std::atomic_ref<std::uint64_t>(signals_[signal->index]).fetch_add(signal->value, std::memory_order_release);
+  acks_.push_back({&conn, {id, accepted ? RmaStatus::Ok : RmaStatus::Refused}});
 }
 
 void TcpTransport::on_put_ack(TcpConn& conn, std::uint64_t id, RmaStatus status) {
@@ -339,9 +415,13 @@ void TcpTransport::on_get_landed(TcpConn&, std::uint64_t id, RmaStatus status) {
 }
 
 void TcpTransport::progress(Seconds) {
+  const std::lock_guard lock(mutex_);
   if (in_io_)
     return;  // called from a handler: the frame being delivered is not done
   if (failure().empty()) {
+    for (auto& [c, ack] : acks_)
+      send_reply(*c, FrameType::PutAck, ack.first, ack.second, {});
+    acks_.clear();
     in_io_ = true;
     for (TcpConn* c : live_)
       if (!c->queue_empty())

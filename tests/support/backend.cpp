@@ -6,6 +6,7 @@
 
 #include "runtime/backends.hpp"
 #include "runtime/launch/launch.hpp"
+#include "sim/alltoall_sim.hpp"
 #include "sim/platform_loader.hpp"
 #include "sim/sim_transport.hpp"
 #include "sim/in_child.hpp"
@@ -41,15 +42,17 @@ std::string run_sim(Rank nranks, const std::string& platform_file, const RankBod
   if (nodes.size() < 2)
     throw std::invalid_argument(platform_file + ": the tests need two nodes, the platform has " +
                                 std::to_string(nodes.size()));
+  const std::vector<std::string> spread =
+      nodes.size() >= nranks ? sim::alltoall_nodes(platform, nranks) : std::vector<std::string>{};
   std::vector<std::string> rank_nodes;
   for (Rank r = 0; r < nranks; ++r)
-    rank_nodes.push_back(nodes[r % 2].name);
+    rank_nodes.push_back(spread.empty() ? nodes[r % 2].name : spread[r]);
   sim::SimNetwork network(platform, rank_nodes);
-  // Every route between the two nodes is resolved before any actor starts.
-  if (nranks > 1) {
-    network.route(0, 1);
-    network.route(1, 0);
-  }
+  // Every route between the ranks' nodes is resolved before any actor starts.
+  for (Rank from = 0; from < nranks; ++from)
+    for (Rank to = 0; to < nranks; ++to)
+      if (rank_nodes[from] != rank_nodes[to])
+        network.route(from, to);
 
   std::vector<Problems> found(nranks);
   std::vector<bool> finished(nranks, false);

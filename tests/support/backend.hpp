@@ -53,8 +53,9 @@ using RankBody = std::function<void(Rank rank, Transport& transport, Problems& p
 /// problem too: a body that throws, a rank that never returns, a child
 /// process that dies, or a platform that does not load.
 ///
-/// Sim: loads `platform_file` with sim::LogGPPlatform::load, puts even ranks
-/// on the platform's first node and odd ranks on its second (nodes sorted by
+/// Sim: loads `platform_file` with sim::LogGPPlatform::load, puts rank r on
+/// the platform's r-th node (natural order) when it has enough nodes, else
+/// even ranks on its first node and odd ranks on its second (nodes sorted by
 /// name), and runs the ranks as actors, all inside sim::in_child. Caveat:
 /// when every rank waits for a request that never completes, SimGrid 3.32
 /// reports "Deadlock detected" on stderr and aborts the child, which comes

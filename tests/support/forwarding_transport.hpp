@@ -29,6 +29,12 @@ class ForwardingTransport : public Transport {
   Status put(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, Completion done) override {
     return inner_.put(lane, peer, local, remote, std::move(done));
   }
+  Status put_signal(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, RemoteAddr signal,
+                    std::uint64_t value, Completion done) override {
+    return inner_.put_signal(lane, peer, local, remote, signal, value, std::move(done));
+  }
+  SignalWord signal_word() override { return inner_.signal_word(); }
+  RankThreads& threads() override { return inner_.threads(); }
   MemoryRegion reg(Rank peer, std::size_t lane, const std::byte* base, Bytes size) override {
     return inner_.reg(peer, lane, base, size);
   }
@@ -37,7 +43,12 @@ class ForwardingTransport : public Transport {
     return inner_.remote_addr(region, base);
   }
   void copy(std::byte* dst, const std::byte* src, Bytes n) override { inner_.copy(dst, src, n); }
-  void progress(Seconds deadline) override { inner_.progress(deadline); }
+  /// Progresses the wrapped transport; a failure there becomes this one's.
+  void progress(Seconds deadline) override {
+    inner_.progress(deadline);
+    if (!inner_.failure().empty())
+      fail(inner_.failure());
+  }
   Seconds now() const override { return inner_.now(); }
   bool flushed() const override { return inner_.flushed(); }
 

@@ -49,10 +49,23 @@ std::vector<std::vector<std::string>> read_csv(const std::string& file) {
   std::ifstream in(file);
   std::vector<std::vector<std::string>> rows;
   for (std::string line; std::getline(in, line);) {
-    std::vector<std::string> cells;
-    std::stringstream ss(line);
-    for (std::string cell; std::getline(ss, cell, ',');)
-      cells.push_back(cell);
+    // A quoted cell may hold commas and doubled quotes; a trailing comma
+    // ends with an empty cell.
+    std::vector<std::string> cells(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      const char c = line[i];
+      if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cells.back() += '"';
+        ++i;
+      } else if (c == '"' && (quoted || cells.back().empty())) {
+        quoted = !quoted;
+      } else if (c == ',' && !quoted) {
+        cells.emplace_back();
+      } else {
+        cells.back() += c;
+      }
+    }
     rows.push_back(cells);
   }
   return rows;

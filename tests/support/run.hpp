@@ -20,7 +20,7 @@ CommandResult run_command(const std::string& command);
 /// matplotlib to skip with a reason where it is missing).
 bool python_imports(const std::string& python, const std::string& module);
 
-/// The cells of a CSV file without quoted fields (a results CSV), row by row.
+/// The cells of a CSV file (a results CSV), row by row; quoted cells unquoted.
 std::vector<std::vector<std::string>> read_csv(const std::string& file);
 
 }  // namespace xover::test

@@ -331,6 +331,14 @@ Calibration calibrate(const Measurements& m) {
   const Path path{"node0", "node1", out.draft.lanes, out.draft.memcpy_bw, out.draft.memcpy_bw};
   fit_protocols(m, path, out);
   find_protocol_changes(m, out);
+  out.draft.device = m.device;
+  out.device_o_burst = m.device_o_burst;
+  if (m.device)
+    out.draft.comments.push_back(format("alltoall device: o_device %.4f us per put_signal 20 us apart (%.4f us back to "
+                                        "back), o_proxy %.4f us per command, wake-up %.4f us (medians; one posting "
+                                        "thread and one proxy)",
+                                        m.device->device_o * 1e6, m.device_o_burst * 1e6, m.device->proxy_o * 1e6,
+                                        m.device->proxy_wake * 1e6));
   for (const std::string& note : out.notes)
     out.draft.comments.push_back("note: " + note);
   return out;

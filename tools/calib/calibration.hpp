@@ -31,6 +31,10 @@ struct Measurements {
   BytesPerSecond memcpy_bw = 10e9;  ///< the ranks' memcpy bandwidth, as the transport measured it
   std::vector<LaneMeasurement> lanes;
   Results sweeps;                   ///< the ping-pong of every protocol curve and of `auto`
+  /// The alltoall's device figures (device_probe.hpp), threads 1: a posting
+  /// thread and a proxy; none when the backend has no put_signal.
+  std::optional<DeviceAttrs> device;
+  Seconds device_o_burst = 0;       ///< a posting thread's time per put_signal back to back
 };
 
 /// A fitted protocol cost line T(n) = c + m·n over the sizes it ran.
@@ -54,6 +58,7 @@ struct Calibration {
   std::vector<ProtocolFit> protocols;
   std::vector<Breakpoint> breakpoints;
   std::vector<std::string> notes;        ///< figures clipped or replaced, and why
+  Seconds device_o_burst = 0;            ///< Measurements::device_o_burst, for the report
 };
 
 /// Fits every lane and protocol and drafts the platform.

@@ -68,10 +68,16 @@ std::string platform_xml(const PlatformDraft& draft) {
   if (!std::isfinite(draft.memcpy_bw) || !(draft.memcpy_bw > 0))
     throw std::invalid_argument("calibrated memcpy bandwidth " + std::to_string(draft.memcpy_bw) +
                                 " B/s is not positive");
+  std::string device;
+  if (draft.device)
+    device = prop("device_o", time_text("device", "device_o", draft.device->device_o)) +
+             prop("threads", std::to_string(draft.device->threads)) +
+             prop("proxy_o", time_text("device", "proxy_o", draft.device->proxy_o)) +
+             prop("proxy_wake", time_text("device", "proxy_wake", draft.device->proxy_wake));
   for (const char* node : {"node0", "node1"}) {
     os << "    <host id=\"" << node << "\" speed=\"1Gf\">\n"
        << "      <prop id=\"xover:memcpy_bw\" value=\"" << memcpy_bw << "\"/>\n"
-       << "    </host>\n";
+       << device << "    </host>\n";
     for (const LaneAttrs& lane : draft.lanes)
       os << "    <host id=\"" << node << "." << rail_name(lane.name) << "\" speed=\"1Gf\"/>\n";
   }

@@ -1,9 +1,11 @@
 // Writing a calibrated platform: two nodes, node0 and node1, one NIC host
 // per lane on each (node0.mm, node1.mm, ...), one link per lane with its
-// fitted LogGP figures as `xover:` properties, in the form of the shipped
-// platforms (platforms/README.md), and a comment block with every fit.
+// fitted LogGP figures as `xover:` properties, the alltoall's device
+// figures on the nodes, in the form of the shipped platforms
+// (platforms/README.md), and a comment block with every fit.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,9 @@ struct PlatformDraft {
   std::vector<std::string> comments;  ///< the fit report, one line each
   std::vector<LaneAttrs> lanes;       ///< in the order the hardware lists them; names are rail names
   BytesPerSecond memcpy_bw = 10e9;    ///< both nodes' `xover:memcpy_bw`
+  /// Both nodes' `xover:device_o`, `threads`, `proxy_o`, `proxy_wake`; none
+  /// written when absent.
+  std::optional<DeviceAttrs> device;
 };
 
 /// A lane name as a rail name: every character outside [A-Za-z0-9_-]

@@ -1,0 +1,69 @@
+#include "protocols/core/threads.hpp"
+
+#include <sched.h>
+
+#include <chrono>
+#include <exception>
+#include <thread>
+#include <vector>
+
+namespace xover {
+namespace {
+
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+Seconds steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+void HostThreads::run(std::size_t count, const std::function<void(std::size_t)>& body) {
+  // Body 0 runs on the calling thread, whose caches and stack are warm: a
+  // fresh thread's first system calls cost microseconds more. A body that
+  // throws would end the process from its thread: the first exception is
+  // kept and thrown here once every thread has returned.
+  std::vector<std::exception_ptr> errors(count);
+  auto guarded = [&](std::size_t i) {
+    try {
+      body(i);
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(count);
+  for (std::size_t i = 1; i < count; ++i)
+    threads.emplace_back(guarded, i);
+  if (count > 0)
+    guarded(0);
+  for (std::thread& t : threads)
+    t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e)
+      std::rethrow_exception(e);
+}
+
+Seconds HostThreads::now() const {
+  return steady_seconds();
+}
+
+void HostThreads::wait_until(Seconds date) {
+  for (std::uint64_t round = 0; steady_seconds() < date; ++round)
+    pause(round);
+}
+
+void HostThreads::pause(std::uint64_t round) {
+  if (round < kSpinRounds || !crowded_.load(std::memory_order_relaxed))
+    cpu_relax();
+  else
+    sched_yield();
+}
+
+}  // namespace xover

@@ -1,0 +1,178 @@
+#include "tools/calib/device_probe.hpp"
+
+#include <sched.h>
+
+#include <atomic>
+#include <bit>
+#include <cstring>
+#include <vector>
+
+#include "protocols/coll/alltoall.hpp"
+#include "protocols/coll/cmd_ring.hpp"
+#include "protocols/workload/results.hpp"
+#include "runtime/common.hpp"
+
+namespace xover::calib {
+namespace {
+
+using runtime::clock_now;
+using runtime::RuntimeError;
+
+constexpr Bytes kPutBytes = 8;
+constexpr std::uint32_t kRingEntries = 64;
+/// How far apart the isolated puts are: an alltoall's posting thread waits
+/// this long and more between exchanges.
+constexpr Seconds kApart = 20e-6;
+
+/// What rank 1 tells rank 0: where to put, whom to signal.
+struct Card {
+  RemoteAddr buffer;
+  RemoteAddr signal;
+};
+
+std::size_t lane_to(const Transport& t, Rank peer) {
+  if (const std::optional<std::size_t> lane = put_lane(t.path(peer)))
+    return *lane;
+  throw RuntimeError("calibrate: no lane to rank " + std::to_string(peer) + " carries put_signal");
+}
+
+/// Rank 0's side: the timed puts, direct then through the ring.
+DeviceFigures measure(Transport& t, const Card& card, std::size_t puts, std::atomic<std::size_t>& pending) {
+  const std::size_t lane = lane_to(t, 1);
+  const std::uint64_t word = 0x786f766572;
+  const ConstBuffer local{reinterpret_cast<const std::byte*>(&word), kPutBytes};
+  auto put = [&] {
+    const Status s = t.put_signal(lane, 1, local, card.buffer, card.signal, 1, [&](Status) { --pending; });
+    if (s == Status::Error || s == Status::NoResource)
+      throw RuntimeError(std::string("calibrate: a put_signal ") +
+                         (s == Status::Error ? "failed" : "found the transport's queue full") +
+                         (t.failure().empty() ? "" : ": " + t.failure()));
+    if (s == Status::InProgress)
+      ++pending;
+  };
+  DeviceFigures out;
+  out.puts = puts;
+  std::vector<Seconds> post(puts);
+  for (std::size_t i = 0; i < puts / 8; ++i)  // untimed: faults, caches
+    put();
+  for (Seconds& p : post) {
+    const Seconds t0 = clock_now();
+    put();
+    p = clock_now() - t0;
+  }
+  out.device_o_burst = quantile(post, 0.5);
+  for (Seconds& p : post) {
+    for (const Seconds until = clock_now() + kApart; clock_now() < until;)
+      ;
+    const Seconds t0 = clock_now();
+    put();
+    p = clock_now() - t0;
+  }
+  out.device_o = quantile(post, 0.5);
+
+  std::vector<std::uint64_t> memory(CommandRing::bytes_for(kRingEntries) / 8 + 8);
+  auto* base = reinterpret_cast<std::byte*>(memory.data());
+  while (reinterpret_cast<std::uintptr_t>(base) % CommandRing::kAlign != 0)
+    base += 8;
+  const CommandRing ring = CommandRing::create({base, CommandRing::bytes_for(kRingEntries)}, kRingEntries);
+  const CommandLimits limits{2, kPutBytes, reinterpret_cast<std::uint64_t>(local.data), kPutBytes};
+  std::vector<Seconds> serve(puts), wake(puts);
+  std::atomic<bool> failed{false};
+  const std::size_t total = puts + puts / 8;
+  // The launcher pinned this rank to one core and rank 1 to another; rank 1
+  // sleeps now, so the proxy thread may take its core.
+  cpu_set_t pinned;
+  const bool widen = sched_getaffinity(0, sizeof pinned, &pinned) == 0;
+  if (widen) {
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    for (unsigned c = 0; c < runtime::node_cores() && c < CPU_SETSIZE; ++c)
+      CPU_SET(c, &all);
+    sched_setaffinity(0, sizeof all, &all);
+  }
+  t.threads().run(2, [&](std::size_t thread) {
+    if (thread == 0) {
+      for (std::uint64_t pos = 0; pos < total && !failed; ++pos) {
+        Command c;
+        c.pe = 1;
+        c.local = reinterpret_cast<std::uint64_t>(local.data);
+        c.size = kPutBytes;
+        c.posted_ns = std::bit_cast<std::uint64_t>(clock_now());
+        ring.write(ring.reserve(), c);
+        // One at a time: the proxy is idle when the next one comes.
+        for (std::uint64_t round = 0; ring.consumed() <= pos && !failed; ++round)
+          t.threads().pause(round);
+      }
+      return;
+    }
+    for (std::uint64_t pos = 0; pos < total; ++pos) {
+      for (std::uint64_t round = 0; !ring.ready(pos); ++round)
+        t.threads().pause(round);
+      const Seconds seen = clock_now();
+      const DecodedCommand d = decode_command(ring.read(pos), limits);
+      if (!d.error.empty()) {
+        failed = true;
+        return;
+      }
+      try {
+        put();
+      } catch (const RuntimeError&) {
+        failed = true;
+        return;
+      }
+      ring.publish(pos + 1);
+      if (pos >= puts / 8) {
+        serve[pos - puts / 8] = clock_now() - seen;
+        wake[pos - puts / 8] = seen - std::bit_cast<Seconds>(d.command.posted_ns);
+      }
+    }
+  });
+  if (widen)
+    sched_setaffinity(0, sizeof pinned, &pinned);
+  if (failed)
+    throw RuntimeError("calibrate: the proxy probe failed" + (t.failure().empty() ? "" : ": " + t.failure()));
+  out.proxy_o = quantile(serve, 0.5);
+  out.proxy_wake = quantile(wake, 0.5);
+  return out;
+}
+
+}  // namespace
+
+DeviceFigures probe_device(Transport& t, runtime::Bootstrap& boot, std::size_t puts) {
+  std::vector<std::byte> buffer(kPutBytes);
+  SignalWord signal;
+  Card mine{};
+  if (boot.rank() == 1) {
+    signal = t.signal_word();
+    if (!signal.local)
+      throw RuntimeError("calibrate: the transport gives no signal word (it has no put_signal)");
+    const MemoryRegion region = t.reg(0, lane_to(t, 0), buffer.data(), buffer.size());
+    mine = {t.remote_addr(region, buffer.data()), signal.remote};
+  }
+  const std::vector<runtime::Blob> cards = boot.allgather(std::as_bytes(std::span<const Card>(&mine, 1)));
+  if (cards.size() < 2 || cards[1].size() != sizeof(Card))
+    throw RuntimeError("calibrate: rank 1 sent no card for the device probe");
+  DeviceFigures out;
+  std::atomic<std::size_t> pending{0};
+  if (boot.rank() == 0) {
+    Card card;
+    std::memcpy(&card, cards[1].data(), sizeof card);
+    out = measure(t, card, puts, pending);
+  }
+  boot.barrier();  // rank 1 sleeps here while rank 0 measures
+  const std::uint64_t expected = 3 * puts + 2 * (puts / 8);
+  for (std::uint64_t round = 0; t.failure().empty(); ++round) {
+    const bool mine_done = boot.rank() == 0 ? pending == 0 : signal_load(signal) >= expected;
+    if (mine_done)
+      break;
+    t.progress();
+    t.threads().after_progress(round);
+  }
+  if (boot.rank() == 1 && signal_load(signal) != expected)
+    throw RuntimeError("calibrate: rank 1's signal word shows " + std::to_string(signal_load(signal)) + " of " +
+                       std::to_string(expected) + " puts" + (t.failure().empty() ? "" : ": " + t.failure()));
+  boot.barrier();
+  return out;
+}
+
+}  // namespace xover::calib
