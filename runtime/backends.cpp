@@ -19,6 +19,9 @@ std::string verbs_unavailable() {
          "on)";
 }
 void verbs_invalidate(Transport&, const void*, Bytes) {}
+BackendInfo describe_verbs() {
+  return {};
+}
 #endif
 
 namespace {
@@ -46,7 +49,7 @@ const std::array kBackends{
             describe_shm},
     Backend{"tcp", "TCP sockets, a lane per interface and connection", make_tcp_transport, nullptr, describe_tcp},
     Backend{"verbs", "rdma-core verbs: an RC queue pair per port and peer, send/recv AMs, RDMA read/write",
-            make_verbs_transport, verbs_unavailable, nullptr},
+            make_verbs_transport, verbs_unavailable, describe_verbs},
 };
 
 }  // namespace

@@ -154,6 +154,38 @@ TEST(VerbsPorts, WidthTimesSpeedIsTheLinkRate) {
   EXPECT_EQ(mtu_bytes(6), 0U);
 }
 
+// What xover info prints for verbs: each port with its state, link layer,
+// LID (InfiniBand only), MTU and link rate, and the problems discovery met.
+TEST(VerbsPorts, InfoListsEveryPort) {
+  PortInfo ib = port("mlx5_0", 1, true);
+  ib.lid = 7;
+  ib.mtu = 4096;
+  ib.width_code = 2;
+  ib.speed_code = 64;
+  PortInfo roce = port("mlx5_1", 1, false);
+  roce.link_layer = LinkLayer::Ethernet;
+  roce.mtu = 1024;
+  const BackendInfo info = port_info(3, {ib, roce}, {"mlx5_2: cannot open: Permission denied"});
+  ASSERT_EQ(info.devices.size(), 2U);
+  EXPECT_EQ(info.devices[0].name, "mlx5_0:1");
+  auto field = [](const std::vector<InfoField>& fields, const std::string& key) -> InfoValue {
+    for (const InfoField& f : fields)
+      if (f.key == key)
+        return f.value;
+    return std::string("absent");
+  };
+  EXPECT_EQ(field(info.devices[0].fields, "state"), InfoValue(std::string("PORT_ACTIVE")));
+  EXPECT_EQ(field(info.devices[0].fields, "link_layer"), InfoValue(std::string("InfiniBand")));
+  EXPECT_EQ(field(info.devices[0].fields, "lid"), InfoValue(std::int64_t{7}));
+  EXPECT_EQ(field(info.devices[0].fields, "active_mtu"), InfoValue(std::int64_t{4096}));
+  EXPECT_EQ(field(info.devices[0].fields, "link_gbps"), InfoValue(std::int64_t{200}));
+  EXPECT_EQ(field(info.devices[1].fields, "link_layer"), InfoValue(std::string("Ethernet (RoCE)")));
+  EXPECT_EQ(field(info.devices[1].fields, "lid"), InfoValue(std::string("absent")));
+  EXPECT_EQ(field(info.devices[1].fields, "link_gbps"), InfoValue(std::string("unknown width/speed code")));
+  EXPECT_EQ(field(info.fields, "devices_listed"), InfoValue(std::int64_t{3}));
+  EXPECT_EQ(field(info.fields, "problem"), InfoValue(std::string("mlx5_2: cannot open: Permission denied")));
+}
+
 TEST(VerbsPorts, RocePrefersV2WithAnIpv4Address) {
   const Gid link_local{0xfe, 0x80, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8};
   const Gid ipv4{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 168, 1, 2};

@@ -186,4 +186,26 @@ std::string no_device_reason(int list_errno, std::size_t devices, const std::vec
          (list.empty() ? std::string("no port could be queried") : list) + ")" + looked;
 }
 
+BackendInfo port_info(std::size_t listed, const std::vector<PortInfo>& ports, const std::vector<std::string>& problems) {
+  BackendInfo info;
+  info.add("devices_listed", static_cast<std::int64_t>(listed));
+  info.add("ports", static_cast<std::int64_t>(ports.size()));
+  for (const PortInfo& p : ports) {
+    InfoDevice& d = info.devices.emplace_back(InfoDevice{"port", p.name(), {}});
+    d.add("state", p.state);
+    d.add("link_layer", std::string(p.link_layer == LinkLayer::Ethernet ? "Ethernet (RoCE)" : "InfiniBand"));
+    if (p.link_layer == LinkLayer::Infiniband)
+      d.add("lid", static_cast<std::int64_t>(p.lid));
+    d.add("active_mtu", static_cast<std::int64_t>(p.mtu));
+    if (const std::optional<BytesPerSecond> bw = link_bandwidth(p.width_code, p.speed_code))
+      d.add("link_gbps", static_cast<std::int64_t>(*bw * 8 / 1e9 + 0.5));
+    else
+      d.add("link_gbps", std::string("unknown width/speed code"));
+    d.add("gids", static_cast<std::int64_t>(p.gids.size()));
+  }
+  for (const std::string& problem : problems)
+    info.add("problem", problem);
+  return info;
+}
+
 }  // namespace xover::runtime::verbs

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "protocols/units.hpp"
+#include "runtime/backend_info.hpp"
 
 namespace xover::runtime::verbs {
 
@@ -95,5 +96,11 @@ std::optional<GidEntry> choose_gid(LinkLayer link_layer, const std::vector<GidEn
 /// ACTIVE port exists.
 std::string no_device_reason(int list_errno, std::size_t devices, const std::vector<std::string>& ports,
                              bool any_active);
+
+/// What `xover info` says of the verbs backend from what discovery found:
+/// the devices listed, each port (state, link layer, LID, active MTU, link
+/// rate, GIDs) and the problems met (why no port can be used is the
+/// backend row's why-unavailable, which `xover info` prints beside this).
+BackendInfo port_info(std::size_t listed, const std::vector<PortInfo>& ports, const std::vector<std::string>& problems);
 
 }  // namespace xover::runtime::verbs

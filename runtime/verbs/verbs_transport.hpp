@@ -29,6 +29,7 @@
 #include <memory>
 #include <string>
 
+#include "runtime/backend_info.hpp"
 #include "runtime/bootstrap.hpp"
 
 namespace xover::runtime {
@@ -44,6 +45,10 @@ std::unique_ptr<Transport> make_verbs_transport(Bootstrap& boot, const RuntimeOp
 /// with what ibv_get_device_list said and what was looked for); empty when
 /// an ACTIVE port exists.
 std::string verbs_unavailable();
+
+/// What `xover info` says of the verbs backend here: every device and port
+/// libibverbs lists (state, link layer, LID, MTU, link rate), or why none.
+BackendInfo describe_verbs();
 
 /// Drops the cached registrations that overlap [base, base + size) on every
 /// device of a verbs transport, for memory about to be unmapped by other

@@ -178,4 +178,9 @@ std::string verbs_unavailable() {
   return verbs::discover().reason();
 }
 
+BackendInfo describe_verbs() {
+  const verbs::Discovery d = verbs::discover();
+  return verbs::port_info(d.listed, d.ports, d.problems);
+}
+
 }  // namespace xover::runtime
