@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "protocols/coll/alltoall.hpp"
+
 namespace xover {
 struct Scenario;
 class Results;
@@ -60,6 +62,12 @@ int plot_results(const std::string& command, const std::vector<std::string>& csv
 int run_on_hardware(const Scenario& scenario, const runtime::Backend& backend,
                     const boost::program_options::variables_map& vm, const std::vector<std::string>& args,
                     const std::string& out, const std::string& plot);
+
+/// The device figures of the first node of the platform `file`: what an
+/// alltoall prices and selects with on hardware. None when the platform
+/// does not load, or when this build has no platform loader (no SimGrid):
+/// the alltoall then takes DeviceAttrs' defaults.
+std::optional<DeviceAttrs> platform_device(const std::string& file);
 
 /// The simulated part of `xover run` (run_sim.cpp): every point of the
 /// sweep in a fresh simulation, shared among the ranks when mpirun or srun

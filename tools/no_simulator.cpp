@@ -31,4 +31,8 @@ int run_in_simulation(const Scenario&, const runtime::Backend& backend, const st
   return needs_simulator("run --backend " + std::string(backend.name));
 }
 
+std::optional<DeviceAttrs> platform_device(const std::string&) {
+  return std::nullopt;
+}
+
 }  // namespace xover::tools

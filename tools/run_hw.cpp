@@ -22,7 +22,6 @@
 #include "runtime/launch/launch.hpp"
 #include "runtime/launch/mpi_bootstrap.hpp"
 #include "sim/alltoall_sim.hpp"
-#include "sim/platform_loader.hpp"
 #include "tools/commands.hpp"
 
 namespace po = boost::program_options;
@@ -38,18 +37,6 @@ std::vector<std::string> split_commas(const std::string& text) {
     if (!item.empty())
       out.push_back(item);
   return out;
-}
-
-/// The device figures of the first node of `platform`: what an alltoall
-/// prices and selects with on hardware. None when the platform does not
-/// load (the alltoall then takes DeviceAttrs' defaults).
-std::optional<DeviceAttrs> platform_device(const std::string& file) {
-  try {
-    const sim::LogGPPlatform platform = sim::LogGPPlatform::load(file);
-    return platform.node(sim::alltoall_nodes(platform, 1).front()).device;
-  } catch (const sim::PlatformError&) {
-    return std::nullopt;
-  }
 }
 
 int launch(const Scenario& scenario, const std::vector<std::string>& args) {

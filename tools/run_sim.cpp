@@ -21,6 +21,8 @@
 #include "protocols/workload/scenario.hpp"
 #include "runtime/backends.hpp"
 #include "runtime/launch/mpi_bootstrap.hpp"
+#include "sim/alltoall_sim.hpp"
+#include "sim/platform_loader.hpp"
 #include "sim/scenario_check.hpp"
 #include "sim/sweep.hpp"
 #include "tools/commands.hpp"
@@ -166,6 +168,15 @@ int run_in_simulation(const Scenario& scenario, const runtime::Backend& backend,
     results.merge_text(shares[owner[k]].points.at(taken[owner[k]]++));
   status = report_results(scenario, results, std::string(backend.name), scenario.platform, out);
   return status == 0 && !plot.empty() ? plot_results("run", {out}, plot) : status;
+}
+
+std::optional<DeviceAttrs> platform_device(const std::string& file) {
+  try {
+    const sim::LogGPPlatform platform = sim::LogGPPlatform::load(file);
+    return platform.node(sim::alltoall_nodes(platform, 1).front()).device;
+  } catch (const sim::PlatformError&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace xover::tools
