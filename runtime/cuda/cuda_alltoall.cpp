@@ -205,8 +205,10 @@ CudaAlltoall::CudaAlltoall(Transport& transport, Worker& worker, Bytes max_size,
     check(cudaHostGetDevicePointer(&ring_device, m.ring_host, 0), "cudaHostGetDevicePointer (command ring)");
     m.ring_view = {static_cast<std::uint64_t*>(ring_device), kRingEntries};
     m.reset_ring();
-    check(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking), "cudaStreamCreate");
-    check(cudaStreamCreateWithFlags(&m.copies, cudaStreamNonBlocking), "cudaStreamCreate");
+    // Blocking streams: the plain cudaMemcpy and cudaMemset of set-up,
+    // prepare() and verify() wait for their work, and their work for them.
+    check(cudaStreamCreate(&m.stream), "cudaStreamCreate");
+    check(cudaStreamCreate(&m.copies), "cudaStreamCreate");
 
     CudaCard card;
     card.rank = m.me;
