@@ -2,8 +2,9 @@
 // the row is in the table in every build; where it says the backend cannot
 // run (a build without the CUDA Toolkit, or no GPU), its reason is the
 // runtime's own, `xover run --backend cuda` exits 2 with it and making
-// the transport throws it; `xover --version` and `xover info` say whether
-// CUDA is compiled in and what the runtime found.
+// the transport throws it; a scenario with <payload memory="cuda"/> is
+// refused with it; `xover --version` and `xover info` say whether CUDA is
+// compiled in and what the runtime found.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -97,6 +98,36 @@ TEST(CudaBackend, RunExitsTwoWithoutAGpuAndSucceedsWithOne) {
   }
   EXPECT_EQ(r.status, 2) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr("xover run: backend cuda: " + why));
+  EXPECT_FALSE(std::ifstream(out).good()) << "a CSV was written by a run that could not start";
+}
+
+// <payload memory="cuda"/>: on hardware without a GPU, exit 2 with the
+// runtime's reason, whatever the backend; with one, and in simulation,
+// exit 2 because no protocol serves cuda memory yet.
+TEST(CudaBackend, ACudaPayloadNeedsAGpuAndAProtocol) {
+  const std::string scenario = kSource + "/tests/data/scenarios/hw_small_cuda.xml";
+  const std::string out = ::testing::TempDir() + "/cuda-payload.csv";
+  std::remove(out.c_str());
+  const std::string why = why_not();
+  for (const char* backend : {"shm", "cuda"}) {
+    const auto r = test::run_command(kXover + " run " + scenario + " --backend " + backend + " --out " + out);
+    EXPECT_EQ(r.status, 2) << backend << ": " << r.out << r.err;
+    if (std::string(backend) == "cuda" && !why.empty()) {
+      EXPECT_THAT(r.err, HasSubstr("xover run: backend cuda: " + why));
+    } else if (!why.empty()) {
+      EXPECT_THAT(r.err, HasSubstr("hw_small_cuda.xml: a cuda payload needs a GPU: " + why));
+      if (!why.starts_with("not compiled in")) {
+        EXPECT_THAT(r.err, HasSubstr("no CUDA device"));
+      }
+    } else {
+      EXPECT_THAT(r.err, HasSubstr("hw_small_cuda.xml: no protocol serves cuda memory yet"));
+    }
+  }
+  if (runtime::find_backend("sim")->compiled_in()) {
+    const auto sim = test::run_command(kXover + " run " + scenario + " --out " + out);
+    EXPECT_EQ(sim.status, 2) << sim.out << sim.err;
+    EXPECT_THAT(sim.err, HasSubstr("hw_small_cuda.xml: no protocol serves cuda memory yet"));
+  }
   EXPECT_FALSE(std::ifstream(out).good()) << "a CSV was written by a run that could not start";
 }
 
