@@ -5,9 +5,11 @@
 // from every peer is copied back and checked, and every signal word must
 // show exactly the puts sent to it. Without a GPU: SKIPPED with the
 // runtime's reason. Rank 0's time for each exchange (from the launch to
-// its signal, on the host's clock) is printed.
+// its signal, on the host's clock) and the medians of its o_device,
+// o_proxy and W are printed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -23,6 +25,21 @@ namespace {
 /// How a report line with a figure (rank 0's time per exchange) begins:
 /// printed, not a problem.
 const std::string kFigure = "figure: ";
+
+/// The median of `values` in microseconds, "-" for none.
+std::string median_us(std::vector<Seconds> values) {
+  if (values.empty())
+    return "-";
+  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+  return std::to_string(values[values.size() / 2] * 1e6);
+}
+
+/// One exchange's time and the medians of its figures, in microseconds.
+std::string figures(const CudaExchange& x) {
+  return "time " + std::to_string(x.time * 1e6) + " us, o_device " + median_us(x.figures.post) + ", o_proxy " +
+         median_us(x.figures.serve) + ", W " + median_us(x.figures.wake) + " (clock within " +
+         std::to_string(x.clock_uncertainty * 1e6) + ")";
+}
 
 /// The parameter: how many PEs.
 class CudaAlltoallTest : public ::testing::TestWithParam<Rank> {};
@@ -51,7 +68,7 @@ TEST_P(CudaAlltoallTest, EveryByteAndEverySignalInBothFlavours) {
             if (!x.complete)
               report += what + "incomplete " + x.problem + "\n";
             else if (boot.rank() == 0)
-              report += kFigure + what + std::to_string(x.time * 1e6) + " us\n";
+              report += kFigure + what + figures(x) + "\n";
             for (const std::string& p : pe.verify(n).problems)
               report += what + p + "\n";
             // No PE starts the next exchange into a buffer another still checks.

@@ -11,6 +11,7 @@
 
 #include "protocols/coll/cmd_ring.hpp"
 #include "runtime/cuda/cuda_card.hpp"
+#include "runtime/cuda/cuda_clock.hpp"
 #include "runtime/cuda/cuda_probe.hpp"
 #include "runtime/cuda/cuda_ring_writer.hpp"
 
@@ -149,6 +150,45 @@ TEST(CudaCard, RandomCorruptionsAreRefusedOrHarmless) {
       EXPECT_EQ(d.card.recv_bytes, 8U << 20);
     }
   }
+}
+
+TEST(CudaClock, TheTightestSampleGivesTheOffset) {
+  // GPU = host + 1000 ns; the tightest sample (span 10) is the second.
+  const std::vector<ClockSample> samples{{100, 1150, 200}, {300, 1305, 310}, {400, 1420, 440}};
+  const ClockOffset offset = estimate_offset(samples);
+  EXPECT_EQ(offset.gpu_minus_host, 1000);
+  EXPECT_EQ(offset.uncertainty, 5);
+  EXPECT_THROW(estimate_offset({}), std::invalid_argument);
+  const std::vector<ClockSample> backwards{{300, 1305, 290}};
+  EXPECT_THROW(estimate_offset(backwards), std::invalid_argument);
+}
+
+TEST(CudaClock, FiguresFromTheStamps) {
+  ExchangeStamps s;
+  s.post_begin = {1000, 2000, 3000};
+  s.post_end = {1100, 2250, 2900};  // the last goes backwards: 0, not negative
+  s.written = {1100, 2250};         // GPU ns
+  s.seen = {150, 1300};             // host ns; GPU = host + 1000
+  s.served = {1150, 1800};
+  const ExchangeFigures f = exchange_figures(s, {1000, 5});
+  ASSERT_EQ(f.post.size(), 3U);
+  EXPECT_DOUBLE_EQ(f.post[0], 100e-9);
+  EXPECT_DOUBLE_EQ(f.post[1], 250e-9);
+  EXPECT_EQ(f.post[2], 0);
+  ASSERT_EQ(f.serve.size(), 2U);
+  EXPECT_DOUBLE_EQ(f.serve[0], 1000e-9);
+  EXPECT_DOUBLE_EQ(f.serve[1], 500e-9);
+  ASSERT_EQ(f.wake.size(), 2U);
+  EXPECT_DOUBLE_EQ(f.wake[0], 50e-9);  // written at host 100, seen at 150
+  EXPECT_DOUBLE_EQ(f.wake[1], 50e-9);  // written at host 1250, seen at 1300
+  // The direct flavour has no proxy: post alone.
+  ExchangeStamps direct;
+  direct.post_begin = {10};
+  direct.post_end = {30};
+  const ExchangeFigures d = exchange_figures(direct, {});
+  EXPECT_EQ(d.post.size(), 1U);
+  EXPECT_TRUE(d.serve.empty());
+  EXPECT_TRUE(d.wake.empty());
 }
 
 /// Ring memory, aligned as CommandRing wants.

@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -11,6 +12,7 @@
 #include "protocols/workload/payload.hpp"
 #include "runtime/bootstrap.hpp"
 #include "runtime/cuda/cuda_card.hpp"
+#include "runtime/cuda/cuda_clock.hpp"
 #include "runtime/cuda/cuda_kernels.hpp"
 
 namespace xover::runtime {
@@ -28,6 +30,11 @@ void check(cudaError_t e, const std::string& what) {
 /// The payload sequence number of the bytes PE `to` gets in exchange `e` (as alltoall_pe.cpp numbers them).
 std::uint64_t put_seq(std::uint64_t e, Rank to) {
   return (e << 32) | to;
+}
+
+std::int64_t host_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 Seconds since(std::chrono::steady_clock::time_point start) {
@@ -84,7 +91,10 @@ struct CudaAlltoall::Impl {
   std::uint64_t* signal = nullptr;
   std::uint64_t* reserved = nullptr;  ///< the ring's reservation counter
   std::uint32_t* status = nullptr;
-  std::uint64_t* timer = nullptr;
+  std::uint64_t* stamps = nullptr;      ///< the kernels' two timer readings per put
+  std::uint64_t* clock_word = nullptr;  ///< pinned: the GPU's timer as publish_timer stores it
+  std::uint64_t* clock_word_dev = nullptr;
+  ExchangeStamps proxy_stamps;          ///< the proxy's, per command
   std::byte** peer_recv_dev = nullptr;       ///< device copy of peer_recv
   std::uint64_t** peer_signal_dev = nullptr;  ///< device copy of peer_signal
   std::vector<std::byte*> peer_recv;          ///< mapped by IPC; null for this PE
@@ -114,18 +124,20 @@ struct CudaAlltoall::Impl {
   void release() {
     unmap();
     for (void* p : {static_cast<void*>(send), static_cast<void*>(recv), static_cast<void*>(signal),
-                    static_cast<void*>(reserved), static_cast<void*>(status), static_cast<void*>(timer),
+                    static_cast<void*>(reserved), static_cast<void*>(status), static_cast<void*>(stamps),
                     static_cast<void*>(peer_recv_dev), static_cast<void*>(peer_signal_dev)})
       if (p)
         cudaFree(p);
     if (ring_host)
       cudaFreeHost(ring_host);
+    if (clock_word)
+      cudaFreeHost(clock_word);
     if (stream)
       cudaStreamDestroy(stream);
     if (copies)
       cudaStreamDestroy(copies);
     send = recv = nullptr;
-    signal = reserved = timer = nullptr;
+    signal = reserved = stamps = clock_word = clock_word_dev = nullptr;
     status = nullptr;
     peer_recv_dev = nullptr;
     peer_signal_dev = nullptr;
@@ -140,18 +152,42 @@ struct CudaAlltoall::Impl {
     next_command = 0;
   }
 
+  /// The GPU's clock against the host's (cuda_clock.hpp): publish_timer
+  /// runs for 2 ms while the host takes 32 samples of it.
+  ClockOffset sample_clock() {
+    std::atomic_ref<std::uint64_t> word(*clock_word);
+    word.store(0);
+    check(launch_publish_timer(clock_word_dev, 2'000'000, stream), "the clock's kernel");
+    const std::int64_t give_up = host_ns() + 10'000'000'000;
+    while (word.load(std::memory_order_acquire) == 0)
+      if (host_ns() > give_up)
+        throw RuntimeError("cuda: rank " + std::to_string(me) + ": the clock's kernel did not start in 10 s");
+    std::vector<ClockSample> samples(32);
+    for (ClockSample& sample : samples) {
+      sample.host_before = host_ns();
+      sample.gpu = static_cast<std::int64_t>(word.load(std::memory_order_acquire));
+      sample.host_after = host_ns();
+    }
+    check(cudaStreamSynchronize(stream), "the clock's kernel");
+    return estimate_offset(samples);
+  }
+
   /// The CPU proxy: serves `puts` commands, each a copy then a signal add on `copies`.
   std::string proxy(std::size_t puts, Bytes n, std::chrono::steady_clock::time_point deadline) {
     if (const cudaError_t e = cudaSetDevice(device); e != cudaSuccess)
       return std::string("proxy: cudaSetDevice: ") + cudaGetErrorString(e);
     const CommandLimits limits{pes, Bytes{pes} * max_size, reinterpret_cast<std::uint64_t>(send),
                                Bytes{pes - 1} * max_size};
+    proxy_stamps.seen.clear();
+    proxy_stamps.served.clear();
+    proxy_stamps.written.clear();
     for (std::size_t served = 0; served < puts;) {
       if (!ring.ready(next_command)) {
         if (std::chrono::steady_clock::now() > deadline)
           return "proxy: " + std::to_string(puts - served) + " commands never came";
         continue;
       }
+      const std::int64_t seen = host_ns();
       const DecodedCommand d = decode_command(ring.read(next_command), limits);
       if (!d.error.empty())
         return "proxy: a malformed command at ring position " + std::to_string(next_command) + ": " +
@@ -167,6 +203,9 @@ struct CudaAlltoall::Impl {
       if (const cudaError_t e = launch_signal_add(peer_signal[c.pe], 1, copies); e != cudaSuccess)
         return std::string("proxy: the signal's kernel: ") + cudaGetErrorString(e);
       ring.publish(++next_command);
+      proxy_stamps.seen.push_back(seen);
+      proxy_stamps.served.push_back(host_ns());
+      proxy_stamps.written.push_back(c.posted_ns);
       ++served;
     }
     if (const cudaError_t e = cudaStreamSynchronize(copies); e != cudaSuccess)
@@ -196,7 +235,9 @@ CudaAlltoall::CudaAlltoall(Transport& transport, Worker& worker, Bytes max_size,
     check(cudaMemset(m.signal, 0, sizeof *m.signal), "cudaMemset (signal word)");
     check(cudaMalloc(&m.reserved, sizeof *m.reserved), "cudaMalloc (ring counter)");
     check(cudaMalloc(&m.status, sizeof *m.status), "cudaMalloc (status)");
-    check(cudaMalloc(&m.timer, sizeof *m.timer), "cudaMalloc (timer)");
+    check(cudaMalloc(&m.stamps, 2 * (m.pes - 1) * sizeof *m.stamps), "cudaMalloc (stamps)");
+    check(cudaHostAlloc(&m.clock_word, sizeof *m.clock_word, cudaHostAllocMapped), "cudaHostAlloc (clock word)");
+    check(cudaHostGetDevicePointer(&m.clock_word_dev, m.clock_word, 0), "cudaHostGetDevicePointer (clock word)");
     check(cudaMalloc(&m.peer_recv_dev, m.pes * sizeof(std::byte*)), "cudaMalloc (peer buffers)");
     check(cudaMalloc(&m.peer_signal_dev, m.pes * sizeof(std::uint64_t*)), "cudaMalloc (peer signals)");
     check(cudaHostAlloc(&m.ring_host, CommandRing::bytes_for(kRingEntries), cudaHostAllocMapped),
@@ -268,10 +309,8 @@ CudaExchange CudaAlltoall::exchange(AlltoallFlavour flavour, Bytes n, Seconds ti
   Impl& m = *impl_;
   const std::size_t puts = m.pes - 1;
   m.expected += puts;
-  // The deadline on the GPU's clock, read before the clock starts.
-  check(read_gpu_timer(m.timer, m.stream), "the timer's kernel");
-  std::uint64_t gpu_now = 0;
-  check(cudaMemcpy(&gpu_now, m.timer, sizeof gpu_now, cudaMemcpyDeviceToHost), "cudaMemcpy (timer)");
+  // The GPU's clock, for the deadline and the figures, read before the clock starts.
+  const ClockOffset offset = m.sample_clock();
   check(cudaMemset(m.status, 0, sizeof *m.status), "cudaMemset (status)");
   AlltoallKernelArgs args;
   args.send = m.send;
@@ -282,7 +321,9 @@ CudaExchange CudaAlltoall::exchange(AlltoallFlavour flavour, Bytes n, Seconds ti
   args.pes = m.pes;
   args.n = n;
   args.expected = m.expected;
-  args.deadline_ns = gpu_now + static_cast<std::uint64_t>(timeout * 1e9);
+  args.deadline_ns = static_cast<std::uint64_t>(host_ns() + offset.gpu_minus_host) +
+                     static_cast<std::uint64_t>(timeout * 1e9);
+  args.stamps = m.stamps;
   args.status = m.status;
 
   CudaExchange out;
@@ -310,6 +351,17 @@ CudaExchange CudaAlltoall::exchange(AlltoallFlavour flavour, Bytes n, Seconds ti
   if (!out.complete && flavour == AlltoallFlavour::Proxy) {
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     m.reset_ring();
+  }
+  if (out.complete) {
+    ExchangeStamps stamps = flavour == AlltoallFlavour::Proxy ? m.proxy_stamps : ExchangeStamps{};
+    std::vector<std::uint64_t> raw(2 * puts);
+    check(cudaMemcpy(raw.data(), m.stamps, raw.size() * sizeof raw[0], cudaMemcpyDeviceToHost), "cudaMemcpy (stamps)");
+    for (std::size_t i = 0; i < puts; ++i) {
+      stamps.post_begin.push_back(raw[2 * i]);
+      stamps.post_end.push_back(raw[2 * i + 1]);
+    }
+    out.figures = exchange_figures(stamps, offset);
+    out.clock_uncertainty = static_cast<Seconds>(offset.uncertainty) * 1e-9;
   }
   return out;
 }

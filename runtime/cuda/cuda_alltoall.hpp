@@ -33,6 +33,7 @@
 
 #include "protocols/coll/alltoall_pe.hpp"
 #include "protocols/core/worker.hpp"
+#include "runtime/cuda/cuda_clock.hpp"
 
 namespace xover::runtime {
 
@@ -41,6 +42,10 @@ struct CudaExchange {
   bool complete = false;  ///< the signal showed every put before the deadline
   Seconds time = 0;       ///< from the launch to the signal, on the host's clock
   std::string problem;    ///< a CUDA error or a malformed command; empty when none
+  /// When complete: o_device per put (post), and for the proxy o_proxy
+  /// (serve) and W (wake) per command, as cuda_clock.hpp measures them.
+  ExchangeFigures figures;
+  Seconds clock_uncertainty = 0;  ///< how far W may be off, one way or the other
 };
 
 class CudaAlltoall {

@@ -36,10 +36,13 @@ __device__ void wait_signal(const AlltoallKernelArgs& a) {
 __global__ void alltoall_direct(AlltoallKernelArgs a) {
   const std::uint32_t i = threadIdx.x;
   if (i + 1 < a.pes) {
+    const std::uint64_t begin = global_timer_ns();
     const std::uint32_t to = (a.me + i + 1) % a.pes;
     store_block(a.peer_recv[to] + std::uint64_t{a.me} * a.n, a.send + i * a.n, a.n);
     __threadfence_system();
     SystemWord(*a.peer_signal[to]).fetch_add(1, cuda::std::memory_order_relaxed);
+    a.stamps[2 * i] = begin;
+    a.stamps[2 * i + 1] = global_timer_ns();
   }
   __syncthreads();
   if (i == 0)
@@ -50,6 +53,7 @@ __global__ void alltoall_proxy(AlltoallKernelArgs a, RingView ring, std::uint64_
   const std::uint32_t i = threadIdx.x;
   if (i + 1 >= a.pes)
     return;
+  const std::uint64_t begin = global_timer_ns();
   const std::uint32_t to = (a.me + i + 1) % a.pes;
   const std::uint64_t pos = atomicAdd(reinterpret_cast<unsigned long long*>(reserved), 1ULL);
   while (!ring_has_room(ring, pos))
@@ -57,8 +61,11 @@ __global__ void alltoall_proxy(AlltoallKernelArgs a, RingView ring, std::uint64_
       *a.status = static_cast<std::uint32_t>(KernelStatus::TimedOut);
       return;
     }
+  const std::uint64_t written = global_timer_ns();
   ring_write_put_signal(ring, pos, to, std::uint64_t{a.me} * a.n, reinterpret_cast<std::uint64_t>(a.send + i * a.n),
-                        a.n, global_timer_ns());
+                        a.n, written);
+  a.stamps[2 * i] = begin;
+  a.stamps[2 * i + 1] = written;
 }
 
 __global__ void signal_add(std::uint64_t* signal, std::uint64_t value) {
@@ -69,8 +76,11 @@ __global__ void wait_signal_kernel(AlltoallKernelArgs a) {
   wait_signal(a);
 }
 
-__global__ void timer(std::uint64_t* out) {
-  *out = global_timer_ns();
+__global__ void publish_timer(std::uint64_t* word, std::uint64_t duration_ns) {
+  SystemWord published(*word);
+  const std::uint64_t until = global_timer_ns() + duration_ns;
+  for (std::uint64_t now = global_timer_ns(); now <= until; now = global_timer_ns())
+    published.store(now, cuda::std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -96,8 +106,8 @@ cudaError_t launch_wait_signal(const AlltoallKernelArgs& args, cudaStream_t stre
   return cudaGetLastError();
 }
 
-cudaError_t read_gpu_timer(std::uint64_t* device_word, cudaStream_t stream) {
-  timer<<<1, 1, 0, stream>>>(device_word);
+cudaError_t launch_publish_timer(std::uint64_t* word, std::uint64_t duration_ns, cudaStream_t stream) {
+  publish_timer<<<1, 1, 0, stream>>>(word, duration_ns);
   return cudaGetLastError();
 }
 

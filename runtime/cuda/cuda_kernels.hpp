@@ -32,6 +32,10 @@ struct AlltoallKernelArgs {
   std::uint64_t expected = 0;     ///< what my_signal shows once this exchange's puts have all landed
   std::uint64_t deadline_ns = 0;  ///< on the GPU's global timer (%globaltimer)
   std::uint32_t* status = nullptr;  ///< a KernelStatus
+  /// Two per put, thread i's GPU timer (ns) at 2i before its work and at
+  /// 2i + 1 after it (direct: after the signal's add; proxy: as it writes
+  /// the command, the time the command carries).
+  std::uint64_t* stamps = nullptr;
 };
 
 /// `direct`: one block of P − 1 threads; thread i stores its block into the
@@ -55,7 +59,9 @@ cudaError_t launch_signal_add(std::uint64_t* signal, std::uint64_t value, cudaSt
 /// One thread: waits until `args.my_signal` shows `args.expected` or the deadline passes.
 cudaError_t launch_wait_signal(const AlltoallKernelArgs& args, cudaStream_t stream);
 
-/// Reads the GPU's global timer (ns) as a kernel sees it, for deadlines.
-cudaError_t read_gpu_timer(std::uint64_t* device_word, cudaStream_t stream);
+/// One thread: stores the GPU's global timer (ns) into `word` (pinned host
+/// memory, mapped) again and again for `duration_ns`, for the host to read
+/// against its own clock (cuda_clock.hpp).
+cudaError_t launch_publish_timer(std::uint64_t* word, std::uint64_t duration_ns, cudaStream_t stream);
 
 }  // namespace xover::runtime
