@@ -226,6 +226,8 @@ CudaAlltoall::CudaAlltoall(Transport& transport, Worker& worker, Bytes max_size,
   try {
     int count = 0;
     check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+    if (count <= 0)
+      throw RuntimeError("cuda: no CUDA device: cudaGetDeviceCount: 0 devices");
     m.device = static_cast<int>(m.me % static_cast<Rank>(count));
     check(cudaSetDevice(m.device), "cudaSetDevice");
     const Bytes recv_bytes = Bytes{m.pes} * max_size;

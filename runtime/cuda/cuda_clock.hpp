@@ -9,7 +9,9 @@
 //   offset = gpu − (before + after) / 2,   uncertain by (after − before) / 2
 //
 // plus however long the GPU's store takes to reach host memory (about a
-// PCIe write, under a microsecond), which this does not see. Pure: built
+// PCIe write, under a microsecond), which this does not see; nor does it
+// see a kernel preempted while the host samples (several PEs time-slicing
+// one GPU without MPS), whose stale value shifts the offset. Pure: built
 // and tested without CUDA.
 #pragma once
 
