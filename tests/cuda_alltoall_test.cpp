@@ -58,6 +58,8 @@ TEST_P(CudaAlltoallTest, EveryByteAndEverySignalInBothFlavours) {
       std::unique_ptr<Transport> transport = make_cuda_transport(boot, options);
       Worker worker(*transport, SelectConfig{});
       CudaAlltoall pe(*transport, worker, 1 << 20, 14);
+      if (boot.rank() == 0)
+        report += kFigure + std::to_string(pe.pes_per_gpu()) + " PEs per GPU\n";
       for (AlltoallFlavour flavour : {AlltoallFlavour::Direct, AlltoallFlavour::Proxy})
         for (Bytes n : {Bytes{8}, Bytes{4096}, Bytes{1} << 20})
           for (int round = 0; round < 3; ++round) {

@@ -86,6 +86,7 @@ struct CudaAlltoall::Impl {
   Bytes max_size = 0;
   std::uint64_t seed = 0;
   int device = 0;
+  int devices = 1;  ///< GPUs on the node
   std::byte* send = nullptr;
   std::byte* recv = nullptr;
   std::uint64_t* signal = nullptr;
@@ -228,6 +229,7 @@ CudaAlltoall::CudaAlltoall(Transport& transport, Worker& worker, Bytes max_size,
     check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
     if (count <= 0)
       throw RuntimeError("cuda: no CUDA device: cudaGetDeviceCount: 0 devices");
+    m.devices = count;
     m.device = static_cast<int>(m.me % static_cast<Rank>(count));
     check(cudaSetDevice(m.device), "cudaSetDevice");
     const Bytes recv_bytes = Bytes{m.pes} * max_size;
@@ -289,6 +291,11 @@ CudaAlltoall::CudaAlltoall(Transport& transport, Worker& worker, Bytes max_size,
     m.release();
     throw;
   }
+}
+
+Rank CudaAlltoall::pes_per_gpu() const {
+  const Rank gpus = static_cast<Rank>(impl_->devices);
+  return (impl_->pes + gpus - 1) / gpus;
 }
 
 CudaAlltoall::~CudaAlltoall() {

@@ -65,6 +65,8 @@ class CudaAlltoall {
   /// Copies the receive buffer back and checks every byte from every peer
   /// (outside the timed region).
   Findings verify(Bytes n);
+  /// How many PEs share each GPU (at most): several need MPS to run at once.
+  Rank pes_per_gpu() const;
   /// Collective: every PE unmaps its peers' memory, waits for every other
   /// to have done so, then frees its own. The destructor frees without it.
   void finish(Worker& worker);
