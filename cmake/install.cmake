@@ -24,10 +24,11 @@ endforeach()
 # which are static and so take their own dependencies along, read from
 # what they link: pkg-config packages (PkgConfig::NAME; FindPkgConfig keeps
 # the module in NAME_MODULE_NAME, and the build's version is the least
-# accepted), MPI's C library, and interface targets of the build's own (a
+# accepted), MPI's C library, the CUDA runtime, and interface targets of the build's own (a
 # library found by its path), which are exported with them.
 set(XOVER_CONFIG_PKG_MODULES "")
 set(XOVER_CONFIG_WITH_MPI OFF)
+set(XOVER_CONFIG_WITH_CUDA OFF)
 set(xover_link_helpers "")
 foreach(library IN LISTS xover_libraries)
   get_target_property(links ${library} LINK_LIBRARIES)
@@ -37,6 +38,8 @@ foreach(library IN LISTS xover_libraries)
       list(APPEND XOVER_CONFIG_PKG_MODULES "${prefix}:${${prefix}_MODULE_NAME}>=${${prefix}_VERSION}")
     elseif(link STREQUAL "MPI::MPI_C")
       set(XOVER_CONFIG_WITH_MPI ON)
+    elseif(link MATCHES "^CUDA::")
+      set(XOVER_CONFIG_WITH_CUDA ON)
     elseif(TARGET ${link})
       get_target_property(imported ${link} IMPORTED)
       get_target_property(aliased ${link} ALIASED_TARGET)

@@ -413,11 +413,19 @@ class ScenarioReader {
   void read_payload(const pugi::xml_node& node) {
     if (!node)
       return;
-    check_attributes(node, {"mode"});
-    const std::string_view mode = Element(*this, node).required("mode");
-    if (mode != "verify" && mode != "phantom")
-      fail(node, "unknown payload mode '" + std::string(mode) + "' (known: verify, phantom)");
-    scenario_.phantom = mode == "phantom";
+    check_attributes(node, {"mode", "memory"});
+    if (const pugi::xml_attribute attribute = node.attribute("mode")) {
+      const std::string_view mode = attribute.value();
+      if (mode != "verify" && mode != "phantom")
+        fail(node, "unknown payload mode '" + std::string(mode) + "' (known: verify, phantom)");
+      scenario_.phantom = mode == "phantom";
+    }
+    if (const pugi::xml_attribute attribute = node.attribute("memory")) {
+      const std::optional<MemType> memory = mem_type_named(attribute.value());
+      if (!memory)
+        fail(node, "unknown payload memory '" + std::string(attribute.value()) + "' (known: host, cuda)");
+      scenario_.memory = *memory;
+    }
   }
 
   const std::string& text_;

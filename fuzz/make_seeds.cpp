@@ -12,6 +12,8 @@
 
 #include "fuzz/seeds.hpp"
 #include "fuzz/tcp_input.hpp"
+#include "runtime/cuda/cuda_card.hpp"
+#include "runtime/cuda/cuda_probe.hpp"
 #include "runtime/tcp/tcp_frame.hpp"
 #include "runtime/tcp/tcp_wireup.hpp"
 
@@ -111,6 +113,36 @@ void tcp_hello_seeds(const fs::path& root) {
   seeds.write("three-interfaces", seed(3, 2, 3.5e9, "a-longer-host-name.example.org"));
 }
 
+// A probe's report and a peer's card (cuda_card_fuzz.cpp's layout).
+void cuda_card_seeds(const fs::path& root) {
+  using namespace xover::runtime;
+  SeedWriter seeds(root, "cuda_card");
+  const auto seed = [](std::uint8_t from, const CudaProbe& probe) {
+    std::string report = encode_probe(probe);
+    report.resize(std::min<std::size_t>(report.size(), 255));
+    std::string bytes{static_cast<char>(from), static_cast<char>(report.size())};
+    bytes += report;
+    CudaCard card;
+    card.rank = from;
+    card.pid = 1234;
+    card.recv_bytes = 4 << 20;
+    card.recv.fill(std::byte{0x11});
+    card.signal.fill(std::byte{0x22});
+    const CudaCardBytes encoded = encode_card(card);
+    bytes.append(reinterpret_cast<const char*>(encoded.data()), encoded.size());
+    return bytes;
+  };
+  CudaProbe gpu;
+  gpu.ok = true;
+  gpu.count = 1;
+  gpu.driver_version = gpu.runtime_version = 13000;
+  gpu.gpus.push_back({"NVIDIA H100 80GB HBM3", "9.0", 85045231616, 132, "00000000:18:00.0"});
+  seeds.write("one-gpu", seed(3, gpu));
+  CudaProbe none;
+  none.error = "no CUDA-capable device is detected";
+  seeds.write("no-gpu", seed(1, none));
+}
+
 // Cells as a shared-memory sender writes them (shm_cell_fuzz.cpp's ops).
 void shm_cell_seeds(const fs::path& root) {
   SeedWriter seeds(root, "shm_cell");
@@ -187,6 +219,7 @@ int main(int argc, char** argv) {
     xover::fuzz::protocol_seeds(root);
     tcp_frame_seeds(root);
     tcp_hello_seeds(root);
+    cuda_card_seeds(root);
     shm_cell_seeds(root);
     bootstrap_seeds(root);
   } catch (const std::exception& e) {

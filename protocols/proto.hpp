@@ -23,8 +23,27 @@ enum class ProtoFamily {
   Rndv,        ///< handshake first: rndv_thresh and rndv_perf_diff
 };
 
-/// The kind of memory the user's buffer lives in.
-enum class MemType { Host };
+/// The kind of memory the user's buffer lives in (UCX's memory types):
+/// each has a thresholds table of its own, of the protocols that serve it.
+enum class MemType : std::uint8_t { Host, Cuda };
+
+/// "host", "cuda": as --mem spells them.
+constexpr std::string_view mem_type_name(MemType mem) {
+  return mem == MemType::Cuda ? "cuda" : "host";
+}
+/// The memory type spelled `name`, or none.
+constexpr std::optional<MemType> mem_type_named(std::string_view name) {
+  for (MemType mem : {MemType::Host, MemType::Cuda})
+    if (mem_type_name(mem) == name)
+      return mem;
+  return std::nullopt;
+}
+
+/// A set of memory types, one bit each.
+using MemTypes = std::uint8_t;
+constexpr MemTypes mem_bit(MemType mem) {
+  return static_cast<MemTypes>(1U << static_cast<unsigned>(mem));
+}
 
 /// The cost of a protocol on sizes [from, to].
 struct PerfRange {
@@ -80,6 +99,11 @@ struct Protocol {
   /// Rendezvous only: the first receive stage, once a receive has matched
   /// the RTS (`req` carries the sender's request id and addresses).
   void (*recv_start)(Worker& worker, Request& req) = nullptr;
+  /// The memory types its stages move bytes from and to (mem_bit()s); the
+  /// thresholds table of any other type leaves it out. Every protocol
+  /// serves host memory only so far: device memory (issue 14) needs its
+  /// staging and IPC stages first.
+  MemTypes mem_types = mem_bit(MemType::Host);
 };
 
 /// The handler of one kind of active message; protocols/registry.cpp lists

@@ -83,4 +83,11 @@ bool protocol_name_known(std::string_view name) {
   return false;
 }
 
+bool protocols_serve(MemType mem) {
+  for (const Protocol* protocol : kRegistry)
+    if ((protocol->mem_types & mem_bit(mem)) != 0)
+      return true;
+  return false;
+}
+
 }  // namespace xover

@@ -37,6 +37,9 @@ const Protocol* protocol_by_wire_id(std::uint64_t id);
 /// True when `name` names a protocol or is a prefix of some ("eager/multi").
 bool protocol_name_known(std::string_view name);
 
+/// True when some protocol serves buffers of memory type `mem` (Protocol::mem_types).
+bool protocols_serve(MemType mem);
+
 /// True when `protocol` is `pattern` or lies under it ("eager/multi/bcopy"
 /// under "eager/multi"; not "eager/mul").
 bool protocol_matches(const Protocol& protocol, std::string_view pattern);

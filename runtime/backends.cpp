@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "runtime/cuda/cuda_transport.hpp"
 #include "runtime/shm/shm_transport.hpp"
 #include "runtime/tcp/tcp_transport.hpp"
 #include "runtime/verbs/verbs_transport.hpp"
@@ -20,6 +21,21 @@ std::string verbs_unavailable() {
 }
 void verbs_invalidate(Transport&, const void*, Bytes) {}
 BackendInfo describe_verbs() {
+  return {};
+}
+#endif
+
+#ifndef XOVER_WITH_CUDA
+// The cuda backend's functions (cuda_transport.hpp) where the build found
+// no CUDA Toolkit: its row stays, and says so.
+std::unique_ptr<Transport> make_cuda_transport(Bootstrap&, const RuntimeOptions&) {
+  throw RuntimeError("cuda: not compiled in");
+}
+std::string cuda_unavailable() {
+  return std::string(kNotCompiledIn) +
+         ": this build has no CUDA Toolkit (install it, then configure again with XOVER_WITH_CUDA AUTO or ON)";
+}
+BackendInfo describe_cuda() {
   return {};
 }
 #endif
@@ -50,6 +66,8 @@ const std::array kBackends{
     Backend{"tcp", "TCP sockets, a lane per interface and connection", make_tcp_transport, nullptr, describe_tcp},
     Backend{"verbs", "rdma-core verbs: an RC queue pair per port and peer, send/recv AMs, RDMA read/write",
             make_verbs_transport, verbs_unavailable, describe_verbs},
+    Backend{"cuda", "GPUs on this node: device memory mapped by CUDA IPC, device-initiated puts or a CPU proxy",
+            make_cuda_transport, cuda_unavailable, describe_cuda},
 };
 
 }  // namespace

@@ -163,6 +163,28 @@ TEST(ProtoInfoCli, AlltoallTable) {
   EXPECT_THAT(r.out, HasSubstr(R"({"protocol":"coll/alltoall/direct","bias":1,"ranges":[)"));
 }
 
+// --mem picks the memory type's table: host is the default's; no protocol
+// serves cuda memory yet, and proto-info says its table is empty.
+TEST(ProtoInfoCli, MemoryTypes) {
+  const std::string platform = "--platform " + kSource + "/platforms/hdr-2rail.xml";
+  const auto host = proto_info(platform + " --mem host");
+  ASSERT_EQ(host.status, 0) << host.err;
+  EXPECT_EQ(host.out, proto_info(platform).out);
+  EXPECT_THAT(host.out, HasSubstr("# operation   tag_send, host memory"));
+  const auto cuda = proto_info(platform + " --mem cuda");
+  ASSERT_EQ(cuda.status, 0) << cuda.err;
+  EXPECT_THAT(cuda.out, HasSubstr("# operation   tag_send, cuda memory"));
+  EXPECT_THAT(cuda.out, HasSubstr("(no protocol serves cuda memory: the table is empty)"));
+  EXPECT_THAT(cuda.out, ::testing::Not(HasSubstr("eager/short")));
+  EXPECT_THAT(cuda.out, ::testing::Not(HasSubstr("closed form")));
+  const auto json = proto_info(platform + " --mem cuda --json");
+  ASSERT_EQ(json.status, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("\"memory\":\"cuda\""));
+  const auto bad = proto_info(platform + " --mem rocm");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_THAT(bad.err, HasSubstr("xover proto-info: --mem: unknown memory type 'rocm' (known: host, cuda)"));
+}
+
 TEST(ProtoInfoCli, AlltoallBadInput) {
   const std::string star = "--platform " + kSource + "/platforms/alltoall-star.xml";
   for (const std::string& args : {star + " --alltoall 1", star + " --alltoall 8 --from pe0 --to pe1",

@@ -290,7 +290,6 @@ TEST(ScenarioErrors, MissingAttribute) {
               StartsWith("t.xml:3: <platform> needs a 'file' attribute"));
   EXPECT_THAT(error(with_workload("<workload iterations=\"3\"/>")),
               StartsWith("t.xml:4: <workload> needs a 'kind' attribute"));
-  EXPECT_THAT(error(with({"<payload/>"})), StartsWith("t.xml:6: <payload> needs a 'mode' attribute"));
   EXPECT_THAT(error(scenario({kPlatformElement, kPingPong, "<sizes/>"})),
               StartsWith("t.xml:5: <sizes> needs either 'list' or 'from' and 'to'"));
   EXPECT_THAT(error(scenario({kPlatformElement, kPingPong, R"(<sizes from="8" factor="2"/>)"})),
@@ -445,6 +444,23 @@ TEST(ScenarioErrors, BadSelectKeyOrValue) {
 TEST(ScenarioErrors, BadPayloadMode) {
   EXPECT_THAT(error(with({R"(<payload mode="random"/>)"})),
               StartsWith("t.xml:6: unknown payload mode 'random' (known: verify, phantom)"));
+  EXPECT_THAT(error(with({R"(<payload memory="rocm"/>)"})),
+              StartsWith("t.xml:6: unknown payload memory 'rocm' (known: host, cuda)"));
+  EXPECT_THAT(error(with({R"(<payload memory="cuda" where="gpu0"/>)"})),
+              StartsWith("t.xml:6: unknown attribute 'where'"));
+}
+
+// <payload>'s attributes each default: verify, in host memory.
+TEST(Scenario, PayloadMemory) {
+  const Scenario plain = parse(with({"<payload/>"}));
+  EXPECT_FALSE(plain.phantom);
+  EXPECT_EQ(plain.memory, MemType::Host);
+  const Scenario cuda = parse(with({R"(<payload memory="cuda"/>)"}));
+  EXPECT_FALSE(cuda.phantom);
+  EXPECT_EQ(cuda.memory, MemType::Cuda);
+  const Scenario both = parse(with({R"(<payload mode="phantom" memory="host"/>)"}));
+  EXPECT_TRUE(both.phantom);
+  EXPECT_EQ(both.memory, MemType::Host);
 }
 
 TEST(ScenarioErrors, TextWhereNoneIsAllowed) {

@@ -2,6 +2,7 @@
 // every crossover below is worked out from the formulas in protocols/.
 #include <gtest/gtest.h>
 
+#include "protocols/registry.hpp"
 #include "protocols/select/threshold_table.hpp"
 #include "tests/support/paths.hpp"
 
@@ -57,6 +58,32 @@ TEST(ThresholdTableGolden, OneLaneNoRegistrationCache) {
                                           {3721, 4088, "eager/zcopy"},
                                           {4089, 175300, "eager/multi/zcopy"},
                                           {175301, kSizeMax, "rndv/get"}}));
+}
+
+// A table per memory type: the host table is the one above whatever
+// asks for it; every protocol serves host memory only so far, so the cuda
+// table is empty and looks nothing up.
+TEST(ThresholdTableGolden, EachMemoryTypeHasItsOwnTable) {
+  LaneAttrs l = test::lane("r0", 1, 1, 0.4);
+  l.max_short = 72;
+  l.max_bcopy = 4104;
+  l.seg_size = 4104;
+  l.reg_cost = 930.1e-9;
+  SelectConfig config;
+  config.reg_cache = false;
+  const ThresholdTable host = ThresholdTable::build(test::path({l}, 4), config, MemType::Host);
+  EXPECT_EQ(host.mem(), MemType::Host);
+  EXPECT_EQ(rows(host), rows(ThresholdTable::build(test::path({l}, 4), config)));
+  const ThresholdTable cuda = ThresholdTable::build(test::path({l}, 4), config, MemType::Cuda);
+  EXPECT_EQ(cuda.mem(), MemType::Cuda);
+  EXPECT_TRUE(cuda.choices().empty());
+  EXPECT_TRUE(cuda.ranges().empty());
+  EXPECT_EQ(cuda.lookup(8), nullptr);
+  for (const Protocol* p : protocol_registry())
+    EXPECT_EQ(p->mem_types, mem_bit(MemType::Host)) << p->name;
+  EXPECT_EQ(mem_type_named("cuda"), MemType::Cuda);
+  EXPECT_EQ(mem_type_named("host"), MemType::Host);
+  EXPECT_EQ(mem_type_named("rocm"), std::nullopt);
 }
 
 // Two equal rails, registration cache on (the default).

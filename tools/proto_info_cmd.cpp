@@ -59,6 +59,7 @@ int proto_info_command(const std::vector<std::string>& args) {
       "set,s", po::value<std::vector<std::string>>()->composing(), "a selection setting KEY=VALUE (repeatable)")(
       "alltoall", po::value<std::uint32_t>(), "the alltoall table for this many PEs (at least 2)")(
       "threads", po::value<std::uint32_t>(), "with --alltoall: device threads, overriding xover:threads")(
+      "mem", po::value<std::string>()->default_value("host"), "the buffers' memory type: host or cuda")(
       "json", "print JSON for scripts");
   po::variables_map vm;
   if (const auto status = parse_options("proto-info", args, opts, {}, vm)) {
@@ -99,13 +100,21 @@ int proto_info_command(const std::vector<std::string>& args) {
     return kExitBadInput;
   }
 
+  const std::optional<MemType> mem = mem_type_named(vm["mem"].as<std::string>());
+  if (!mem) {
+    std::cerr << "xover proto-info: --mem: unknown memory type '" << vm["mem"].as<std::string>()
+              << "' (known: host, cuda)\n";
+    return kExitBadInput;
+  }
   try {
-    report.table = ThresholdTable::build(report.path, report.config);
+    report.table = ThresholdTable::build(report.path, report.config, *mem);
   } catch (const std::invalid_argument& e) {
     std::cerr << "xover proto-info: --set " << e.what() << "\n";
     return kExitBadInput;
   }
-  report.closed_form = compare_closed_form(report.table, report.path, report.config);
+  // The seed's closed form prices host buffers.
+  if (*mem == MemType::Host)
+    report.closed_form = compare_closed_form(report.table, report.path, report.config);
   std::cout << (vm.count("json") ? format_proto_info_json(report) : format_proto_info_text(report));
   return 0;
 }

@@ -117,7 +117,8 @@ std::string format_proto_info_text(const ProtoInfoReport& r) {
   os << "# path        " << path.from << " -> " << path.to << "\n";
   for (const LaneAttrs& lane : path.lanes)
     os << format_lane_line(lane);
-  os << "# operation   tag_send, host memory, optimised for " << perf_name(r.table.perf()) << "\n";
+  os << "# operation   tag_send, " << mem_type_name(r.table.mem()) << " memory, optimised for "
+     << perf_name(r.table.perf()) << "\n";
   settings_line(os, r.config);
   auto one = [&](const std::optional<std::size_t>& lane) { return lane ? path.lanes[*lane].name : std::string("-"); };
   auto bw = [&](std::string_view protocol) { return lanes_text(path, r.table.bw_lanes(protocol)); };
@@ -131,6 +132,8 @@ std::string format_proto_info_text(const ProtoInfoReport& r) {
     rows.push_back({range.from, range.to, std::string(choice.protocol->name), lanes_text(path, choice.candidate.lanes)});
   }
   os << format_table_rows(rows);
+  if (rows.empty())
+    os << "  (no protocol serves " << mem_type_name(r.table.mem()) << " memory: the table is empty)\n";
 
   os << "\ncost lines, T(n) = c + m*n to the receiver's completion (selection multiplies rndv/* by d)\n";
   for (const ProtoChoice& choice : r.table.choices())
@@ -138,6 +141,8 @@ std::string format_proto_info_text(const ProtoInfoReport& r) {
       os << format_cost_line(choice.protocol->name, range.from, range.to, range.factors.single(),
                              choice.protocol->description);
 
+  if (r.closed_form.empty())
+    return os.str();
   os << "\nclosed form (seed) against the envelope: first size where rendezvous wins over eager/zcopy\n";
   for (const ClosedFormComparison& cmp : r.closed_form) {
     os << "  " << pad(cmp.rndv, 9) << " (rrc=" << cmp.rrc << ")  closed form " << pad(optional_size(cmp.closed_form), 12)
@@ -157,7 +162,7 @@ std::string format_proto_info_json(const ProtoInfoReport& r) {
   j.key("from").value(path.from);
   j.key("to").value(path.to);
   j.key("operation").value("tag_send");
-  j.key("memory").value("host");
+  j.key("memory").value(std::string(mem_type_name(r.table.mem())));
   j.key("perf").value(perf_name(r.table.perf()));
   j.key("lanes").begin_array();
   for (const LaneAttrs& lane : path.lanes) {

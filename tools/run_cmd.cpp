@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "formats/scenario_xml.hpp"
+#include "protocols/registry.hpp"
 #include "protocols/workload/workload.hpp"
 #include "runtime/backends.hpp"
 #include "tools/commands.hpp"
@@ -14,6 +15,30 @@
 namespace po = boost::program_options;
 
 namespace xover::tools {
+namespace {
+
+/// Whether the scenario's buffers can live where <payload memory=> says:
+/// on hardware, a cuda payload needs a GPU (the cuda backend's row says
+/// why there is none); anywhere, a protocol that serves the memory type.
+/// Returns the exit status when not, 0 when they can.
+int check_payload_memory(const Scenario& scenario, const runtime::Backend& backend) {
+  if (scenario.memory == MemType::Host)
+    return 0;
+  const std::string memory(mem_type_name(scenario.memory));
+  if (!backend.simulated() && scenario.memory == MemType::Cuda)
+    if (const std::string why = runtime::find_backend("cuda")->unavailable(); !why.empty()) {
+      std::cerr << "xover run: " << scenario.file << ": a cuda payload needs a GPU: " << why << "\n";
+      return kExitBadInput;
+    }
+  if (!protocols_serve(scenario.memory)) {
+    std::cerr << "xover run: " << scenario.file << ": no protocol serves " << memory
+              << " memory yet (xover proto-info --mem " << memory << " shows its empty table)\n";
+    return kExitBadInput;
+  }
+  return 0;
+}
+
+}  // namespace
 
 int run_command(const std::vector<std::string>& args) {
   po::options_description opts(
@@ -70,6 +95,8 @@ int run_command(const std::vector<std::string>& args) {
               << " runs in simulation only (--backend sim): it does not run over a hardware transport\n";
     return kExitBadInput;
   }
+  if (const int status = check_payload_memory(scenario, *backend))
+    return status;
   if (!backend->simulated())
     return run_on_hardware(scenario, *backend, vm, args, out, plot);
   return run_in_simulation(scenario, *backend, out, plot);

@@ -68,11 +68,14 @@ ThresholdTable ThresholdTable::build(const Path& path, const SelectConfig& confi
 
   ThresholdTable table;
   table.perf_ = config.perf;
+  table.mem_ = mem;
   table.lanes_ = select_lanes(path, config.lanes, lane_requirements());
   for (const Protocol* protocol : protocol_registry()) {
     if (!config.forced.empty() && !matches_any(*protocol, config.forced))
       continue;
     if (matches_any(*protocol, config.disabled))
+      continue;
+    if ((protocol->mem_types & mem_bit(mem)) == 0)
       continue;
     const ProbeContext ctx{path, table.lanes_, table.bw_lanes(*protocol), config, mem};
     std::optional<ProtoCandidate> candidate = protocol->probe(ctx);

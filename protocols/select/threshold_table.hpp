@@ -31,8 +31,8 @@ struct ThresholdRange {
 
 class ThresholdTable {
  public:
-  /// Probes every protocol of the registry for `path`. Throws
-  /// std::invalid_argument when `config` names an unknown protocol.
+  /// Probes every protocol of the registry that serves `mem` for `path`.
+  /// Throws std::invalid_argument when `config` names an unknown protocol.
   static ThresholdTable build(const Path& path, const SelectConfig& config, MemType mem = MemType::Host);
 
   /// Covered ranges in size order; sizes no protocol covers are absent.
@@ -49,6 +49,8 @@ class ThresholdTable {
   /// when no protocol has that name.
   const std::vector<LaneShare>& bw_lanes(std::string_view name) const;
   PerfType perf() const { return perf_; }
+  /// The memory type the table is for.
+  MemType mem() const { return mem_; }
 
   /// The protocol for an n-byte message, or nullptr when none covers n.
   const ProtoChoice* lookup(Bytes n) const;
@@ -64,6 +66,7 @@ class ThresholdTable {
   std::vector<ThresholdRange> ranges_;
   EndpointLanes lanes_;
   PerfType perf_ = PerfType::Latency;
+  MemType mem_ = MemType::Host;
 };
 
 }  // namespace xover

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "protocols/lanes/lane.hpp"
+#include "protocols/proto.hpp"
 #include "protocols/select/select_config.hpp"
 #include "protocols/units.hpp"
 
@@ -84,6 +85,8 @@ struct Scenario {
   /// <payload mode="phantom">: move no real bytes. False (mode="verify", the
   /// default): real buffers whose content the receiver checks.
   bool phantom = false;
+  /// <payload memory="cuda">: where the buffers live (host, the default).
+  MemType memory = MemType::Host;
 };
 
 }  // namespace xover
