@@ -232,6 +232,7 @@ CudaAlltoall::CudaAlltoall(Transport& transport, Worker& worker, Bytes max_size,
     m.devices = count;
     m.device = static_cast<int>(m.me % static_cast<Rank>(count));
     check(cudaSetDevice(m.device), "cudaSetDevice");
+    check(preload_kernels(), "loading the kernels");
     const Bytes recv_bytes = Bytes{m.pes} * max_size;
     check(cudaMalloc(&m.send, Bytes{m.pes - 1} * max_size), "cudaMalloc (send buffer)");
     check(cudaMalloc(&m.recv, recv_bytes), "cudaMalloc (receive buffer)");

@@ -85,6 +85,20 @@ __global__ void publish_timer(std::uint64_t* word, std::uint64_t duration_ns) {
 
 }  // namespace
 
+cudaError_t preload_kernels() {
+  cudaFuncAttributes attributes;
+  cudaError_t e = cudaFuncGetAttributes(&attributes, alltoall_direct);
+  if (e == cudaSuccess)
+    e = cudaFuncGetAttributes(&attributes, alltoall_proxy);
+  if (e == cudaSuccess)
+    e = cudaFuncGetAttributes(&attributes, signal_add);
+  if (e == cudaSuccess)
+    e = cudaFuncGetAttributes(&attributes, wait_signal_kernel);
+  if (e == cudaSuccess)
+    e = cudaFuncGetAttributes(&attributes, publish_timer);
+  return e;
+}
+
 cudaError_t launch_alltoall_direct(const AlltoallKernelArgs& args, cudaStream_t stream) {
   alltoall_direct<<<1, args.pes - 1, 0, stream>>>(args);
   return cudaGetLastError();

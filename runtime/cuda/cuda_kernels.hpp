@@ -52,6 +52,13 @@ cudaError_t launch_alltoall_direct(const AlltoallKernelArgs& args, cudaStream_t 
 cudaError_t launch_alltoall_proxy(const AlltoallKernelArgs& args, RingView ring, std::uint64_t* reserved,
                                   cudaStream_t stream);
 
+/// Loads every kernel of this file into the current device's context.
+/// CUDA loads a kernel at its first launch by default (lazy loading), and
+/// that load waits for the kernels already running: the proxy's first
+/// signal add would wait for the spinning wait_signal kernel it is meant to
+/// release, until that kernel's deadline. Called once at set-up.
+cudaError_t preload_kernels();
+
 /// One thread: adds `value` to `signal` (a mapped peer word) at system
 /// scope; the proxy enqueues it after the bytes' copy on the same stream.
 cudaError_t launch_signal_add(std::uint64_t* signal, std::uint64_t value, cudaStream_t stream);
