@@ -16,11 +16,10 @@ bool Worker::arrive_expected(const Incoming& header, ConstBuffer payload) {
   std::uint64_t& next = peer(header.source).expected;
   if (header.seq != next || header.rndv || payload.size != header.size)
     return false;
-  auto posted = std::find_if(posted_.begin(), posted_.end(), [&](Request* r) { return tag_matches(*r, header.tag); });
-  if (posted == posted_.end())
+  Request* posted = take_posted(header.tag);
+  if (!posted)
     return false;
-  Request& r = **posted;
-  posted_.erase(posted);
+  Request& r = *posted;
   ++next;
   adopt(r, header);
   place(r, 0, payload);
@@ -64,16 +63,30 @@ void Worker::match_in_order(Rank source) {
     Incoming& in = *it->second;
     in.matched = true;
     ++expected;
-    auto posted = std::find_if(posted_.begin(), posted_.end(), [&](Request* r) { return tag_matches(*r, in.tag); });
-    if (posted != posted_.end()) {
-      Request* r = *posted;
-      posted_.erase(posted);
+    if (Request* r = take_posted(in.tag)) {
       bind(in, *r);
     } else {
       ++stats_.unexpected;
       unexpected_.push_back(&in);
     }
   }
+}
+
+Request* Worker::take_posted(Tag tag) {
+  // Receives are mostly matched in the order they were posted: the first
+  // one is taken without the deque's general erase.
+  if (posted_.empty())
+    return nullptr;
+  if (Request* first = posted_.front(); tag_matches(*first, tag)) {
+    posted_.pop_front();
+    return first;
+  }
+  auto it = std::find_if(std::next(posted_.begin()), posted_.end(), [&](Request* r) { return tag_matches(*r, tag); });
+  if (it == posted_.end())
+    return nullptr;
+  Request* r = *it;
+  posted_.erase(it);
+  return r;
 }
 
 void Worker::adopt(Request& r, const Incoming& in) {

@@ -56,20 +56,7 @@ Request* Worker::allocate(RequestKind kind) {
     pool_.push_back(std::make_unique<Request>());
   }
   Request& r = *pool_[id];
-  // Reset, keeping the vectors' capacity: no allocation per request.
-  auto lanes = std::move(r.lanes);
-  auto credit = std::move(r.lane_credit);
-  auto regions = std::move(r.regions);
-  auto remote = std::move(r.remote);
-  r = Request{};
-  lanes.clear(); credit.clear(); regions.clear(); remote.clear();
-  r.lanes = std::move(lanes);
-  r.lane_credit = std::move(credit);
-  r.regions = std::move(regions);
-  r.remote = std::move(remote);
-  r.id = id;
-  r.live = true;
-  r.kind = kind;
+  r.reuse(id, kind);
   return &r;
 }
 

@@ -136,6 +136,9 @@ class Worker {
   Request* allocate(RequestKind kind);
   void fail_requests();
   void match_in_order(Rank source);
+  /// The first posted receive whose tag matches, taken off the posted queue;
+  /// null when none does.
+  Request* take_posted(Tag tag);
   void adopt(Request& r, const Incoming& in);
   void bind(Incoming& in, Request& request);
   void deliver(Incoming& in, Bytes offset, ConstBuffer payload);
