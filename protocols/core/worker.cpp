@@ -147,27 +147,33 @@ void Worker::complete(Request& request, Status status) {
   request.done = true;
 }
 
-std::vector<MemoryRegion> Worker::reg(Rank peer, const std::vector<LaneShare>& lanes, const std::byte* base,
-                                      Bytes size) {
-  std::vector<MemoryRegion> out;
-  for (const LaneShare& share : lanes) {
+void Worker::reg(Request& request, const std::byte* base, Bytes size) {
+  request.regions.clear();
+  for (const LaneShare& share : request.lanes) {
     if (!config_.reg_cache) {
-      out.push_back(transport_.reg(peer, share.lane, base, size));
+      request.regions.push_back(transport_.reg(request.peer, share.lane, base, size));
       continue;
     }
-    const auto key = std::make_tuple(peer, share.lane, base, size);
-    auto it = reg_cache_.find(key);
-    if (it == reg_cache_.end())
-      it = reg_cache_.emplace(key, transport_.reg(peer, share.lane, base, size)).first;
-    out.push_back(it->second);
+    if (const MemoryRegion* cached = reg_cache_.acquire(request.peer, share.lane, base, size)) {
+      request.regions.push_back(*cached);
+      continue;
+    }
+    const MemoryRegion region = transport_.reg(request.peer, share.lane, base, size);
+    reg_cache_.insert(request.peer, share.lane, region, evicted_);
+    request.regions.push_back(region);
   }
-  return out;
+  for (const MemoryRegion& region : evicted_)
+    transport_.dereg(region);
+  evicted_.clear();
 }
 
 void Worker::release_regions(Request& request) {
-  if (!config_.reg_cache)
-    for (const MemoryRegion& region : request.regions)
+  for (const MemoryRegion& region : request.regions) {
+    if (config_.reg_cache)
+      reg_cache_.release(request.peer, region);
+    else
       transport_.dereg(region);
+  }
   request.regions.clear();
 }
 

@@ -14,12 +14,12 @@
 #include <list>
 #include <map>
 #include <memory>
-#include <tuple>
 #include <optional>
 #include <unordered_map>
 #include <vector>
 
 #include "protocols/core/arrived.hpp"
+#include "protocols/core/reg_cache.hpp"
 #include "protocols/core/request.hpp"
 #include "protocols/core/transport.hpp"
 #include "protocols/select/threshold_table.hpp"
@@ -124,9 +124,12 @@ class Worker {
   void complete(Request& request, Status status = Status::Ok);
   /// The request with this id, if it is live and of this kind.
   Request* find(Request::Id id, RequestKind kind);
-  /// Registrations of `buffer` on `lanes` toward `peer` (from the cache when
-  /// it is on); released with release_regions() when the cache is off.
-  std::vector<MemoryRegion> reg(Rank peer, const std::vector<LaneShare>& lanes, const std::byte* base, Bytes size);
+  /// Registers [base, base + size) on each of `request.lanes` toward its
+  /// peer, into `request.regions` (whose capacity stays with the pooled
+  /// request): from the registration cache when it is on.
+  void reg(Request& request, const std::byte* base, Bytes size);
+  /// Done with `request.regions`: deregistered when the cache is off,
+  /// handed back to the cache (which may deregister them later) when on.
   void release_regions(Request& request);
   /// The next lane of a striped transfer, by smooth weighted round-robin.
   std::size_t next_lane(Request& request);
@@ -175,7 +178,8 @@ class Worker {
   std::map<std::pair<Rank, std::uint64_t>, std::unique_ptr<Incoming>> live_;
   std::deque<Request*> posted_;
   std::list<Incoming*> unexpected_;
-  std::map<std::tuple<Rank, std::size_t, const std::byte*, Bytes>, MemoryRegion> reg_cache_;
+  RegCache reg_cache_;
+  std::vector<MemoryRegion> evicted_;  ///< the cache's leftovers to deregister, kept for its capacity
   WorkerStats stats_;
 };
 

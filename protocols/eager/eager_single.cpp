@@ -60,7 +60,7 @@ std::optional<ProtoCandidate> probe_zcopy(const ProbeContext& ctx) {
 void send_eager(Worker& worker, Request& req, AmMode mode) {
   const std::size_t lane = req.lanes.front().lane;
   if (mode == AmMode::Zcopy)
-    req.regions = worker.reg(req.peer, req.lanes, req.send_buf.data, req.length);
+    worker.reg(req, req.send_buf.data, req.length);
   wire::EagerHeader header;
   header.put(req.tag).put(req.seq);
   stages::part_started(req);
