@@ -23,7 +23,7 @@ bool Worker::arrive_expected(const Incoming& header, ConstBuffer payload) {
   ++next;
   adopt(r, header);
   place(r, 0, payload);
-  if (!live_.empty())
+  if (!peer(header.source).live.empty())
     match_in_order(header.source);  // later messages that came early
   complete(r, r.length > r.recv_buf.size ? Status::Error : Status::Ok);
   return true;
@@ -32,35 +32,38 @@ bool Worker::arrive_expected(const Incoming& header, ConstBuffer payload) {
 void Worker::arrive(const Incoming& header, Bytes offset, ConstBuffer payload) {
   if (offset == 0 && arrive_expected(header, payload))
     return;
-  const auto key = std::make_pair(header.source, header.seq);
-  auto it = live_.find(key);
-  if (it == live_.end()) {
+  Incoming* in = live(header.source, header.seq);
+  if (!in) {
     if (header.seq < peer(header.source).expected) {
       // A fragment of a message whose turn is past but which is gone: a
       // duplicate or a corrupt header. Drop it.
       ++stats_.bad_headers;
       return;
     }
-    it = live_.emplace(key, std::make_unique<Incoming>(header)).first;
-  } else if (it->second->size != header.size || it->second->tag != header.tag) {
+    in = make_live(header);
+    if (!in) {
+      ++stats_.bad_headers;
+      return;
+    }
+  } else if (in->size != header.size || in->tag != header.tag) {
     ++stats_.bad_headers;
     return;
   }
   match_in_order(header.source);
   // Matching may have finished the message (an empty one) or handed it to
   // its rendezvous stages; only eager bytes remain to place.
-  it = live_.find(key);
-  if (it != live_.end() && !it->second->rndv)
-    deliver(*it->second, offset, payload);
+  in = live(header.source, header.seq);
+  if (in && !in->rndv)
+    deliver(*in, offset, payload);
 }
 
 void Worker::match_in_order(Rank source) {
   std::uint64_t& expected = peer(source).expected;
   for (;;) {
-    auto it = live_.find({source, expected});
-    if (it == live_.end() || it->second->matched)
+    Incoming* next = live(source, expected);
+    if (!next || next->matched)
       return;
-    Incoming& in = *it->second;
+    Incoming& in = *next;
     in.matched = true;
     ++expected;
     if (Request* r = take_posted(in.tag)) {
@@ -157,8 +160,42 @@ void Worker::finish_if_complete(Incoming& in) {
   complete(r, r.length > r.recv_buf.size ? Status::Error : Status::Ok);
 }
 
+Incoming* Worker::live(Rank source, std::uint64_t seq) {
+  PeerState& p = peer(source);
+  if (seq < p.live_base || seq - p.live_base >= p.live.size())
+    return nullptr;
+  return p.live[seq - p.live_base];
+}
+
+Incoming* Worker::make_live(const Incoming& header) {
+  PeerState& p = peer(header.source);
+  if (header.seq - p.expected >= kMaxEarly)
+    return nullptr;
+  if (p.live.empty())
+    p.live_base = p.expected;
+  const std::uint64_t slot = header.seq - p.live_base;
+  if (slot >= p.live.size())
+    p.live.resize(slot + 1, nullptr);
+  if (spare_incoming_.empty()) {
+    incoming_pool_.push_back(std::make_unique<Incoming>());
+    spare_incoming_.push_back(incoming_pool_.back().get());
+  }
+  Incoming* in = spare_incoming_.back();
+  spare_incoming_.pop_back();
+  *in = header;  // keeps the capacity of the pooled Incoming's vectors
+  p.live[slot] = in;
+  return in;
+}
+
 void Worker::forget(const Incoming& in) {
-  live_.erase({in.source, in.seq});
+  PeerState& p = peer(in.source);
+  Incoming*& slot = p.live[in.seq - p.live_base];
+  spare_incoming_.push_back(slot);
+  slot = nullptr;
+  while (!p.live.empty() && !p.live.front() && p.live_base < p.expected) {
+    p.live.pop_front();
+    ++p.live_base;
+  }
 }
 
 void Worker::buffer_bytes(std::ptrdiff_t delta) {

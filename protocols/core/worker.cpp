@@ -101,7 +101,10 @@ Request* Worker::tag_recv(MutableBuffer buffer, Tag tag, Tag mask) {
   for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
     if (tag_matches(*r, (*it)->tag)) {
       Incoming* in = *it;
-      unexpected_.erase(it);
+      if (it == unexpected_.begin())
+        unexpected_.pop_front();
+      else
+        unexpected_.erase(it);
       bind(*in, *r);
       return r;
     }

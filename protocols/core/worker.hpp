@@ -11,8 +11,6 @@
 #pragma once
 
 #include <deque>
-#include <list>
-#include <map>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -64,6 +62,11 @@ struct Incoming {
 
 class Worker {
  public:
+  /// How far past the next message to match a message may be numbered
+  /// (messages from one peer that came before an earlier one began); a
+  /// header past it is corrupt, and dropped.
+  static constexpr std::uint64_t kMaxEarly = std::uint64_t{1} << 20;
+
   Worker(Transport& transport, SelectConfig config);
   /// Flushes (see flush()), then leaves the transport handlers that drop
   /// what still arrives.
@@ -147,6 +150,13 @@ class Worker {
   void deliver(Incoming& in, Bytes offset, ConstBuffer payload);
   void finish_if_complete(Incoming& in);
   bool arrive_expected(const Incoming& header, ConstBuffer payload);
+  /// The live message (source, seq), or null.
+  Incoming* live(Rank source, std::uint64_t seq);
+  /// A live message made from `header`, from the pool; null (a corrupt
+  /// header) when its number is past kMaxEarly ahead of the next to match.
+  Incoming* make_live(const Incoming& header);
+  /// The message is done or handed to its rendezvous stages: off the live
+  /// list and back to the pool.
   void forget(const Incoming& in);
   void buffer_bytes(std::ptrdiff_t delta);
   bool tag_matches(const Request& r, Tag tag) const { return ((r.want ^ tag) & r.tag_mask) == 0; }
@@ -161,6 +171,12 @@ class Worker {
     const ThresholdTable* table = nullptr;
     std::uint64_t send_seq = 0;   ///< the next sequence number to send
     std::uint64_t expected = 0;   ///< the next sequence number to match
+    /// Messages from this peer in from their first byte until done, by
+    /// sequence number: live[seq - live_base], null where none is (done,
+    /// or not in yet). live_base never passes `expected`, and the front is
+    /// dropped while it is null and behind `expected`.
+    std::deque<Incoming*> live;
+    std::uint64_t live_base = 0;
   };
   PeerState& peer(Rank r) {
     if (r >= peers_.size())
@@ -172,12 +188,13 @@ class Worker {
   std::vector<Request::Id> free_;
   std::deque<std::function<Status()>> pending_;
 
-  // Matching: every message from its first byte until done, by (source,
-  // seq); the next sequence number to match per source; receives in post
-  // order; unexpected messages in match order.
-  std::map<std::pair<Rank, std::uint64_t>, std::unique_ptr<Incoming>> live_;
+  // Matching: every message from its first byte until done, per source
+  // (PeerState::live), in Incomings from a pool; receives in post order;
+  // unexpected messages in match order.
+  std::vector<std::unique_ptr<Incoming>> incoming_pool_;
+  std::vector<Incoming*> spare_incoming_;
   std::deque<Request*> posted_;
-  std::list<Incoming*> unexpected_;
+  std::deque<Incoming*> unexpected_;
   RegCache reg_cache_;
   std::vector<MemoryRegion> evicted_;  ///< the cache's leftovers to deregister, kept for its capacity
   WorkerStats stats_;
