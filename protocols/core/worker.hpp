@@ -171,6 +171,10 @@ class Worker {
     const ThresholdTable* table = nullptr;
     std::uint64_t send_seq = 0;   ///< the next sequence number to send
     std::uint64_t expected = 0;   ///< the next sequence number to match
+    /// The last size sent to this peer and its choice: a sender that
+    /// repeats its size skips the table's search.
+    Bytes last_size = 0;
+    const ProtoChoice* last_choice = nullptr;
     /// Messages from this peer in from their first byte until done, by
     /// sequence number: live[seq - live_base], null where none is (done,
     /// or not in yet). live_base never passes `expected`, and the front is
