@@ -23,7 +23,7 @@ bool Worker::arrive_expected(const Incoming& header, ConstBuffer payload) {
   ++next;
   adopt(r, header);
   place(r, 0, payload);
-  if (!peer(header.source).live.empty())
+  if (peer(header.source).window != kNoWindow)
     match_in_order(header.source);  // later messages that came early
   complete(r, r.length > r.recv_buf.size ? Status::Error : Status::Ok);
   return true;
@@ -161,21 +161,36 @@ void Worker::finish_if_complete(Incoming& in) {
 }
 
 Incoming* Worker::live(Rank source, std::uint64_t seq) {
-  PeerState& p = peer(source);
-  if (seq < p.live_base || seq - p.live_base >= p.live.size())
+  const PeerState& p = peer(source);
+  if (p.window == kNoWindow)
     return nullptr;
-  return p.live[seq - p.live_base];
+  const LiveWindow& w = windows_[p.window];
+  if (seq < w.base || seq - w.base >= w.slots.size() - w.head)
+    return nullptr;
+  return w.slots[w.head + (seq - w.base)];
 }
 
 Incoming* Worker::make_live(const Incoming& header) {
   PeerState& p = peer(header.source);
   if (header.seq - p.expected >= kMaxEarly)
     return nullptr;
-  if (p.live.empty())
-    p.live_base = p.expected;
-  const std::uint64_t slot = header.seq - p.live_base;
-  if (slot >= p.live.size())
-    p.live.resize(slot + 1, nullptr);
+  if (p.window == kNoWindow) {
+    if (free_windows_.empty()) {
+      free_windows_.push_back(static_cast<std::uint32_t>(windows_.size()));
+      windows_.emplace_back();
+    }
+    p.window = free_windows_.back();
+    free_windows_.pop_back();
+    LiveWindow& fresh = windows_[p.window];
+    fresh.slots.clear();
+    fresh.head = 0;
+    fresh.base = p.expected;
+    fresh.count = 0;
+  }
+  LiveWindow& w = windows_[p.window];
+  const std::size_t slot = w.head + (header.seq - w.base);
+  if (slot >= w.slots.size())
+    w.slots.resize(slot + 1, nullptr);
   if (spare_incoming_.empty()) {
     incoming_pool_.push_back(std::make_unique<Incoming>());
     spare_incoming_.push_back(incoming_pool_.back().get());
@@ -183,18 +198,29 @@ Incoming* Worker::make_live(const Incoming& header) {
   Incoming* in = spare_incoming_.back();
   spare_incoming_.pop_back();
   *in = header;  // keeps the capacity of the pooled Incoming's vectors
-  p.live[slot] = in;
+  w.slots[slot] = in;
+  ++w.count;
   return in;
 }
 
 void Worker::forget(const Incoming& in) {
   PeerState& p = peer(in.source);
-  Incoming*& slot = p.live[in.seq - p.live_base];
+  LiveWindow& w = windows_[p.window];
+  Incoming*& slot = w.slots[w.head + (in.seq - w.base)];
   spare_incoming_.push_back(slot);
   slot = nullptr;
-  while (!p.live.empty() && !p.live.front() && p.live_base < p.expected) {
-    p.live.pop_front();
-    ++p.live_base;
+  if (--w.count == 0) {
+    free_windows_.push_back(p.window);
+    p.window = kNoWindow;
+    return;
+  }
+  while (!w.slots[w.head] && w.base < p.expected) {
+    ++w.head;
+    ++w.base;
+  }
+  if (w.head > 64 && 2 * w.head > w.slots.size()) {
+    w.slots.erase(w.slots.begin(), w.slots.begin() + static_cast<std::ptrdiff_t>(w.head));
+    w.head = 0;
   }
 }
 

@@ -22,10 +22,9 @@ Worker::~Worker() {
 void Worker::configure(SelectConfig config) {
   config_ = std::move(config);
   tables_.clear();
-  for (PeerState& p : peers_) {
+  for (PeerState& p : peers_)
     p.table = nullptr;
-    p.last_choice = nullptr;
-  }
+  last_table_ = nullptr;
 }
 
 const ThresholdTable& Worker::table(Rank peer) {
@@ -81,13 +80,14 @@ Request* Worker::tag_send(Rank peer, ConstBuffer buffer, Tag tag) {
   r->tag = tag;
   r->send_buf = buffer;
   r->length = buffer.size;
-  PeerState& state = this->peer(peer);
-  r->seq = state.send_seq++;
-  if (!state.last_choice || state.last_size != buffer.size) {
-    state.last_choice = table(peer).lookup(buffer.size);
-    state.last_size = buffer.size;
+  r->seq = this->peer(peer).send_seq++;
+  const ThresholdTable& t = table(peer);
+  if (&t != last_table_ || buffer.size != last_size_) {
+    last_choice_ = t.lookup(buffer.size);
+    last_table_ = &t;
+    last_size_ = buffer.size;
   }
-  const ProtoChoice* choice = state.last_choice;
+  const ProtoChoice* choice = last_choice_;
   if (!choice) {
     // No protocol covers this size under the current settings (a forced
     // protocol that stops short): the send fails instead of guessing.

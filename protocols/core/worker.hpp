@@ -171,16 +171,19 @@ class Worker {
     const ThresholdTable* table = nullptr;
     std::uint64_t send_seq = 0;   ///< the next sequence number to send
     std::uint64_t expected = 0;   ///< the next sequence number to match
-    /// The last size sent to this peer and its choice: a sender that
-    /// repeats its size skips the table's search.
-    Bytes last_size = 0;
-    const ProtoChoice* last_choice = nullptr;
-    /// Messages from this peer in from their first byte until done, by
-    /// sequence number: live[seq - live_base], null where none is (done,
-    /// or not in yet). live_base never passes `expected`, and the front is
-    /// dropped while it is null and behind `expected`.
-    std::deque<Incoming*> live;
-    std::uint64_t live_base = 0;
+    std::uint32_t window = kNoWindow;  ///< its live messages' window in windows_, while it has any
+  };
+  static constexpr std::uint32_t kNoWindow = ~std::uint32_t{0};
+  /// One peer's messages in from their first byte until done, by sequence
+  /// number: slots[head + (seq - base)], null where none is (done, or not
+  /// in yet). `base` never passes the peer's `expected`. Windows come from
+  /// a pool and go back to it when their last message is done, so that a
+  /// peer with none costs nothing but its index.
+  struct LiveWindow {
+    std::vector<Incoming*> slots;
+    std::size_t head = 0;
+    std::uint64_t base = 0;
+    std::size_t count = 0;  ///< live messages in it
   };
   PeerState& peer(Rank r) {
     if (r >= peers_.size())
@@ -188,6 +191,13 @@ class Worker {
     return peers_[r];
   }
   std::vector<PeerState> peers_;
+  std::vector<LiveWindow> windows_;
+  std::vector<std::uint32_t> free_windows_;
+  /// The last send's table, size and choice: a sender that repeats its
+  /// size toward peers of one table skips the table's search.
+  const ThresholdTable* last_table_ = nullptr;
+  Bytes last_size_ = 0;
+  const ProtoChoice* last_choice_ = nullptr;
   std::vector<std::unique_ptr<Request>> pool_;
   std::vector<Request::Id> free_;
   std::deque<std::function<Status()>> pending_;
