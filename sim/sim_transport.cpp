@@ -408,7 +408,7 @@ void SimTransport::progress(Seconds deadline) {
     if (event.arrived) {
       const Flight& f = *event.arrived;
       const ConstBuffer payload{f.phantom ? nullptr : f.bytes.data(), f.size};
-      if (handlers_[f.id])
+      if (f.id < handlers_.size() && handlers_[f.id])
         handlers_[f.id](AmMessage{f.peer, f.lane, {f.header.data(), f.header.size()}, payload});
       recycle(std::move(event.arrived));
     } else if (event.done) {

@@ -120,7 +120,11 @@ class SimTransport final : public Transport {
   Rank rank() const override { return rank_; }
   Rank size() const override { return network_.size(); }
   const Path& path(Rank peer) const override { return *network_.route(rank_, peer).path; }
-  void set_am_handler(AmId id, AmHandler handler) override { handlers_[id] = std::move(handler); }
+  void set_am_handler(AmId id, AmHandler handler) override {
+    if (id >= handlers_.size())
+      handlers_.resize(id + 1);
+    handlers_[id] = std::move(handler);
+  }
   Status am_send(std::size_t lane, Rank peer, AmId id, std::span<const std::byte> header, ConstBuffer payload,
                  AmMode mode, Completion done) override;
   Status get(std::size_t lane, Rank peer, MutableBuffer local, RemoteAddr remote, Completion done) override;
@@ -188,7 +192,7 @@ class SimTransport final : public Transport {
   SimNetwork& network_;
   Rank rank_;
   BytesPerSecond memcpy_bw_;
-  std::array<AmHandler, 256> handlers_;
+  std::vector<AmHandler> handlers_;  ///< by AM id, as far as the largest id set: 8 KiB less per rank than all 256
   std::unique_ptr<Flight> new_flight();
   void recycle(std::unique_ptr<Flight> flight);
 

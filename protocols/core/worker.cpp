@@ -23,14 +23,14 @@ void Worker::configure(SelectConfig config) {
   config_ = std::move(config);
   tables_.clear();
   for (PeerState& p : peers_)
-    p.table = nullptr;
+    p.table = 0;
   last_table_ = nullptr;
 }
 
 const ThresholdTable& Worker::table(Rank peer) {
   PeerState& state = this->peer(peer);
   if (state.table)
-    return *state.table;
+    return *tables_[state.table - 1].second;
   // The table depends on the lanes and copy bandwidths only, not on the
   // nodes' names.
   const Path& path = transport_.path(peer);
@@ -43,8 +43,8 @@ const ThresholdTable& Worker::table(Rank peer) {
     tables_.emplace_back(path, std::make_unique<ThresholdTable>(ThresholdTable::build(path, config_)));
     shared = std::prev(tables_.end());
   }
-  state.table = shared->second.get();
-  return *state.table;
+  state.table = static_cast<std::uint32_t>(shared - tables_.begin()) + 1;
+  return *shared->second;
 }
 
 Request* Worker::allocate(RequestKind kind) {

@@ -10,6 +10,7 @@
 //   w.release(s); w.release(r);
 #pragma once
 
+#include <algorithm>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -167,10 +168,11 @@ class Worker {
   /// route share one), and which one each peer uses.
   std::vector<std::pair<Path, std::unique_ptr<ThresholdTable>>> tables_;
   /// What the worker keeps per peer, indexed by rank (grown on demand).
+  /// 24 bytes: a rank of a large run keeps one for every peer.
   struct PeerState {
-    const ThresholdTable* table = nullptr;
     std::uint64_t send_seq = 0;   ///< the next sequence number to send
     std::uint64_t expected = 0;   ///< the next sequence number to match
+    std::uint32_t table = 0;      ///< 1 + its table's index in tables_, or 0 before the first use
     std::uint32_t window = kNoWindow;  ///< its live messages' window in windows_, while it has any
   };
   static constexpr std::uint32_t kNoWindow = ~std::uint32_t{0};
@@ -187,7 +189,7 @@ class Worker {
   };
   PeerState& peer(Rank r) {
     if (r >= peers_.size())
-      peers_.resize(r + 1);
+      peers_.resize(std::max<std::size_t>(r + 1, transport_.size()));  // all at once: no doubling
     return peers_[r];
   }
   std::vector<PeerState> peers_;
