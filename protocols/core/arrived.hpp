@@ -44,7 +44,8 @@ class Arrived {
   Bytes bytes() const { return bytes_; }
   /// Forgets every range: no byte in.
   void clear() {
-    ranges_.clear();
+    if (!ranges_.empty())
+      ranges_.clear();
     bytes_ = 0;
   }
 

@@ -10,27 +10,42 @@
 
 namespace xover {
 
-bool Worker::arrive_expected(const Incoming& header, ConstBuffer payload) {
+bool Worker::arrive_expected(Rank source, Tag tag, std::uint64_t seq, ConstBuffer payload) {
   // A whole eager message whose turn it is, with a receive posted for it:
   // straight into the user buffer, no Incoming kept.
-  std::uint64_t& next = peer(header.source).expected;
-  if (header.seq != next || header.rndv || payload.size != header.size)
+  std::uint64_t& next = peer(source).expected;
+  if (seq != next)
     return false;
-  Request* posted = take_posted(header.tag);
+  Request* posted = take_posted(tag);
   if (!posted)
     return false;
   Request& r = *posted;
   ++next;
-  adopt(r, header);
+  r.peer = source;
+  r.tag = tag;
+  r.length = payload.size;
+  r.seq = seq;
   place(r, 0, payload);
-  if (peer(header.source).window != kNoWindow)
-    match_in_order(header.source);  // later messages that came early
+  if (peer(source).window != kNoWindow)
+    match_in_order(source);  // later messages that came early
   complete(r, r.length > r.recv_buf.size ? Status::Error : Status::Ok);
   return true;
 }
 
+void Worker::arrive_eager(Rank source, Tag tag, std::uint64_t seq, ConstBuffer payload) {
+  if (arrive_expected(source, tag, seq, payload))
+    return;
+  Incoming in;
+  in.source = source;
+  in.tag = tag;
+  in.seq = seq;
+  in.size = payload.size;
+  arrive(in, 0, payload);
+}
+
 void Worker::arrive(const Incoming& header, Bytes offset, ConstBuffer payload) {
-  if (offset == 0 && arrive_expected(header, payload))
+  if (offset == 0 && !header.rndv && payload.size == header.size &&
+      arrive_expected(header.source, header.tag, header.seq, payload))
     return;
   Incoming* in = live(header.source, header.seq);
   if (!in) {

@@ -120,6 +120,9 @@ class Worker {
   /// (or the unexpected queue) in sequence order, then delivers `payload` at
   /// `offset`. Eager messages complete when all their bytes are in.
   void arrive(const Incoming& header, Bytes offset, ConstBuffer payload);
+  /// arrive() for a whole eager message, its header's fields as they came:
+  /// the common case (its turn, its receive posted) builds no Incoming.
+  void arrive_eager(Rank source, Tag tag, std::uint64_t seq, ConstBuffer payload);
   /// Copies what fits of `payload` into the receive's buffer at `offset`
   /// and counts it in `received` (a longer message is truncated there).
   void place(Request& r, Bytes offset, ConstBuffer payload);
@@ -150,7 +153,7 @@ class Worker {
   void bind(Incoming& in, Request& request);
   void deliver(Incoming& in, Bytes offset, ConstBuffer payload);
   void finish_if_complete(Incoming& in);
-  bool arrive_expected(const Incoming& header, ConstBuffer payload);
+  bool arrive_expected(Rank source, Tag tag, std::uint64_t seq, ConstBuffer payload);
   /// The live message (source, seq), or null.
   Incoming* live(Rank source, std::uint64_t seq);
   /// A live message made from `header`, from the pool; null (a corrupt
