@@ -27,10 +27,8 @@ void Worker::configure(SelectConfig config) {
   last_table_ = nullptr;
 }
 
-const ThresholdTable& Worker::table(Rank peer) {
+const ThresholdTable& Worker::build_table(Rank peer) {
   PeerState& state = this->peer(peer);
-  if (state.table)
-    return *tables_[state.table - 1].second;
   // The table depends on the lanes and copy bandwidths only, not on the
   // nodes' names.
   const Path& path = transport_.path(peer);

@@ -99,7 +99,10 @@ class Worker {
   void configure(SelectConfig config);
   const SelectConfig& config() const { return config_; }
   /// The thresholds table toward `peer`, built on first use.
-  const ThresholdTable& table(Rank peer);
+  const ThresholdTable& table(Rank peer) {
+    const PeerState& state = this->peer(peer);
+    return state.table ? *tables_[state.table - 1].second : build_table(peer);
+  }
   const WorkerStats& stats() const { return stats_; }
   /// Starts a new peak of held bytes from what is held now.
   void reset_buffered_peak() { stats_.buffered_peak = stats_.buffered_now; }
@@ -144,6 +147,7 @@ class Worker {
 
  private:
   Request* allocate(RequestKind kind);
+  const ThresholdTable& build_table(Rank peer);
   void fail_requests();
   void match_in_order(Rank source);
   /// The first posted receive whose tag matches, taken off the posted queue;
