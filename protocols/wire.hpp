@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cassert>
 #include <cstdint>
 #include <cstring>
@@ -46,7 +47,8 @@ inline constexpr Bytes kRmaHdr = 16;
 /// names (UCX's UCP_MAX_LANES is 8 to 16).
 inline constexpr std::size_t kMaxLanes = 16;
 
-/// Packs 64-bit fields into a header of at most `Capacity` bytes. A header
+/// Packs 64-bit fields, little-endian (one 8-byte copy on a little-endian
+/// host), into a header of at most `Capacity` bytes. A header
 /// is copied into the operation that sends it (which may wait behind
 /// back-pressure), so it lives in place, in an array sized for its kind of
 /// message: no allocation per message.
@@ -55,8 +57,12 @@ class HeaderWriter {
  public:
   HeaderWriter& put(std::uint64_t v) {
     assert(size_ + 8 <= Capacity && "a header past the capacity of its kind");
-    for (std::size_t i = 0; i < 8; ++i)
-      bytes_[size_ + i] = static_cast<std::byte>(v >> (8 * i));
+    if constexpr (std::endian::native == std::endian::little) {
+      std::memcpy(bytes_.data() + size_, &v, 8);
+    } else {
+      for (std::size_t i = 0; i < 8; ++i)
+        bytes_[size_ + i] = static_cast<std::byte>(v >> (8 * i));
+    }
     size_ += 8;
     return *this;
   }
@@ -86,8 +92,12 @@ class HeaderReader {
       return 0;
     }
     std::uint64_t v = 0;
-    for (int i = 0; i < 8; ++i)
-      v |= static_cast<std::uint64_t>(bytes_[pos_ + i]) << (8 * i);
+    if constexpr (std::endian::native == std::endian::little) {
+      std::memcpy(&v, bytes_.data() + pos_, 8);
+    } else {
+      for (int i = 0; i < 8; ++i)
+        v |= static_cast<std::uint64_t>(bytes_[pos_ + i]) << (8 * i);
+    }
     pos_ += 8;
     return v;
   }

@@ -83,7 +83,8 @@ struct LogGPPlatform::Impl {
     LinkProps props;
   };
   struct Lane {
-    NicPair nics;
+    std::uint32_t src_nic = 0;  ///< index in the source node's nics
+    std::uint32_t dst_nic = 0;  ///< index in the destination node's nics
     LaneAttrs attrs;
   };
 
@@ -92,13 +93,18 @@ struct LogGPPlatform::Impl {
   std::map<std::string, std::string> rail_of_nic_;  ///< NIC host -> rail, for NIC hosts only
   std::map<std::string, LinkInfo> links_;           ///< SimGrid link name -> what it says
   std::unordered_map<const s4u::Link*, const LinkInfo*> link_info_;  ///< the same, by link
+  /// Per node (nodes_ order), per NIC: its host and its rail (null for a
+  /// node that is its own NIC), resolved once so that routes look up no name.
+  std::vector<std::vector<s4u::Host*>> nic_hosts_;
+  std::vector<std::vector<const std::string*>> nic_rails_;
 
   void read_links(const s4u::Engine& engine, const PlatformXml& index);
   void read_hosts(const s4u::Engine& engine, const PlatformXml& index);
   const PlatformNode& node(const std::string& name) const;
-  std::vector<Lane> lanes(const std::string& from, const std::string& to) const;
+  std::size_t node_index(const std::string& name) const;
+  std::vector<Lane> lanes(std::size_t from, std::size_t to) const;
   LaneAttrs merge(const std::vector<s4u::Link*>& route) const;
-  std::string lane_name(const std::string& src_nic, const std::string& dst_nic, const std::string& first_link) const;
+  static std::string lane_name(const std::string* src_rail, const std::string* dst_rail, const std::string& first_link);
 };
 
 void LogGPPlatform::Impl::read_links(const s4u::Engine& engine, const PlatformXml& index) {
@@ -196,33 +202,45 @@ void LogGPPlatform::Impl::read_hosts(const s4u::Engine& engine, const PlatformXm
     std::stable_sort(nics.begin(), nics.end(),
                      [&](const std::string& a, const std::string& b) { return position(a) < position(b); });
     node.nics = nics.empty() ? std::vector<std::string>{node.name} : std::move(nics);
+    std::vector<s4u::Host*>& hosts_of = nic_hosts_.emplace_back();
+    std::vector<const std::string*>& rails = nic_rails_.emplace_back();
+    for (const std::string& nic : node.nics) {
+      hosts_of.push_back(s4u::Host::by_name(nic));
+      const auto rail = rail_of_nic_.find(nic);
+      rails.push_back(rail == rail_of_nic_.end() ? nullptr : &rail->second);
+    }
   }
 }
 
-const PlatformNode& LogGPPlatform::Impl::node(const std::string& name) const {
+std::size_t LogGPPlatform::Impl::node_index(const std::string& name) const {
   const auto it = std::lower_bound(nodes_.begin(), nodes_.end(), name,
                                    [](const PlatformNode& node, const std::string& key) { return node.name < key; });
   if (it != nodes_.end() && it->name == name)
-    return *it;
+    return static_cast<std::size_t>(it - nodes_.begin());
   std::string list;
   for (const PlatformNode& node : nodes_)
     list += (list.empty() ? "" : ", ") + node.name;
   throw PlatformError(file_ + ": unknown node '" + name + "' (nodes: " + list + ")");
 }
 
-std::vector<LogGPPlatform::Impl::Lane> LogGPPlatform::Impl::lanes(const std::string& from,
-                                                                  const std::string& to) const {
-  const PlatformNode& src = node(from);
-  const PlatformNode& dst = node(to);
+const PlatformNode& LogGPPlatform::Impl::node(const std::string& name) const {
+  return nodes_[node_index(name)];
+}
+
+std::vector<LogGPPlatform::Impl::Lane> LogGPPlatform::Impl::lanes(std::size_t from, std::size_t to) const {
+  const PlatformNode& src = nodes_.at(from);
+  const PlatformNode& dst = nodes_.at(to);
   std::vector<Lane> result;
-  for (const std::string& a : src.nics) {
-    for (const std::string& b : dst.nics) {
-      if (a == b)
+  for (std::uint32_t a = 0; a < src.nics.size(); ++a) {
+    for (std::uint32_t b = 0; b < dst.nics.size(); ++b) {
+      s4u::Host* const a_host = nic_hosts_[from][a];
+      s4u::Host* const b_host = nic_hosts_[to][b];
+      if (a_host == b_host)
         continue;
       std::vector<s4u::Link*> route;
       double latency = 0;
       try {
-        s4u::Host::by_name(a)->route_to(s4u::Host::by_name(b), route, &latency);
+        a_host->route_to(b_host, route, &latency);
       } catch (const std::exception&) {
         // Floyd zones throw for a missing route, and so does a missing
         // zoneRoute between zones; Full zones give an empty route.
@@ -231,14 +249,14 @@ std::vector<LogGPPlatform::Impl::Lane> LogGPPlatform::Impl::lanes(const std::str
       if (route.empty())
         continue;
       LaneAttrs attrs = merge(route);
-      attrs.name = lane_name(a, b, link_info_.at(route.front())->lane_name);
+      attrs.name = lane_name(nic_rails_[from][a], nic_rails_[to][b], link_info_.at(route.front())->lane_name);
       attrs.latency = latency;
       attrs.gap = std::max(attrs.gap, src.gap);
-      result.push_back(Lane{NicPair{a, b}, std::move(attrs)});
+      result.push_back(Lane{a, b, std::move(attrs)});
     }
   }
   if (result.empty())
-    throw PlatformError(file_ + ": no route from " + from + " to " + to);
+    throw PlatformError(file_ + ": no route from " + src.name + " to " + dst.name);
   return result;
 }
 
@@ -253,18 +271,14 @@ LaneAttrs LogGPPlatform::Impl::merge(const std::vector<s4u::Link*>& route) const
   return attrs;
 }
 
-std::string LogGPPlatform::Impl::lane_name(const std::string& src_nic, const std::string& dst_nic,
-                                           const std::string& first_link) const {
-  const auto src = rail_of_nic_.find(src_nic);
-  const auto dst = rail_of_nic_.find(dst_nic);
-  const bool src_rail = src != rail_of_nic_.end();
-  const bool dst_rail = dst != rail_of_nic_.end();
+std::string LogGPPlatform::Impl::lane_name(const std::string* src_rail, const std::string* dst_rail,
+                                           const std::string& first_link) {
   if (src_rail && dst_rail)
-    return src->second == dst->second ? src->second : src->second + "-" + dst->second;
+    return *src_rail == *dst_rail ? *src_rail : *src_rail + "-" + *dst_rail;
   if (src_rail)
-    return src->second;
+    return *src_rail;
   if (dst_rail)
-    return dst->second;
+    return *dst_rail;
   return first_link;
 }
 
@@ -313,28 +327,42 @@ const PlatformNode& LogGPPlatform::node(const std::string& name) const {
   return impl_->node(name);
 }
 
-Path LogGPPlatform::path(const std::string& from, const std::string& to) const {
-  Path path{from, to, {}, impl_->node(from).memcpy_bw, impl_->node(to).memcpy_bw};
-  for (Impl::Lane& lane : impl_->lanes(from, to))
-    path.lanes.push_back(std::move(lane.attrs));
-  return path;
+std::size_t LogGPPlatform::node_index(const std::string& name) const {
+  return impl_->node_index(name);
 }
 
-std::pair<Path, std::vector<NicPair>> LogGPPlatform::path_and_nics(const std::string& from,
-                                                                   const std::string& to) const {
-  std::pair<Path, std::vector<NicPair>> out{Path{from, to, {}, impl_->node(from).memcpy_bw, impl_->node(to).memcpy_bw}, {}};
+s4u::Host* LogGPPlatform::nic_host(std::size_t node, std::size_t nic) const {
+  return impl_->nic_hosts_.at(node).at(nic);
+}
+
+LogGPPlatform::IndexedRoute LogGPPlatform::route(std::size_t from, std::size_t to) const {
+  IndexedRoute out{Path{{}, {}, {}, impl_->nodes_.at(from).memcpy_bw, impl_->nodes_.at(to).memcpy_bw}, {}};
   for (Impl::Lane& lane : impl_->lanes(from, to)) {
-    out.first.lanes.push_back(std::move(lane.attrs));
-    out.second.push_back(std::move(lane.nics));
+    out.path.lanes.push_back(std::move(lane.attrs));
+    out.nics.emplace_back(lane.src_nic, lane.dst_nic);
   }
   return out;
 }
 
+std::pair<Path, std::vector<NicPair>> LogGPPlatform::path_and_nics(const std::string& from,
+                                                                   const std::string& to) const {
+  const std::size_t a = impl_->node_index(from);
+  const std::size_t b = impl_->node_index(to);
+  IndexedRoute route = this->route(a, b);
+  route.path.from = from;
+  route.path.to = to;
+  std::vector<NicPair> nics;
+  for (const auto& [src, dst] : route.nics)
+    nics.push_back(NicPair{impl_->nodes_[a].nics[src], impl_->nodes_[b].nics[dst]});
+  return {std::move(route.path), std::move(nics)};
+}
+
+Path LogGPPlatform::path(const std::string& from, const std::string& to) const {
+  return path_and_nics(from, to).first;
+}
+
 std::vector<NicPair> LogGPPlatform::nics(const std::string& from, const std::string& to) const {
-  std::vector<NicPair> pairs;
-  for (Impl::Lane& lane : impl_->lanes(from, to))
-    pairs.push_back(std::move(lane.nics));
-  return pairs;
+  return path_and_nics(from, to).second;
 }
 
 }  // namespace xover::sim

@@ -3,6 +3,7 @@
 // nodes and lanes the protocol core works with (platforms/README.md).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,6 +12,10 @@
 #include "protocols/lanes/lane.hpp"
 #include "protocols/units.hpp"
 #include "sim/platform_error.hpp"
+
+namespace simgrid::s4u {
+class Host;
+}
 
 namespace xover::sim {
 
@@ -102,6 +107,23 @@ class LogGPPlatform {
 
   /// path() and nics() in one pass.
   std::pair<Path, std::vector<NicPair>> path_and_nics(const std::string& from, const std::string& to) const;
+
+  // By index, for the simulator's hot path: no name is looked up.
+
+  /// The index of node `name` in nodes().
+  /// @throws PlatformError as node() does.
+  std::size_t node_index(const std::string& name) const;
+  /// The SimGrid host of NIC `nic` (an index in `nics`) of node `node` (an
+  /// index in nodes()), found once at load.
+  simgrid::s4u::Host* nic_host(std::size_t node, std::size_t nic) const;
+  /// path() between nodes by index, with its node names left empty, and
+  /// each lane's NICs as indices in the two nodes' `nics` (nic_host()).
+  struct IndexedRoute {
+    Path path;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> nics;  ///< per lane: (source NIC, destination NIC)
+  };
+  /// @throws PlatformError "FILE: no route from A to B" as path() does.
+  IndexedRoute route(std::size_t from, std::size_t to) const;
 
  private:
   struct Impl;

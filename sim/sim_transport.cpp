@@ -12,11 +12,17 @@ namespace xover::sim {
 
 SimNetwork::SimNetwork(const LogGPPlatform& platform, std::vector<std::string> rank_nodes)
     : platform_(platform), rank_nodes_(std::move(rank_nodes)) {
-  std::map<std::string, std::uint32_t> numbers;
+  const std::size_t nodes = platform_.nodes().size();
+  for (std::size_t n = 0; n < nodes; ++n) {
+    std::vector<s4u::Host*>& hosts = nic_hosts_.emplace_back();
+    for (std::size_t k = 0; k < platform_.nodes()[n].nics.size(); ++k)
+      hosts.push_back(platform_.nic_host(n, k));
+  }
+  shape_of_.resize(nodes);
+  shapes_.resize(nodes);
   for (const std::string& node : rank_nodes_) {
-    platform_.node(node);  // throws PlatformError for an unknown node
+    node_index_.push_back(static_cast<std::uint32_t>(platform_.node_index(node)));  // throws for an unknown node
     hosts_.push_back(s4u::Host::by_name(node));
-    node_index_.push_back(numbers.emplace(node, static_cast<std::uint32_t>(numbers.size())).first->second);
   }
   for (Rank r = 0; r < size(); ++r)
     transports_.push_back(std::make_unique<SimTransport>(*this, r));
@@ -24,31 +30,29 @@ SimNetwork::SimNetwork(const LogGPPlatform& platform, std::vector<std::string> r
 
 SimNetwork::~SimNetwork() = default;
 
-const SimNetwork::Route& SimNetwork::route(Rank from, Rank to) {
-  const std::uint64_t key = (std::uint64_t{node_index_[from]} << 32) | node_index_[to];
-  auto it = routes_.find(key);
-  if (it == routes_.end()) {
-    Route route;
-    auto [path, nics] = platform_.path_and_nics(rank_nodes_[from], rank_nodes_[to]);
-    // Routes with the same lanes share one Path (its node names are not kept).
-    path.from.clear();
-    path.to.clear();
-    if (paths_.size() <= node_index_[from])
-      paths_.resize(node_index_[from] + 1);
-    auto& mine = paths_[node_index_[from]];
-    auto same = std::find_if(mine.begin(), mine.end(), [&](const auto& p) {
-      return p->lanes == path.lanes && p->memcpy_bw_local == path.memcpy_bw_local && p->memcpy_bw_remote == path.memcpy_bw_remote;
+SimNetwork::Route SimNetwork::route(Rank from, Rank to) {
+  const std::uint32_t a = node_index_[from];
+  const std::uint32_t b = node_index_[to];
+  std::vector<std::uint32_t>& row = shape_of_[a];
+  if (row.empty())
+    row.resize(nic_hosts_.size(), 0);
+  if (row[b] == 0) {
+    LogGPPlatform::IndexedRoute found = platform_.route(a, b);
+    // Routes from one node with the same lanes and NICs share one shape.
+    auto& mine = shapes_[a];
+    auto same = std::find_if(mine.begin(), mine.end(), [&](const auto& shape) {
+      return shape->nic_index == found.nics && shape->path.lanes == found.path.lanes &&
+             shape->path.memcpy_bw_local == found.path.memcpy_bw_local &&
+             shape->path.memcpy_bw_remote == found.path.memcpy_bw_remote;
     });
     if (same == mine.end()) {
-      mine.push_back(std::make_unique<Path>(std::move(path)));
+      mine.push_back(std::make_unique<Shape>(Shape{std::move(found.path), std::move(found.nics)}));
       same = std::prev(mine.end());
     }
-    route.path = same->get();
-    for (const NicPair& pair : nics)
-      route.nics.emplace_back(s4u::Host::by_name(pair.src_host), s4u::Host::by_name(pair.dst_host));
-    it = routes_.emplace(key, std::move(route)).first;
+    row[b] = static_cast<std::uint32_t>(same - mine.begin()) + 1;
   }
-  return it->second;
+  const Shape& shape = *shapes_[a][row[b] - 1];
+  return Route{&shape.path, &shape.nic_index, &nic_hosts_[a], &nic_hosts_[b]};
 }
 
 void run_ranks(SimNetwork& network, const std::function<void(Rank, Transport&)>& body) {
@@ -102,13 +106,13 @@ void SimTransport::settle() {
 
 Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<const std::byte> header,
                              ConstBuffer payload, AmMode mode, Completion done) {
-  const SimNetwork::Route& route = network_.route(rank_, peer);
+  const SimNetwork::Route route = network_.route(rank_, peer);
   if (lane >= route.path->lanes.size())
     return Status::Error;
   const LaneAttrs& attrs = route.path->lanes[lane];
   busy(attrs.o_send + (mode == AmMode::Bcopy ? static_cast<double>(payload.size) / route.path->memcpy_bw_local : 0));
   settle();
-  auto [src, dst] = route.nics[lane];
+  auto [src, dst] = route.nics(lane);
   const Bytes wire_bytes = header.size() + payload.size;
   network_.inject(src, wire_bytes, attrs.bandwidth, attrs.gap);
 
@@ -134,7 +138,7 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
 }
 
 Status SimTransport::get(std::size_t lane, Rank peer, MutableBuffer local, RemoteAddr remote, Completion done) {
-  const SimNetwork::Route& route = network_.route(rank_, peer);
+  const SimNetwork::Route route = network_.route(rank_, peer);
   if (lane >= route.path->lanes.size())
     return Status::Error;
   busy(route.path->lanes[lane].o_send);
@@ -149,7 +153,7 @@ Status SimTransport::get(std::size_t lane, Rank peer, MutableBuffer local, Remot
   flight->get_dst = local.data;
   flight->remote = remote;
   flight->done = std::move(done);
-  auto [src, dst] = route.nics[lane];
+  auto [src, dst] = route.nics(lane);
   settle();
   flight->comm = s4u::Comm::sendto_async(src, dst, wire::kRmaHdr);
   add_flight(std::move(flight));
@@ -157,13 +161,13 @@ Status SimTransport::get(std::size_t lane, Rank peer, MutableBuffer local, Remot
 }
 
 Status SimTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, Completion done) {
-  const SimNetwork::Route& route = network_.route(rank_, peer);
+  const SimNetwork::Route route = network_.route(rank_, peer);
   if (lane >= route.path->lanes.size())
     return Status::Error;
   const LaneAttrs& attrs = route.path->lanes[lane];
   busy(attrs.o_send);
   settle();
-  auto [src, dst] = route.nics[lane];
+  auto [src, dst] = route.nics(lane);
   network_.inject(src, wire::kRmaHdr + local.size, attrs.bandwidth, attrs.gap);
   auto flight = new_flight();
   flight->kind = Flight::Kind::PutData;
@@ -181,14 +185,14 @@ Status SimTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteA
 
 Status SimTransport::put_signal(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, RemoteAddr signal,
                                 std::uint64_t value, Completion done) {
-  const SimNetwork::Route& route = network_.route(rank_, peer);
+  const SimNetwork::Route route = network_.route(rank_, peer);
   SimTransport& target = network_.transport(peer);
   if (lane >= route.path->lanes.size() || !route.path->lanes[lane].caps.has(LaneCap::PutZcopy) ||
       std::none_of(target.signals_.begin(), target.signals_.end(),
                    [&](const std::uint64_t& word) { return reinterpret_cast<std::uint64_t>(&word) == signal.addr; }))
     return Status::Error;
   const LaneAttrs& attrs = route.path->lanes[lane];
-  auto [src, dst] = route.nics[lane];
+  auto [src, dst] = route.nics(lane);
   const Seconds at = network_.book(src, local.size, attrs.bandwidth, attrs.gap);
   auto flight = new_flight();
   flight->kind = Flight::Kind::PutSignal;
@@ -304,8 +308,8 @@ void SimTransport::landed(std::unique_ptr<Flight> flight) {
       return;
     }
     case Flight::Kind::GetRequest: {
-      const SimNetwork::Route& route = network_.route(rank_, flight->peer);
-      auto [mine, theirs] = route.nics[flight->lane];
+      const SimNetwork::Route route = network_.route(rank_, flight->peer);
+      auto [mine, theirs] = route.nics(flight->lane);
       flight->kind = Flight::Kind::GetData;
       flight->comm = s4u::Comm::sendto_async(theirs, mine, flight->size);
       flights_.push_back(std::move(flight));
@@ -404,7 +408,7 @@ void SimTransport::progress(Seconds deadline) {
     if (event.arrived) {
       const Flight& f = *event.arrived;
       const ConstBuffer payload{f.phantom ? nullptr : f.bytes.data(), f.size};
-      if (handlers_[f.id])
+      if (f.id < handlers_.size() && handlers_[f.id])
         handlers_[f.id](AmMessage{f.peer, f.lane, {f.header.data(), f.header.size()}, payload});
       recycle(std::move(event.arrived));
     } else if (event.done) {

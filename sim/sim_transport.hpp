@@ -63,12 +63,22 @@ class SimNetwork {
   simgrid::s4u::Host* host(Rank r) const { return hosts_[r]; }
   const std::string& node(Rank r) const { return rank_nodes_[r]; }
 
-  /// Lanes and NIC hosts between the nodes of two ranks.
+  /// Lanes and NIC hosts between the nodes of two ranks: a view into the
+  /// network's tables, valid while it lives.
   struct Route {
-    const Path* path = nullptr;  ///< shared by every route with the same lanes
-    std::vector<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>> nics;  ///< per lane: (source NIC, destination NIC)
+    const Path* path = nullptr;  ///< shared by every route from its node with the same lanes and NICs
+    const std::vector<std::pair<std::uint32_t, std::uint32_t>>* nic_index = nullptr;  ///< per lane: NIC indices
+    const std::vector<simgrid::s4u::Host*>* src_nics = nullptr;  ///< the source node's NIC hosts
+    const std::vector<simgrid::s4u::Host*>* dst_nics = nullptr;  ///< the destination node's
+    /// Lane `lane`'s (source NIC, destination NIC).
+    std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*> nics(std::size_t lane) const {
+      const auto [a, b] = (*nic_index)[lane];
+      return {(*src_nics)[a], (*dst_nics)[b]};
+    }
   };
-  const Route& route(Rank from, Rank to);
+  /// Computed once per pair of nodes, then a look-up in a table of 4 bytes
+  /// per pair.
+  Route route(Rank from, Rank to);
 
   /// Books `nic` for one injection of `bytes` at `bandwidth` with gap `gap`,
   /// first come first served, and returns its date: when the NIC is next
@@ -82,9 +92,19 @@ class SimNetwork {
   std::vector<std::string> rank_nodes_;
   std::vector<simgrid::s4u::Host*> hosts_;
   std::vector<std::unique_ptr<SimTransport>> transports_;
-  std::vector<std::uint32_t> node_index_;  ///< per rank: its node, numbered in order of appearance
-  std::unordered_map<std::uint64_t, Route> routes_;  ///< by (from node << 32 | to node)
-  std::vector<std::vector<std::unique_ptr<Path>>> paths_;  ///< per source node: its distinct paths
+  /// A route's lanes and NICs, shared by the routes of one source node that
+  /// have the same.
+  struct Shape {
+    Path path;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> nic_index;
+  };
+  std::vector<std::uint32_t> node_index_;  ///< per rank: its node's index in the platform's nodes()
+  std::vector<std::vector<simgrid::s4u::Host*>> nic_hosts_;  ///< per platform node: its NIC hosts
+  /// Per source node, per destination node: 1 + its shape's index in
+  /// shapes_[source], or 0 before the first use. A source's row is
+  /// allocated at its first route.
+  std::vector<std::vector<std::uint32_t>> shape_of_;
+  std::vector<std::vector<std::unique_ptr<Shape>>> shapes_;  ///< per source node: its distinct shapes
   std::unordered_map<simgrid::s4u::Host*, Seconds> nic_free_;
 };
 
@@ -100,7 +120,11 @@ class SimTransport final : public Transport {
   Rank rank() const override { return rank_; }
   Rank size() const override { return network_.size(); }
   const Path& path(Rank peer) const override { return *network_.route(rank_, peer).path; }
-  void set_am_handler(AmId id, AmHandler handler) override { handlers_[id] = std::move(handler); }
+  void set_am_handler(AmId id, AmHandler handler) override {
+    if (id >= handlers_.size())
+      handlers_.resize(id + 1);
+    handlers_[id] = std::move(handler);
+  }
   Status am_send(std::size_t lane, Rank peer, AmId id, std::span<const std::byte> header, ConstBuffer payload,
                  AmMode mode, Completion done) override;
   Status get(std::size_t lane, Rank peer, MutableBuffer local, RemoteAddr remote, Completion done) override;
@@ -168,7 +192,7 @@ class SimTransport final : public Transport {
   SimNetwork& network_;
   Rank rank_;
   BytesPerSecond memcpy_bw_;
-  std::array<AmHandler, 256> handlers_;
+  std::vector<AmHandler> handlers_;  ///< by AM id, as far as the largest id set: 8 KiB less per rank than all 256
   std::unique_ptr<Flight> new_flight();
   void recycle(std::unique_ptr<Flight> flight);
 

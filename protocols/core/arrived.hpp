@@ -42,6 +42,12 @@ class Arrived {
   }
   /// The bytes in so far.
   Bytes bytes() const { return bytes_; }
+  /// Forgets every range: no byte in.
+  void clear() {
+    if (!ranges_.empty())
+      ranges_.clear();
+    bytes_ = 0;
+  }
 
  private:
   std::map<Bytes, Bytes> ranges_;  ///< begin -> end: neither overlapping nor touching

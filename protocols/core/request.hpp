@@ -55,6 +55,36 @@ struct Request {
   Request::Id remote_id = 0;            ///< rendezvous: the peer's request
   Arrived arrived;                      ///< rndv/am receive: the data fragments' bytes in, each once
 
+  /// Makes a pooled request new again, as `id` of `kind`: every field as a
+  /// fresh Request has it, the vectors emptied but keeping their capacity,
+  /// so that reuse allocates nothing. A field added above is reset here.
+  void reuse(Id new_id, RequestKind new_kind) {
+    id = new_id;
+    live = true;
+    kind = new_kind;
+    done = false;
+    status = Status::Ok;
+    peer = 0;
+    tag = 0;
+    tag_mask = kTagMaskAll;
+    want = 0;
+    send_buf = {};
+    recv_buf = {};
+    length = 0;
+    protocol = nullptr;
+    seq = 0;
+    offset = 0;
+    received = 0;
+    outstanding = 0;
+    lanes.clear();
+    lane_credit.clear();
+    regions.clear();
+    remote.clear();
+    remote_id = 0;
+    arrived.clear();
+    stage_ = 0;
+  }
+
   /// The stage of its protocol the request is in, read as that protocol's
   /// own enum; a new request is in the stage numbered 0.
   template <ProtoStage S>

@@ -10,70 +10,101 @@
 
 namespace xover {
 
-bool Worker::arrive_expected(const Incoming& header, ConstBuffer payload) {
+bool Worker::arrive_expected(Rank source, Tag tag, std::uint64_t seq, ConstBuffer payload) {
   // A whole eager message whose turn it is, with a receive posted for it:
   // straight into the user buffer, no Incoming kept.
-  std::uint64_t& next = peer(header.source).expected;
-  if (header.seq != next || header.rndv || payload.size != header.size)
+  std::uint64_t& next = peer(source).expected;
+  if (seq != next)
     return false;
-  auto posted = std::find_if(posted_.begin(), posted_.end(), [&](Request* r) { return tag_matches(*r, header.tag); });
-  if (posted == posted_.end())
+  Request* posted = take_posted(tag);
+  if (!posted)
     return false;
-  Request& r = **posted;
-  posted_.erase(posted);
+  Request& r = *posted;
   ++next;
-  adopt(r, header);
+  r.peer = source;
+  r.tag = tag;
+  r.length = payload.size;
+  r.seq = seq;
   place(r, 0, payload);
-  if (!live_.empty())
-    match_in_order(header.source);  // later messages that came early
+  if (peer(source).window != kNoWindow)
+    match_in_order(source);  // later messages that came early
   complete(r, r.length > r.recv_buf.size ? Status::Error : Status::Ok);
   return true;
 }
 
-void Worker::arrive(const Incoming& header, Bytes offset, ConstBuffer payload) {
-  if (offset == 0 && arrive_expected(header, payload))
+void Worker::arrive_eager(Rank source, Tag tag, std::uint64_t seq, ConstBuffer payload) {
+  if (arrive_expected(source, tag, seq, payload))
     return;
-  const auto key = std::make_pair(header.source, header.seq);
-  auto it = live_.find(key);
-  if (it == live_.end()) {
+  Incoming in;
+  in.source = source;
+  in.tag = tag;
+  in.seq = seq;
+  in.size = payload.size;
+  arrive(in, 0, payload);
+}
+
+void Worker::arrive(const Incoming& header, Bytes offset, ConstBuffer payload) {
+  if (offset == 0 && !header.rndv && payload.size == header.size &&
+      arrive_expected(header.source, header.tag, header.seq, payload))
+    return;
+  Incoming* in = live(header.source, header.seq);
+  if (!in) {
     if (header.seq < peer(header.source).expected) {
       // A fragment of a message whose turn is past but which is gone: a
       // duplicate or a corrupt header. Drop it.
       ++stats_.bad_headers;
       return;
     }
-    it = live_.emplace(key, std::make_unique<Incoming>(header)).first;
-  } else if (it->second->size != header.size || it->second->tag != header.tag) {
+    in = make_live(header);
+    if (!in) {
+      ++stats_.bad_headers;
+      return;
+    }
+  } else if (in->size != header.size || in->tag != header.tag) {
     ++stats_.bad_headers;
     return;
   }
   match_in_order(header.source);
   // Matching may have finished the message (an empty one) or handed it to
   // its rendezvous stages; only eager bytes remain to place.
-  it = live_.find(key);
-  if (it != live_.end() && !it->second->rndv)
-    deliver(*it->second, offset, payload);
+  in = live(header.source, header.seq);
+  if (in && !in->rndv)
+    deliver(*in, offset, payload);
 }
 
 void Worker::match_in_order(Rank source) {
   std::uint64_t& expected = peer(source).expected;
   for (;;) {
-    auto it = live_.find({source, expected});
-    if (it == live_.end() || it->second->matched)
+    Incoming* next = live(source, expected);
+    if (!next || next->matched)
       return;
-    Incoming& in = *it->second;
+    Incoming& in = *next;
     in.matched = true;
     ++expected;
-    auto posted = std::find_if(posted_.begin(), posted_.end(), [&](Request* r) { return tag_matches(*r, in.tag); });
-    if (posted != posted_.end()) {
-      Request* r = *posted;
-      posted_.erase(posted);
+    if (Request* r = take_posted(in.tag)) {
       bind(in, *r);
     } else {
       ++stats_.unexpected;
       unexpected_.push_back(&in);
     }
   }
+}
+
+Request* Worker::take_posted(Tag tag) {
+  // Receives are mostly matched in the order they were posted: the first
+  // one is taken without the deque's general erase.
+  if (posted_.empty())
+    return nullptr;
+  if (Request* first = posted_.front(); tag_matches(*first, tag)) {
+    posted_.pop_front();
+    return first;
+  }
+  auto it = std::find_if(std::next(posted_.begin()), posted_.end(), [&](Request* r) { return tag_matches(*r, tag); });
+  if (it == posted_.end())
+    return nullptr;
+  Request* r = *it;
+  posted_.erase(it);
+  return r;
 }
 
 void Worker::adopt(Request& r, const Incoming& in) {
@@ -144,8 +175,68 @@ void Worker::finish_if_complete(Incoming& in) {
   complete(r, r.length > r.recv_buf.size ? Status::Error : Status::Ok);
 }
 
+Incoming* Worker::live(Rank source, std::uint64_t seq) {
+  const PeerState& p = peer(source);
+  if (p.window == kNoWindow)
+    return nullptr;
+  const LiveWindow& w = windows_[p.window];
+  if (seq < w.base || seq - w.base >= w.slots.size() - w.head)
+    return nullptr;
+  return w.slots[w.head + (seq - w.base)];
+}
+
+Incoming* Worker::make_live(const Incoming& header) {
+  PeerState& p = peer(header.source);
+  if (header.seq - p.expected >= kMaxEarly)
+    return nullptr;
+  if (p.window == kNoWindow) {
+    if (free_windows_.empty()) {
+      free_windows_.push_back(static_cast<std::uint32_t>(windows_.size()));
+      windows_.emplace_back();
+    }
+    p.window = free_windows_.back();
+    free_windows_.pop_back();
+    LiveWindow& fresh = windows_[p.window];
+    fresh.slots.clear();
+    fresh.head = 0;
+    fresh.base = p.expected;
+    fresh.count = 0;
+  }
+  LiveWindow& w = windows_[p.window];
+  const std::size_t slot = w.head + (header.seq - w.base);
+  if (slot >= w.slots.size())
+    w.slots.resize(slot + 1, nullptr);
+  if (spare_incoming_.empty()) {
+    incoming_pool_.push_back(std::make_unique<Incoming>());
+    spare_incoming_.push_back(incoming_pool_.back().get());
+  }
+  Incoming* in = spare_incoming_.back();
+  spare_incoming_.pop_back();
+  *in = header;  // keeps the capacity of the pooled Incoming's vectors
+  w.slots[slot] = in;
+  ++w.count;
+  return in;
+}
+
 void Worker::forget(const Incoming& in) {
-  live_.erase({in.source, in.seq});
+  PeerState& p = peer(in.source);
+  LiveWindow& w = windows_[p.window];
+  Incoming*& slot = w.slots[w.head + (in.seq - w.base)];
+  spare_incoming_.push_back(slot);
+  slot = nullptr;
+  if (--w.count == 0) {
+    free_windows_.push_back(p.window);
+    p.window = kNoWindow;
+    return;
+  }
+  while (!w.slots[w.head] && w.base < p.expected) {
+    ++w.head;
+    ++w.base;
+  }
+  if (w.head > 64 && 2 * w.head > w.slots.size()) {
+    w.slots.erase(w.slots.begin(), w.slots.begin() + static_cast<std::ptrdiff_t>(w.head));
+    w.head = 0;
+  }
 }
 
 void Worker::buffer_bytes(std::ptrdiff_t delta) {

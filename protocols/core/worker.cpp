@@ -23,13 +23,12 @@ void Worker::configure(SelectConfig config) {
   config_ = std::move(config);
   tables_.clear();
   for (PeerState& p : peers_)
-    p.table = nullptr;
+    p.table = 0;
+  last_table_ = nullptr;
 }
 
-const ThresholdTable& Worker::table(Rank peer) {
+const ThresholdTable& Worker::build_table(Rank peer) {
   PeerState& state = this->peer(peer);
-  if (state.table)
-    return *state.table;
   // The table depends on the lanes and copy bandwidths only, not on the
   // nodes' names.
   const Path& path = transport_.path(peer);
@@ -42,8 +41,8 @@ const ThresholdTable& Worker::table(Rank peer) {
     tables_.emplace_back(path, std::make_unique<ThresholdTable>(ThresholdTable::build(path, config_)));
     shared = std::prev(tables_.end());
   }
-  state.table = shared->second.get();
-  return *state.table;
+  state.table = static_cast<std::uint32_t>(shared - tables_.begin()) + 1;
+  return *shared->second;
 }
 
 Request* Worker::allocate(RequestKind kind) {
@@ -56,20 +55,7 @@ Request* Worker::allocate(RequestKind kind) {
     pool_.push_back(std::make_unique<Request>());
   }
   Request& r = *pool_[id];
-  // Reset, keeping the vectors' capacity: no allocation per request.
-  auto lanes = std::move(r.lanes);
-  auto credit = std::move(r.lane_credit);
-  auto regions = std::move(r.regions);
-  auto remote = std::move(r.remote);
-  r = Request{};
-  lanes.clear(); credit.clear(); regions.clear(); remote.clear();
-  r.lanes = std::move(lanes);
-  r.lane_credit = std::move(credit);
-  r.regions = std::move(regions);
-  r.remote = std::move(remote);
-  r.id = id;
-  r.live = true;
-  r.kind = kind;
+  r.reuse(id, kind);
   return &r;
 }
 
@@ -93,7 +79,13 @@ Request* Worker::tag_send(Rank peer, ConstBuffer buffer, Tag tag) {
   r->send_buf = buffer;
   r->length = buffer.size;
   r->seq = this->peer(peer).send_seq++;
-  const ProtoChoice* choice = table(peer).lookup(buffer.size);
+  const ThresholdTable& t = table(peer);
+  if (&t != last_table_ || buffer.size != last_size_) {
+    last_choice_ = t.lookup(buffer.size);
+    last_table_ = &t;
+    last_size_ = buffer.size;
+  }
+  const ProtoChoice* choice = last_choice_;
   if (!choice) {
     // No protocol covers this size under the current settings (a forced
     // protocol that stops short): the send fails instead of guessing.
@@ -114,7 +106,10 @@ Request* Worker::tag_recv(MutableBuffer buffer, Tag tag, Tag mask) {
   for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
     if (tag_matches(*r, (*it)->tag)) {
       Incoming* in = *it;
-      unexpected_.erase(it);
+      if (it == unexpected_.begin())
+        unexpected_.pop_front();
+      else
+        unexpected_.erase(it);
       bind(*in, *r);
       return r;
     }
@@ -160,27 +155,33 @@ void Worker::complete(Request& request, Status status) {
   request.done = true;
 }
 
-std::vector<MemoryRegion> Worker::reg(Rank peer, const std::vector<LaneShare>& lanes, const std::byte* base,
-                                      Bytes size) {
-  std::vector<MemoryRegion> out;
-  for (const LaneShare& share : lanes) {
+void Worker::reg(Request& request, const std::byte* base, Bytes size) {
+  request.regions.clear();
+  for (const LaneShare& share : request.lanes) {
     if (!config_.reg_cache) {
-      out.push_back(transport_.reg(peer, share.lane, base, size));
+      request.regions.push_back(transport_.reg(request.peer, share.lane, base, size));
       continue;
     }
-    const auto key = std::make_tuple(peer, share.lane, base, size);
-    auto it = reg_cache_.find(key);
-    if (it == reg_cache_.end())
-      it = reg_cache_.emplace(key, transport_.reg(peer, share.lane, base, size)).first;
-    out.push_back(it->second);
+    if (const MemoryRegion* cached = reg_cache_.acquire(request.peer, share.lane, base, size)) {
+      request.regions.push_back(*cached);
+      continue;
+    }
+    const MemoryRegion region = transport_.reg(request.peer, share.lane, base, size);
+    reg_cache_.insert(request.peer, share.lane, region, evicted_);
+    request.regions.push_back(region);
   }
-  return out;
+  for (const MemoryRegion& region : evicted_)
+    transport_.dereg(region);
+  evicted_.clear();
 }
 
 void Worker::release_regions(Request& request) {
-  if (!config_.reg_cache)
-    for (const MemoryRegion& region : request.regions)
+  for (const MemoryRegion& region : request.regions) {
+    if (config_.reg_cache)
+      reg_cache_.release(request.peer, region);
+    else
       transport_.dereg(region);
+  }
   request.regions.clear();
 }
 

@@ -10,16 +10,15 @@
 //   w.release(s); w.release(r);
 #pragma once
 
+#include <algorithm>
 #include <deque>
-#include <list>
-#include <map>
 #include <memory>
-#include <tuple>
 #include <optional>
 #include <unordered_map>
 #include <vector>
 
 #include "protocols/core/arrived.hpp"
+#include "protocols/core/reg_cache.hpp"
 #include "protocols/core/request.hpp"
 #include "protocols/core/transport.hpp"
 #include "protocols/select/threshold_table.hpp"
@@ -64,6 +63,11 @@ struct Incoming {
 
 class Worker {
  public:
+  /// How far past the next message to match a message may be numbered
+  /// (messages from one peer that came before an earlier one began); a
+  /// header past it is corrupt, and dropped.
+  static constexpr std::uint64_t kMaxEarly = std::uint64_t{1} << 20;
+
   Worker(Transport& transport, SelectConfig config);
   /// Flushes (see flush()), then leaves the transport handlers that drop
   /// what still arrives.
@@ -95,7 +99,10 @@ class Worker {
   void configure(SelectConfig config);
   const SelectConfig& config() const { return config_; }
   /// The thresholds table toward `peer`, built on first use.
-  const ThresholdTable& table(Rank peer);
+  const ThresholdTable& table(Rank peer) {
+    const PeerState& state = this->peer(peer);
+    return state.table ? *tables_[state.table - 1].second : build_table(peer);
+  }
   const WorkerStats& stats() const { return stats_; }
   /// Starts a new peak of held bytes from what is held now.
   void reset_buffered_peak() { stats_.buffered_peak = stats_.buffered_now; }
@@ -116,6 +123,9 @@ class Worker {
   /// (or the unexpected queue) in sequence order, then delivers `payload` at
   /// `offset`. Eager messages complete when all their bytes are in.
   void arrive(const Incoming& header, Bytes offset, ConstBuffer payload);
+  /// arrive() for a whole eager message, its header's fields as they came:
+  /// the common case (its turn, its receive posted) builds no Incoming.
+  void arrive_eager(Rank source, Tag tag, std::uint64_t seq, ConstBuffer payload);
   /// Copies what fits of `payload` into the receive's buffer at `offset`
   /// and counts it in `received` (a longer message is truncated there).
   void place(Request& r, Bytes offset, ConstBuffer payload);
@@ -124,9 +134,12 @@ class Worker {
   void complete(Request& request, Status status = Status::Ok);
   /// The request with this id, if it is live and of this kind.
   Request* find(Request::Id id, RequestKind kind);
-  /// Registrations of `buffer` on `lanes` toward `peer` (from the cache when
-  /// it is on); released with release_regions() when the cache is off.
-  std::vector<MemoryRegion> reg(Rank peer, const std::vector<LaneShare>& lanes, const std::byte* base, Bytes size);
+  /// Registers [base, base + size) on each of `request.lanes` toward its
+  /// peer, into `request.regions` (whose capacity stays with the pooled
+  /// request): from the registration cache when it is on.
+  void reg(Request& request, const std::byte* base, Bytes size);
+  /// Done with `request.regions`: deregistered when the cache is off,
+  /// handed back to the cache (which may deregister them later) when on.
   void release_regions(Request& request);
   /// The next lane of a striped transfer, by smooth weighted round-robin.
   std::size_t next_lane(Request& request);
@@ -134,13 +147,24 @@ class Worker {
 
  private:
   Request* allocate(RequestKind kind);
+  const ThresholdTable& build_table(Rank peer);
   void fail_requests();
   void match_in_order(Rank source);
+  /// The first posted receive whose tag matches, taken off the posted queue;
+  /// null when none does.
+  Request* take_posted(Tag tag);
   void adopt(Request& r, const Incoming& in);
   void bind(Incoming& in, Request& request);
   void deliver(Incoming& in, Bytes offset, ConstBuffer payload);
   void finish_if_complete(Incoming& in);
-  bool arrive_expected(const Incoming& header, ConstBuffer payload);
+  bool arrive_expected(Rank source, Tag tag, std::uint64_t seq, ConstBuffer payload);
+  /// The live message (source, seq), or null.
+  Incoming* live(Rank source, std::uint64_t seq);
+  /// A live message made from `header`, from the pool; null (a corrupt
+  /// header) when its number is past kMaxEarly ahead of the next to match.
+  Incoming* make_live(const Incoming& header);
+  /// The message is done or handed to its rendezvous stages: off the live
+  /// list and back to the pool.
   void forget(const Incoming& in);
   void buffer_bytes(std::ptrdiff_t delta);
   bool tag_matches(const Request& r, Tag tag) const { return ((r.want ^ tag) & r.tag_mask) == 0; }
@@ -151,28 +175,51 @@ class Worker {
   /// route share one), and which one each peer uses.
   std::vector<std::pair<Path, std::unique_ptr<ThresholdTable>>> tables_;
   /// What the worker keeps per peer, indexed by rank (grown on demand).
+  /// 24 bytes: a rank of a large run keeps one for every peer.
   struct PeerState {
-    const ThresholdTable* table = nullptr;
     std::uint64_t send_seq = 0;   ///< the next sequence number to send
     std::uint64_t expected = 0;   ///< the next sequence number to match
+    std::uint32_t table = 0;      ///< 1 + its table's index in tables_, or 0 before the first use
+    std::uint32_t window = kNoWindow;  ///< its live messages' window in windows_, while it has any
+  };
+  static constexpr std::uint32_t kNoWindow = ~std::uint32_t{0};
+  /// One peer's messages in from their first byte until done, by sequence
+  /// number: slots[head + (seq - base)], null where none is (done, or not
+  /// in yet). `base` never passes the peer's `expected`. Windows come from
+  /// a pool and go back to it when their last message is done, so that a
+  /// peer with none costs nothing but its index.
+  struct LiveWindow {
+    std::vector<Incoming*> slots;
+    std::size_t head = 0;
+    std::uint64_t base = 0;
+    std::size_t count = 0;  ///< live messages in it
   };
   PeerState& peer(Rank r) {
     if (r >= peers_.size())
-      peers_.resize(r + 1);
+      peers_.resize(std::max<std::size_t>(r + 1, transport_.size()));  // all at once: no doubling
     return peers_[r];
   }
   std::vector<PeerState> peers_;
+  std::vector<LiveWindow> windows_;
+  std::vector<std::uint32_t> free_windows_;
+  /// The last send's table, size and choice: a sender that repeats its
+  /// size toward peers of one table skips the table's search.
+  const ThresholdTable* last_table_ = nullptr;
+  Bytes last_size_ = 0;
+  const ProtoChoice* last_choice_ = nullptr;
   std::vector<std::unique_ptr<Request>> pool_;
   std::vector<Request::Id> free_;
   std::deque<std::function<Status()>> pending_;
 
-  // Matching: every message from its first byte until done, by (source,
-  // seq); the next sequence number to match per source; receives in post
-  // order; unexpected messages in match order.
-  std::map<std::pair<Rank, std::uint64_t>, std::unique_ptr<Incoming>> live_;
+  // Matching: every message from its first byte until done, per source
+  // (PeerState::live), in Incomings from a pool; receives in post order;
+  // unexpected messages in match order.
+  std::vector<std::unique_ptr<Incoming>> incoming_pool_;
+  std::vector<Incoming*> spare_incoming_;
   std::deque<Request*> posted_;
-  std::list<Incoming*> unexpected_;
-  std::map<std::tuple<Rank, std::size_t, const std::byte*, Bytes>, MemoryRegion> reg_cache_;
+  std::deque<Incoming*> unexpected_;
+  RegCache reg_cache_;
+  std::vector<MemoryRegion> evicted_;  ///< the cache's leftovers to deregister, kept for its capacity
   WorkerStats stats_;
 };
 

@@ -74,7 +74,7 @@ void send_multi(Worker& worker, Request& req, bool zcopy) {
   const Bytes payload = fragment_payload(worker.transport().path(req.peer), req.lanes, zcopy);
   const AmMode mode = zcopy ? AmMode::Zcopy : AmMode::Bcopy;
   if (zcopy)
-    req.regions = worker.reg(req.peer, req.lanes, req.send_buf.data, req.length);
+    worker.reg(req, req.send_buf.data, req.length);
   stages::send_fragments(worker, req, wire::kAmMulti, mode, payload, [&req](wire::FragmentHeader& header, Bytes offset) {
     header.put(req.tag).put(req.seq).put(req.length).put(offset);
   });

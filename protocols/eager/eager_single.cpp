@@ -60,13 +60,16 @@ std::optional<ProtoCandidate> probe_zcopy(const ProbeContext& ctx) {
 void send_eager(Worker& worker, Request& req, AmMode mode) {
   const std::size_t lane = req.lanes.front().lane;
   if (mode == AmMode::Zcopy)
-    req.regions = worker.reg(req.peer, req.lanes, req.send_buf.data, req.length);
+    worker.reg(req, req.send_buf.data, req.length);
   wire::EagerHeader header;
   header.put(req.tag).put(req.seq);
   stages::part_started(req);
   worker.submit([&worker, &req, lane, mode, header]() {
-    const Status st = worker.transport().am_send(lane, req.peer, wire::kAmEager, header.bytes(), req.send_buf, mode,
-                                                 [&worker, &req](Status s) { stages::part_done(worker, req, s, true); });
+    // Short and bcopy are done at return: no completion is built for them.
+    const Status st = worker.transport().am_send(
+        lane, req.peer, wire::kAmEager, header.bytes(), req.send_buf, mode,
+        mode == AmMode::Zcopy ? Completion([&worker, &req](Status s) { stages::part_done(worker, req, s, true); })
+                              : Completion());
     if (st == Status::Ok || st == Status::Error)
       stages::part_done(worker, req, st, true);
     return st;
@@ -90,16 +93,13 @@ void send_zcopy(Worker& worker, Request& req) {
 // The receiver's stage: {tag, seq} + the whole payload.
 void eager_handle(Worker& worker, const AmMessage& msg) {
   wire::HeaderReader header(msg.header);
-  Incoming in;
-  in.tag = header.get();
-  in.seq = header.get();
+  const Tag tag = header.get();
+  const std::uint64_t seq = header.get();
   if (!header.exact()) {
     worker.count_bad_header();
     return;
   }
-  in.source = msg.source;
-  in.size = msg.payload.size;
-  worker.arrive(in, 0, msg.payload);
+  worker.arrive_eager(msg.source, tag, seq, msg.payload);
 }
 
 const Protocol eager_short_proto{.name = "eager/short",

@@ -71,7 +71,7 @@ std::optional<ProtoCandidate> probe_rndv_am(const ProbeContext& ctx) {
 // The Rts stage.
 void send_rndv_am(Worker& worker, Request& req) {
   req.set_stage(RndvAmStage::Rts);
-  req.regions = worker.reg(req.peer, req.lanes, req.send_buf.data, req.length);
+  worker.reg(req, req.send_buf.data, req.length);
   send_rts(worker, req, {});
 }
 

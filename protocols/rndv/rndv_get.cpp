@@ -67,7 +67,7 @@ std::optional<ProtoCandidate> probe_rndv_get(const ProbeContext& ctx) {
 // The Rts stage.
 void send_rndv_get(Worker& worker, Request& req) {
   req.set_stage(RndvGetStage::Rts);
-  req.regions = worker.reg(req.peer, req.lanes, req.send_buf.data, req.length);
+  worker.reg(req, req.send_buf.data, req.length);
   std::vector<std::pair<std::size_t, RemoteAddr>> remote;
   for (std::size_t i = 0; i < req.lanes.size(); ++i)
     remote.emplace_back(req.lanes[i].lane, worker.transport().remote_addr(req.regions[i], req.send_buf.data));
@@ -103,7 +103,7 @@ void recv_start_rndv_get(Worker& worker, Request& req) {
     finish_gets(worker, req);
     return;
   }
-  req.regions = worker.reg(req.peer, req.lanes, req.recv_buf.data, fit);
+  worker.reg(req, req.recv_buf.data, fit);
   double before = 0;
   Bytes start = 0;
   for (std::size_t i = 0; i < req.lanes.size(); ++i) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <new>
@@ -64,7 +65,7 @@ std::byte* map_and_close(int fd, std::size_t bytes, const std::string& name) {
 
 std::uint32_t cells_per_ring(Rank size) {
   const std::size_t fit = kSegmentBudget / (std::size_t{std::max<Rank>(size, 1)} * kCellSize);
-  return static_cast<std::uint32_t>(std::clamp<std::size_t>(fit, 16, 256));
+  return static_cast<std::uint32_t>(std::bit_floor(std::clamp<std::size_t>(fit, 16, 256)));
 }
 
 Segment Segment::create(const std::string& name, Rank owner, Rank size) {

@@ -16,6 +16,8 @@
 #pragma once
 
 #include <atomic>
+#include <bit>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -41,8 +43,12 @@ static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free, "cells need l
 class Ring {
  public:
   Ring() = default;
+  /// `cells` is a power of two, so that a position finds its cell with a
+  /// mask: a division would sit in the polling loop a message waits on.
   Ring(std::byte* base, std::uint32_t cells, std::uint32_t cell_size)
-      : base_(base), cells_(cells), cell_size_(cell_size) {}
+      : base_(base), cells_(cells), cell_size_(cell_size) {
+    assert(std::has_single_bit(cells) && "a ring's cells are a power of two");
+  }
 
   /// Bytes of AM header and payload that one cell holds.
   Bytes room() const { return cell_size_ - sizeof(Cell); }
@@ -66,7 +72,7 @@ class Ring {
   void release(Cell* c, std::uint64_t pos) const { seq(c).store(pos + cells_, std::memory_order_release); }
 
  private:
-  Cell* cell(std::uint64_t pos) const { return reinterpret_cast<Cell*>(base_ + (pos % cells_) * cell_size_); }
+  Cell* cell(std::uint64_t pos) const { return reinterpret_cast<Cell*>(base_ + (pos & (cells_ - 1)) * cell_size_); }
   static std::atomic_ref<std::uint64_t> seq(Cell* c) { return std::atomic_ref<std::uint64_t>(c->seq); }
 
   std::byte* base_ = nullptr;
@@ -83,7 +89,8 @@ inline constexpr std::size_t kSignalWords = 64;
 inline constexpr std::size_t kSignalStride = 64;
 
 /// Cells per ring: 256 when the ranks are few, fewer when they are many,
-/// so that a segment (one ring per sender) stays near 32 MiB; never under 16.
+/// so that a segment (one ring per sender) stays near 32 MiB; never under
+/// 16, and always a power of two.
 std::uint32_t cells_per_ring(Rank size);
 
 /// One rank's segment mapped into this process: created by its owner,
