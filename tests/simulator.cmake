@@ -24,7 +24,7 @@ target_compile_definitions(run_cli_test PRIVATE XOVER_BINARY="$<TARGET_FILE:xove
 add_dependencies(run_cli_test xover)
 gtest_discover_tests(run_cli_test)
 
-add_executable(matching_test matching_test.cpp matching_limits_test.cpp support/backend.cpp)
+add_executable(matching_test matching_test.cpp matching_load_test.cpp matching_limits_test.cpp support/backend.cpp)
 target_include_directories(matching_test PRIVATE ${PROJECT_SOURCE_DIR})
 target_link_libraries(matching_test PRIVATE xover::sim xover::runtime GTest::gtest_main)
 target_compile_definitions(matching_test PRIVATE XOVER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
