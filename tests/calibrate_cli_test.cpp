@@ -55,6 +55,11 @@ TEST(CalibrateCli, QuickShmRunWritesAPlatformThatLoads) {
   EXPECT_THAT(xml, HasSubstr("rel RMS"));
   EXPECT_THAT(xml, HasSubstr("protocol eager/bcopy"));
   EXPECT_THAT(xml, HasSubstr("memcpy bandwidth: "));
+  // Rounds until stable or the time limit, said as they go and in the file.
+  EXPECT_THAT(r.err, HasSubstr("xover calibrate: round 1, "));
+  EXPECT_THAT(r.err, HasSubstr("xover calibrate: round 2, "));
+  EXPECT_THAT(xml, HasSubstr("sampling: "));
+  EXPECT_THAT(xml, HasSubstr(" rounds in "));
 
   // The mm lane: overheads and latency measured, positive and finite.
   const std::size_t mm = xml.find("<link id=\"mm\"");
@@ -102,6 +107,7 @@ TEST(CalibrateCli, BadInputExitsTwoWithAMessage) {
            {"--backend shm --out /nonexistent-dir/x.xml", "no directory /nonexistent-dir"},
            {"--backend shm --out /tmp", "names a directory"},
            {"--backend shm --timeout -1", "--timeout must be a positive number"},
+           {"--backend shm --time-limit 0", "--time-limit must be a positive number of seconds"},
            {"--backend tcp --tcp-if lo,lo", "--tcp-if takes one interface"},
            {"--backend shm --frobnicate", "unrecognised option"},
        }) {

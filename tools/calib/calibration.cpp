@@ -296,6 +296,8 @@ Calibration calibrate(const Measurements& m) {
   out.draft.title = "Calibrated on " + m.host + " by xover calibrate with backend " + m.backend + ", " + m.date +
                     ". Measurements of that one machine, not typical values. Fits (least squares; sizes s and n in "
                     "bytes):";
+  if (!m.sampling.empty())
+    out.draft.comments.push_back("sampling: " + m.sampling);
   std::vector<FittedLane> lanes;
   for (const LaneMeasurement& lane : m.lanes)
     for (FittedLane& fitted : fit_lane(lane, m, out))
