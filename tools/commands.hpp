@@ -90,6 +90,7 @@ int crossover_command(const std::vector<std::string>& args);
 int plot_command(const std::vector<std::string>& args);
 int compare_command(const std::vector<std::string>& args);
 int calibrate_command(const std::vector<std::string>& args);
+int validate_command(const std::vector<std::string>& args);
 int info_command(const std::vector<std::string>& args);
 
 }  // namespace xover::tools
