@@ -68,6 +68,7 @@ TEST(ValidateCli, ShortShmRunGivesTheJsonAndTheVerdictsExitStatus) {
       "\"hw_worst\", \"within\"));"
       " assert d[\"crossovers\"] == [] and \"sim\" in d[\"handovers\"] and \"hw\" in d[\"handovers\"];"
       " assert d[\"ucx\"] is None or \"v2_rows\" in d[\"ucx\"];"
+      " assert d[\"load\"][\"cores\"] >= 1 and d[\"load\"][\"before\"] >= 0 and d[\"load\"][\"after\"] >= 0;"
       " assert d[\"passed\"] is True and d[\"misses\"] == []' " +
       dir + ".json");
   EXPECT_EQ(shape.status, 0) << shape.out << shape.err;
@@ -78,6 +79,7 @@ TEST(ValidateCli, ShortShmRunGivesTheJsonAndTheVerdictsExitStatus) {
   EXPECT_THAT(fail.out, HasSubstr("eager: median |sim - hw| / hw "));
   EXPECT_THAT(fail.out, HasSubstr("verdict: FAIL"));
   EXPECT_THAT(fail.out, HasSubstr("hw vs hw: median"));
+  EXPECT_THAT(fail.out, HasSubstr("# machine load (1-minute average): "));
 }
 
 }  // namespace

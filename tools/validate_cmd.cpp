@@ -13,6 +13,7 @@
 #include <boost/program_options.hpp>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +23,7 @@
 #include "formats/scenario_xml.hpp"
 #include "protocols/workload/workload.hpp"
 #include "runtime/backends.hpp"
+#include "runtime/common.hpp"
 #include "tools/commands.hpp"
 #include "tools/validate_report.hpp"
 
@@ -112,6 +114,12 @@ std::optional<UcxReport> ucx_report(const std::string& backend, const std::strin
       r.version = version->substr(at + 8, version->find('\n', at) - at - 8);
   }
   return r;
+}
+
+/// The 1-minute load average, or 0 when the system does not say.
+double load_average() {
+  double load[1] = {0};
+  return getloadavg(load, 1) == 1 ? load[0] : 0;
 }
 
 struct Options {
@@ -205,6 +213,8 @@ int validate(const Options& o) {
                                          "--time-limit", o.time_limit, "--tcp-if", o.tcp_if},
             dir + "calibrate.log", status))
     return status;
+  report.cores = runtime::node_cores();
+  report.load_before = load_average();
   for (std::size_t k = 1; k <= o.runs; ++k) {
     report.runs.push_back(dir + "hw-" + std::to_string(k) + ".csv");
     if (!step("hardware run " + std::to_string(k) + " of " + std::to_string(o.runs),
@@ -213,6 +223,7 @@ int validate(const Options& o) {
               dir + "hw-" + std::to_string(k) + ".log", status))
       return status;
   }
+  report.load_after = load_average();
   report.sim = dir + "sim.csv";
   if (!step("simulating on " + report.platform,
             {"run", o.scenario, "--platform", report.platform, "--backend", "sim", "--out", report.sim},

@@ -1,5 +1,6 @@
 #include "tools/validate_report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -61,10 +62,17 @@ void print_validation_text(std::ostream& os, const ValidateReport& r) {
      << (r.calibrated ? " (calibrated by this run)" : "") << " against " << r.runs.size()
      << " hardware runs (per point, the median of their medians)\n";
   char limits[160];
-  std::snprintf(limits, sizeof limits, "# limits: median %s, worst %s, crossover factor %.2f\n\n",
+  std::snprintf(limits, sizeof limits, "# limits: median %s, worst %s, crossover factor %.2f\n",
                 pct(v.limits.max_median_error).c_str(), pct(v.limits.max_worst_error).c_str(),
                 v.limits.max_threshold_factor);
   os << limits;
+  char load[200];
+  std::snprintf(load, sizeof load, "# machine load (1-minute average): %.2f before the hardware runs, %.2f after, on %u cores%s\n\n",
+                r.load_before, r.load_after, r.cores,
+                std::max(r.load_before, r.load_after) > r.cores
+                    ? ": busy, the runs shared the cores with other work and their times include waiting for one"
+                    : "");
+  os << load;
   os << cell("curve", 20) << cell("sizes", 7) << cell("sim vs hw: median", 19) << cell("worst", 20)
      << cell("hw vs hw: median", 18) << cell("worst", 9) << "verdict\n";
   for (const CurveValidation& c : v.curves) {
@@ -139,6 +147,11 @@ void print_validation_json(std::ostream& os, const ValidateReport& r) {
   j.key("max_median_error").value(v.limits.max_median_error);
   j.key("max_worst_error").value(v.limits.max_worst_error);
   j.key("max_threshold_factor").value(v.limits.max_threshold_factor);
+  j.end_object();
+  j.key("load").begin_object();
+  j.key("before").value(r.load_before);
+  j.key("after").value(r.load_after);
+  j.key("cores").value(std::uint64_t(r.cores));
   j.end_object();
   j.key("curves").begin_array();
   for (const CurveValidation& c : v.curves) {

@@ -31,6 +31,11 @@ struct ValidateReport {
   Validation validation;
   std::vector<SelectionThreshold> sim_handovers;  ///< the simulation's `auto` hand-overs
   std::vector<SelectionThreshold> hw_handovers;   ///< the hardware reference's
+  /// The 1-minute load average before the first hardware run and after
+  /// the last, and the cores: above the cores, the runs shared them with
+  /// other work, and their times include waiting for one.
+  double load_before = 0, load_after = 0;
+  unsigned cores = 1;
   std::optional<UcxReport> ucx;         ///< none where ucx_info is not installed
   std::string plot;                     ///< the plot, or empty when none was drawn
 };
