@@ -65,7 +65,7 @@ TEST(ValidateCli, ShortShmRunGivesTheJsonAndTheVerdictsExitStatus) {
       " assert d[\"limits\"] == {\"max_median_error\": 1e4, \"max_worst_error\": 1e4, \"max_threshold_factor\": 1.25};"
       " c = d[\"curves\"]; assert [x[\"protocol\"] for x in c] == [\"eager\"] and c[0][\"matched\"] == 4;"
       " assert all(k in c[0] for k in (\"median\", \"worst\", \"worst_rel\", \"worst_size\", \"hw_median\", "
-      "\"hw_worst\", \"within\"));"
+      "\"hw_worst\", \"steady\", \"steady_median\", \"steady_worst\", \"steady_worst_size\", \"within\"));"
       " assert d[\"crossovers\"] == [] and \"sim\" in d[\"handovers\"] and \"hw\" in d[\"handovers\"];"
       " assert d[\"ucx\"] is None or \"v2_rows\" in d[\"ucx\"];"
       " assert d[\"load\"][\"cores\"] >= 1 and d[\"load\"][\"before\"] >= 0 and d[\"load\"][\"after\"] >= 0;"

@@ -8,7 +8,10 @@
 // - Per curve: the median and worst |sim − hw| / hw against that reference
 //   (compare.hpp's errors), and the machine's own reproducibility, the same
 //   figures of each hardware run against each other one, the largest over
-//   the pairs.
+//   the pairs. And the errors again over the steady points alone: those
+//   where the runs' medians agree within max_worst_error (the largest over
+//   the smallest, less one), so that a model error shows apart from the
+//   machine's noise.
 // - Crossovers: the forced curves' crossings (crossovers.hpp) in the
 //   simulation and in the reference, paired by the two protocols; each
 //   hardware crossing takes the simulated crossing of the same pair nearest
@@ -45,6 +48,10 @@ struct CurveValidation {
   Bytes worst_size = 0;
   double hw_median = 0;          ///< the largest median |hw_j − hw_i| / hw_i over the pairs of runs
   double hw_worst = 0;           ///< the largest worst |hw_j − hw_i| / hw_i over the pairs
+  std::size_t steady = 0;        ///< points where the runs' medians agree within max_worst_error
+  double steady_median = 0;      ///< median |sim − hw| / hw over the steady points (0 when none)
+  double steady_worst = 0;       ///< worst |sim − hw| / hw over them, its sign kept
+  Bytes steady_worst_size = 0;
   bool within = false;           ///< median and worst within the limits
 };
 

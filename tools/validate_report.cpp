@@ -74,13 +74,19 @@ void print_validation_text(std::ostream& os, const ValidateReport& r) {
                     : "");
   os << load;
   os << cell("curve", 20) << cell("sizes", 7) << cell("sim vs hw: median", 19) << cell("worst", 20)
-     << cell("hw vs hw: median", 18) << cell("worst", 9) << "verdict\n";
+     << cell("hw vs hw: median", 18) << cell("worst", 10) << cell("steady: sizes", 15) << cell("median", 9)
+     << cell("worst", 20) << "verdict\n";
   for (const CurveValidation& c : v.curves) {
-    char worst[64];
+    char worst[64], steady[64];
     std::snprintf(worst, sizeof worst, "%+.1f %% at %s", c.worst_rel * 100, format_size(c.worst_size).c_str());
+    std::snprintf(steady, sizeof steady, "%+.1f %% at %s", c.steady_worst * 100,
+                  format_size(c.steady_worst_size).c_str());
     os << cell(c.protocol, 20) << cell(std::to_string(c.matched), 7) << cell(pct(c.median), 19) << cell(worst, 20)
-       << cell(pct(c.hw_median), 18) << cell(pct(c.hw_worst), 9) << (c.within ? "ok" : "MISS") << "\n";
+       << cell(pct(c.hw_median), 18) << cell(pct(c.hw_worst), 10) << cell(std::to_string(c.steady), 15)
+       << cell(c.steady ? pct(c.steady_median) : "-", 9) << cell(c.steady ? steady : "-", 20)
+       << (c.within ? "ok" : "MISS") << "\n";
   }
+  os << "(steady: the sizes where the hardware runs' medians agree within the worst-error limit)\n";
   os << "\ncrossovers (the second protocol is faster above the size)\n";
   if (v.crossovers.empty())
     os << "  none in either\n";
@@ -164,6 +170,10 @@ void print_validation_json(std::ostream& os, const ValidateReport& r) {
     j.key("worst_size").value(c.worst_size);
     j.key("hw_median").value(c.hw_median);
     j.key("hw_worst").value(c.hw_worst);
+    j.key("steady").value(std::uint64_t(c.steady));
+    j.key("steady_median").value(c.steady_median);
+    j.key("steady_worst").value(c.steady_worst);
+    j.key("steady_worst_size").value(c.steady_worst_size);
     j.key("within").value(c.within);
     j.end_object();
   }
