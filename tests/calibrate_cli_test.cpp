@@ -55,6 +55,11 @@ TEST(CalibrateCli, QuickShmRunWritesAPlatformThatLoads) {
   EXPECT_THAT(xml, HasSubstr("rel RMS"));
   EXPECT_THAT(xml, HasSubstr("protocol eager/bcopy"));
   EXPECT_THAT(xml, HasSubstr("memcpy bandwidth: "));
+  // Gets, where cross-memory attach is allowed, are timed on bytes the
+  // target has just written, as a rendezvous's are.
+  if (xml.find("<link id=\"cma\"") != std::string::npos) {
+    EXPECT_THAT(xml, HasSubstr("lane cma: get(s), of bytes the target has just written, = "));
+  }
   // Rounds until stable or the time limit, said as they go and in the file.
   EXPECT_THAT(r.err, HasSubstr("xover calibrate: round 1, "));
   EXPECT_THAT(r.err, HasSubstr("xover calibrate: round 2, "));

@@ -36,6 +36,8 @@ TEST(ValidateCli, BadInputExitsTwoWithAMessage) {
            {kSmall + " --backend shm --max-worst-error nan", "non-negative percentages"},
            {kSmall + " --backend shm --max-threshold-factor 0.5", "--max-threshold-factor must be a number of at least 1"},
            {kSmall + " --backend shm --platform /no/such-platform.xml", "--platform /no/such-platform.xml: no such file"},
+           {kSmall + " --backend shm --rounds 0", "--rounds must be at least 1"},
+           {kSmall + " --backend shm --time-limit -5", "--time-limit must be a positive number of seconds"},
            {kSmall + " --backend shm --frobnicate", "unrecognised option"},
        }) {
     const test::CommandResult r = test::run_command(kXover + " validate " + c.args + " --out-dir " + dir);

@@ -184,7 +184,13 @@ std::optional<int> check(const po::variables_map& vm, Options& o) {
   if (ec || !std::filesystem::is_directory(o.dir, ec))
     return bad("--out-dir " + o.dir + ": cannot create the directory");
   o.rounds = std::to_string(vm["rounds"].as<std::size_t>());
-  o.time_limit = std::to_string(vm["time-limit"].as<double>());
+  if (vm["rounds"].as<std::size_t>() < 1)
+    return bad("--rounds must be at least 1");
+  if (!(vm["time-limit"].as<double>() > 0) || !std::isfinite(vm["time-limit"].as<double>()))
+    return bad("--time-limit must be a positive number of seconds");
+  std::ostringstream time_limit;
+  time_limit << vm["time-limit"].as<double>();
+  o.time_limit = time_limit.str();
   o.tcp_if = vm["tcp-if"].as<std::string>();
   o.json = vm.count("json") > 0;
   return std::nullopt;

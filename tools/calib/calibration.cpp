@@ -123,7 +123,7 @@ std::vector<FittedLane> fit_lane(const LaneMeasurement& lm, const Measurements& 
       t.push_back(p.time);
     }
     const LineFit g = fit_line(s, t, Weighting::Relative);
-    lines.push_back(who + "get(s) = " + describe(g));
+    lines.push_back(who + "get(s), of bytes the target has just written, = " + describe(g));
     if (!(g.m > 0))
       throw std::invalid_argument(who + "the get time does not grow with the size: no bandwidth to fit");
     a.bandwidth = 1 / g.m;
