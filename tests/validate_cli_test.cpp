@@ -34,8 +34,10 @@ TEST(ValidateCli, BadInputExitsTwoWithAMessage) {
            {kSmall + " --backend shm --runs 1", "--runs must be at least 2"},
            {kSmall + " --backend shm --max-median-error -1", "non-negative percentages"},
            {kSmall + " --backend shm --max-worst-error nan", "non-negative percentages"},
-           {kSmall + " --backend shm --max-threshold-factor 0.5", "--max-threshold-factor must be a number of at least 1"},
-           {kSmall + " --backend shm --platform /no/such-platform.xml", "--platform /no/such-platform.xml: no such file"},
+           {kSmall + " --backend shm --max-threshold-factor 0.5",
+            "--max-threshold-factor must be a number of at least 1"},
+           {kSmall + " --backend shm --platform /no/such-platform.xml",
+            "--platform /no/such-platform.xml: no such file"},
            {kSmall + " --backend shm --rounds 0", "--rounds must be at least 1"},
            {kSmall + " --backend shm --time-limit -5", "--time-limit must be a positive number of seconds"},
            {kSmall + " --backend shm --frobnicate", "unrecognised option"},
@@ -45,7 +47,8 @@ TEST(ValidateCli, BadInputExitsTwoWithAMessage) {
     EXPECT_THAT(r.err, HasSubstr(c.message)) << c.args;
   }
   EXPECT_FALSE(std::filesystem::exists(dir + "/hw-1.csv"));
-  const test::CommandResult r = test::run_command(kXover + " validate " + kSmall + " --backend shm --out-dir /proc/no-dir");
+  const test::CommandResult r =
+      test::run_command(kXover + " validate " + kSmall + " --backend shm --out-dir /proc/no-dir");
   EXPECT_EQ(r.status, 2);
   EXPECT_THAT(r.err, HasSubstr("--out-dir /proc/no-dir: cannot create the directory"));
 }

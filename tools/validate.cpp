@@ -70,7 +70,8 @@ ResultsFile hardware_reference(const std::vector<ResultsFile>& runs) {
     row.t_p10_us = median_of(&ResultRow::t_p10_us);
     row.t_p90_us = median_of(&ResultRow::t_p90_us);
     row.bandwidth_MBps = median_of(&ResultRow::bandwidth_MBps);
-    const bool intervals = std::all_of(rows.begin(), rows.end(), [](const ResultRow* r) { return r->t_ci_lo_us.has_value(); });
+    const bool intervals =
+        std::all_of(rows.begin(), rows.end(), [](const ResultRow* r) { return r->t_ci_lo_us.has_value(); });
     row.t_ci_lo_us = row.t_ci_hi_us = std::nullopt;
     if (intervals) {
       row.t_ci_lo_us = row.t_median_us;

@@ -66,8 +66,9 @@ void print_validation_text(std::ostream& os, const ValidateReport& r) {
                 pct(v.limits.max_median_error).c_str(), pct(v.limits.max_worst_error).c_str(),
                 v.limits.max_threshold_factor);
   os << limits;
-  char load[200];
-  std::snprintf(load, sizeof load, "# machine load (1-minute average): %.2f before the hardware runs, %.2f after, on %u cores%s\n\n",
+  char load[256];
+  std::snprintf(load, sizeof load,
+                "# machine load (1-minute average): %.2f before the hardware runs, %.2f after, on %u cores%s\n\n",
                 r.load_before, r.load_after, r.cores,
                 std::max(r.load_before, r.load_after) > r.cores
                     ? ": busy, the runs shared the cores with other work and their times include waiting for one"
