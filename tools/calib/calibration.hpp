@@ -64,6 +64,15 @@ struct Calibration {
   Seconds device_o_burst = 0;            ///< Measurements::device_o_burst, for the report
 };
 
+/// The copy bandwidth M with which `curve`'s model on `path` (path's own
+/// memcpy figures replaced by M at both ends) best fits the measured times
+/// `sweep` (size, median seconds): relative least squares, searched over M
+/// from a quarter to four times path.memcpy_bw_local on a log scale, then
+/// refined (golden section). Sizes the forced protocol does not carry are
+/// left out; path.memcpy_bw_local when none is left.
+BytesPerSecond fit_copy_bandwidth(const Path& path, const std::string& curve,
+                                  const std::vector<std::pair<Bytes, Seconds>>& sweep);
+
 /// Fits every lane and protocol and drafts the platform.
 /// @throws std::invalid_argument when a lane has too few points to fit.
 Calibration calibrate(const Measurements& m);
