@@ -258,7 +258,8 @@ void fit_copy_from_sweep(const Measurements& m, Calibration& out) {
   const Path path{"node0", "node1", out.draft.lanes, out.draft.memcpy_bw, out.draft.memcpy_bw};
   const BytesPerSecond stream = out.draft.memcpy_bw;
   out.draft.memcpy_bw = fit_copy_bandwidth(path, curve, sweep);
-  out.draft.comments.push_back(format("memcpy bandwidth: %.4f GB/s, fitted to the ", out.draft.memcpy_bw / 1e9) +
+  out.draft.comments.push_back(format("memcpy bandwidth written to the platform: %.4f GB/s, fitted to the ",
+                                      out.draft.memcpy_bw / 1e9) +
                                curve + format(" sweep (relative least squares over %.0f sizes; the stream gave %.4f "
                                               "GB/s: copies that fit the caches run faster)",
                                               static_cast<double>(sweep.size()), stream / 1e9));
