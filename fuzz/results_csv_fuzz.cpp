@@ -5,8 +5,9 @@
 // Input: one CSV, or two joined by a form feed (a simulation's and a
 // hardware run's); without one the file is compared with itself.
 // Checks: a bad file throws ResultsCsvError and nothing else; an accepted
-// file has rows, positive medians, finite non-negative numbers and no
-// (protocol, size) twice; compare throws CompareError or gives finite errors.
+// file has rows, positive medians, finite non-negative numbers, medians
+// inside their confidence intervals and no (protocol, size) twice; compare
+// throws CompareError or gives finite errors.
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -44,6 +45,10 @@ void check_file(const ResultsFile& file) {
     check(finite_non_negative(row.t_p10_us) && finite_non_negative(row.t_p90_us) &&
               finite_non_negative(row.bandwidth_MBps) && (!row.model_us || finite_non_negative(*row.model_us)),
           "numbers are finite and not negative");
+    check(row.t_ci_lo_us.has_value() == row.t_ci_hi_us.has_value() &&
+              (!row.t_ci_lo_us || (*row.t_ci_lo_us <= row.t_median_us && row.t_median_us <= *row.t_ci_hi_us &&
+                                   std::isfinite(*row.t_ci_hi_us))),
+          "a confidence interval has both ends, finite, around the median");
     check(seen.insert({row.protocol, row.size}).second, "no (protocol, size) twice");
   }
   selection_thresholds(file);

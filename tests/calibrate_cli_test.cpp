@@ -55,6 +55,16 @@ TEST(CalibrateCli, QuickShmRunWritesAPlatformThatLoads) {
   EXPECT_THAT(xml, HasSubstr("rel RMS"));
   EXPECT_THAT(xml, HasSubstr("protocol eager/bcopy"));
   EXPECT_THAT(xml, HasSubstr("memcpy bandwidth: "));
+  // Gets, where cross-memory attach is allowed, are timed on bytes the
+  // target has just written, as a rendezvous's are.
+  if (xml.find("<link id=\"cma\"") != std::string::npos) {
+    EXPECT_THAT(xml, HasSubstr("lane cma: get(s), of bytes the target has just written, = "));
+  }
+  // Rounds until stable or the time limit, said as they go and in the file.
+  EXPECT_THAT(r.err, HasSubstr("xover calibrate: round 1, "));
+  EXPECT_THAT(r.err, HasSubstr("xover calibrate: round 2, "));
+  EXPECT_THAT(xml, HasSubstr("sampling: "));
+  EXPECT_THAT(xml, HasSubstr(" rounds in "));
 
   // The mm lane: overheads and latency measured, positive and finite.
   const std::size_t mm = xml.find("<link id=\"mm\"");
@@ -102,6 +112,7 @@ TEST(CalibrateCli, BadInputExitsTwoWithAMessage) {
            {"--backend shm --out /nonexistent-dir/x.xml", "no directory /nonexistent-dir"},
            {"--backend shm --out /tmp", "names a directory"},
            {"--backend shm --timeout -1", "--timeout must be a positive number"},
+           {"--backend shm --time-limit 0", "--time-limit must be a positive number of seconds"},
            {"--backend tcp --tcp-if lo,lo", "--tcp-if takes one interface"},
            {"--backend shm --frobnicate", "unrecognised option"},
        }) {

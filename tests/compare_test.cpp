@@ -17,6 +17,15 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
+/// The header of files written before the median's confidence interval:
+/// the rows these tests write by hand end at `notes`.
+std::string notes_header() {
+  std::string header = kCsvHeader;
+  for (int column = 0; column < 2; ++column)
+    header.erase(header.rfind(','));
+  return header;
+}
+
 struct Row {
   std::string protocol;
   std::string selected;
@@ -33,7 +42,7 @@ std::string csv_row(const std::string& backend, const Row& r, const std::string&
 }
 
 ResultsFile results(const std::string& name, const std::string& backend, const std::vector<Row>& rows) {
-  std::string text = std::string(kCsvHeader) + "\n";
+  std::string text = notes_header() + "\n";
   for (const Row& r : rows)
     text += csv_row(backend, r);
   std::istringstream in(text);
@@ -242,10 +251,10 @@ TEST(Compare, UnmeasuredThresholdsSayWhy) {
 
 TEST(Compare, RunsThatCannotBeComparedThrow) {
   const ResultsFile sim = golden_sim();
-  std::istringstream other(std::string(kCsvHeader) + "\n" + csv_row("shm", {kZ, kZ, 1024, 1.0}, "other"));
+  std::istringstream other(notes_header() + "\n" + csv_row("shm", {kZ, kZ, 1024, 1.0}, "other"));
   EXPECT_THAT([&] { compare_results(sim, read_results_csv(other, "o.csv")); },
               ::testing::ThrowsMessage<CompareError>(HasSubstr("o.csv holds 'other'")));
-  std::istringstream stream(std::string(kCsvHeader) + "\ns,shm,p.xml,stream,auto,eager/zcopy,r0:1,1024,20,1,1,1,1,,0,\n");
+  std::istringstream stream(notes_header() + "\ns,shm,p.xml,stream,auto,eager/zcopy,r0:1,1024,20,1,1,1,1,,0,\n");
   EXPECT_THAT([&] { compare_results(sim, read_results_csv(stream, "st.csv")); },
               ::testing::ThrowsMessage<CompareError>(HasSubstr("st.csv a stream one")));
   const ResultsFile disjoint = results("d.csv", "shm", {{kZ, kZ, 3, 1.0}});
@@ -255,7 +264,7 @@ TEST(Compare, RunsThatCannotBeComparedThrow) {
 
 /// The header of files written before the notes column.
 std::string old_header() {
-  const std::string header = kCsvHeader;
+  const std::string header = notes_header();
   return header.substr(0, header.rfind(','));
 }
 
@@ -277,11 +286,37 @@ TEST(ResultsCsv, ReadsQuotedFieldsAndAnEmptyModel) {
 }
 
 TEST(ResultsCsv, ReadsNotes) {
-  const ResultsFile r = parse(std::string(kCsvHeader) +
+  const ResultsFile r = parse(notes_header() +
                               "\ns,shm,vm,alltoall,auto,coll/alltoall/direct,cma,8,20,1.5,1.25,2,5.333,1.5,0,"
                               "\"verified=yes; oversubscribed: 8 ranks × 2 threads on 2 cores\"\n");
   ASSERT_EQ(r.rows.size(), 1u);
   EXPECT_EQ(r.rows[0].notes, "verified=yes; oversubscribed: 8 ranks × 2 threads on 2 cores");
+}
+
+// What `xover run` writes now reads back with the median's interval.
+TEST(ResultsCsv, ReadsTheMediansConfidenceIntervalItWrote) {
+  Results written;
+  Point& p = written.point("auto", 64);
+  p.selected = "eager/short";
+  for (int i = 1; i <= 50; ++i)
+    p.samples.push_back(i * 1e-6);
+  std::ostringstream csv;
+  write_csv(csv, written, "s", "shm", "vm", "pingpong");
+  const ResultsFile r = parse(csv.str());
+  ASSERT_EQ(r.rows.size(), 1u);
+  // 50 samples: ranks floor(25 − 0.98·√50) = 18 and ceil(26 + 0.98·√50) = 33.
+  EXPECT_DOUBLE_EQ(r.rows[0].t_median_us, 25);
+  EXPECT_EQ(r.rows[0].t_ci_lo_us, 18);
+  EXPECT_EQ(r.rows[0].t_ci_hi_us, 33);
+}
+
+TEST(ResultsCsv, AnIntervalThatMissesTheMedianIsRefused) {
+  const std::string head = std::string(kCsvHeader) + "\ns,shm,vm,pingpong,auto,eager/short,r0:1,8,20,1.5,1,2,5,,0,,";
+  EXPECT_THAT([&] { parse(head + "1.6,2\n"); },
+              ::testing::ThrowsMessage<ResultsCsvError>(
+                  "bad.csv:2: the median's confidence interval [1.6, 2] does not hold t_median_us 1.5"));
+  EXPECT_THAT([&] { parse(head + "1,\n"); },
+              ::testing::ThrowsMessage<ResultsCsvError>("bad.csv:2: t_ci_hi_us '' is not a non-negative number"));
 }
 
 struct BadCsv {
@@ -300,7 +335,7 @@ TEST_P(ResultsCsvBad, SaysWhereAndWhat) {
   EXPECT_THAT([&] { parse(GetParam().text); }, ::testing::ThrowsMessage<ResultsCsvError>(GetParam().message));
 }
 
-const std::string kHead = std::string(kCsvHeader) + "\n";
+const std::string kHead = notes_header() + "\n";
 const std::string kGood = "s,sim,p.xml,pingpong,auto,eager/short,r0:1,8,20,1.5,1.5,1.5,5.3,1.5,0,\n";
 
 INSTANTIATE_TEST_SUITE_P(

@@ -56,7 +56,7 @@ void expect_good_csv(const std::string& file, const std::string& backend, const 
   ASSERT_GT(rows.size(), sizes) << file;
   std::size_t on_auto = 0;
   for (std::size_t i = 1; i < rows.size(); ++i) {
-    ASSERT_EQ(rows[i].size(), 16U) << "row " << i;
+    ASSERT_EQ(rows[i].size(), 18U) << "row " << i;
     EXPECT_EQ(rows[i][1], backend);
     EXPECT_EQ(rows[i][8], iterations) << "row " << i;
     EXPECT_EQ(rows[i][14], "0") << "corrupt or missing messages in row " << i;
@@ -157,7 +157,7 @@ TEST_P(HwRun, AlltoallChecksEveryByteAndSaysWhenOversubscribed) {
   const auto rows = test::read_csv(out);
   ASSERT_EQ(rows.size(), 1u + 3 * 3);
   for (std::size_t i = 1; i < rows.size(); ++i) {
-    ASSERT_EQ(rows[i].size(), 16U) << "row " << i;
+    ASSERT_EQ(rows[i].size(), 18U) << "row " << i;
     EXPECT_EQ(rows[i][3], "alltoall");
     EXPECT_EQ(rows[i][8], "5");
     EXPECT_EQ(rows[i][14], "0") << rows[i][15];

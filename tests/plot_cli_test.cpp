@@ -15,6 +15,7 @@ namespace xover {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 const std::string kXover = XOVER_BINARY;
@@ -70,6 +71,17 @@ TEST_F(PlotCli, OverlaysSimulationAndHardwareInSvg) {
   EXPECT_THAT(svg, HasSubstr("shm: auto → rndv/get"));
   EXPECT_THAT(svg, HasSubstr("sim: 4.59K"));  // 4096·2^0.2 B
   EXPECT_THAT(svg, HasSubstr("shm: 2.83K"));  // 2048·√2 B
+}
+
+// A hardware run whose CSV has the median's confidence interval is drawn
+// in its band (a shaded area, alpha 0.12); one without has none.
+TEST_F(PlotCli, DrawsTheHardwaresConfidenceBand) {
+  const std::string with = dir_ + "/with.svg";
+  const std::string without = dir_ + "/without.svg";
+  ASSERT_EQ(test::run_command(kXover + " plot " + kData + "hw_with_interval.csv -o " + with).status, 0);
+  ASSERT_EQ(test::run_command(kXover + " plot " + kData + "hw.csv -o " + without).status, 0);
+  EXPECT_THAT(slurp(with), HasSubstr("fill-opacity: 0.12"));
+  EXPECT_THAT(slurp(without), Not(HasSubstr("fill-opacity: 0.12")));
 }
 
 TEST_F(PlotCli, RunPlotsAfterTheCsv) {

@@ -18,6 +18,25 @@ TEST(Results, QuantilesAreNearestRank) {
   EXPECT_DOUBLE_EQ(p.p90(), 9e-6);
 }
 
+TEST(Results, MedianIntervalTakesTheOrderStatisticsOfLeBoudec) {
+  EXPECT_EQ(median_interval({}), std::make_pair(0.0, 0.0));
+  // Under 6 samples: the whole range.
+  EXPECT_EQ(median_interval({3, 1, 2}), std::make_pair(1.0, 3.0));
+  // 10 samples: ranks floor(5 − 0.98·√10) = 1 and ceil(6 + 0.98·√10) = 10.
+  std::vector<double> ten;
+  for (int i = 10; i >= 1; --i)
+    ten.push_back(i);
+  EXPECT_EQ(median_interval(ten), std::make_pair(1.0, 10.0));
+  // 100 samples: ranks floor(50 − 9.8) = 40 and ceil(51 + 9.8) = 61.
+  Point p;
+  for (int i = 100; i >= 1; --i)
+    p.samples.push_back(i * 1e-6);
+  EXPECT_DOUBLE_EQ(p.median_ci().first, 40e-6);
+  EXPECT_DOUBLE_EQ(p.median_ci().second, 61e-6);
+  EXPECT_LE(p.median_ci().first, p.median());
+  EXPECT_GE(p.median_ci().second, p.median());
+}
+
 TEST(Results, TextRoundTripKeepsEverySampleBitForBit) {
   Results a;
   Point& p = a.point("auto", 4096);
@@ -120,7 +139,7 @@ TEST(Results, NotesTravelAndMergeOnceEach) {
   std::ostringstream csv;
   write_csv(csv, leader, "s", "shm", "vm", "alltoall");
   EXPECT_NE(csv.str().find(",0,\"verified=yes; PE 0: tab here; PE 1: its signal shows 3, not 2: 1 adds too many; "
-                           "oversubscribed: 2 ranks × 2 threads on 2 cores\"\n"),
+                           "oversubscribed: 2 ranks × 2 threads on 2 cores\",0.000000,0.000000\n"),
             std::string::npos)
       << csv.str();
 }

@@ -28,10 +28,11 @@ TEST(RunCli, DefaultScenarioWritesTheResultsCsv) {
   ASSERT_GT(rows.size(), 40u);
   EXPECT_EQ(rows[0], (std::vector<std::string>{"scenario", "backend", "platform", "workload", "protocol", "selected",
                                                 "lanes", "size", "iterations", "t_median_us", "t_p10_us", "t_p90_us",
-                                                "bandwidth_MBps", "model_us", "errors", "notes"}));
+                                                "bandwidth_MBps", "model_us", "errors", "notes", "t_ci_lo_us",
+                                                "t_ci_hi_us"}));
   std::set<std::string> auto_selected;
   for (std::size_t i = 1; i < rows.size(); ++i) {
-    ASSERT_EQ(rows[i].size(), 16u);
+    ASSERT_EQ(rows[i].size(), 18u);
     EXPECT_EQ(rows[i][1], "sim");
     EXPECT_EQ(rows[i][14], "0") << "corrupt or missing messages in row " << i;
     EXPECT_EQ(rows[i][8], "20");

@@ -42,7 +42,7 @@ target_link_libraries(alltoall_sim_test PRIVATE xover::sim GTest::gtest_main)
 target_compile_definitions(alltoall_sim_test PRIVATE XOVER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 gtest_discover_tests(alltoall_sim_test)
 
-add_executable(calib_test calib_fit_test.cpp calib_platform_test.cpp)
+add_executable(calib_test calib_fit_test.cpp calib_platform_test.cpp calib_rounds_test.cpp)
 target_include_directories(calib_test PRIVATE ${PROJECT_SOURCE_DIR})
 target_link_libraries(calib_test PRIVATE xover::calib xover::sim GTest::gtest_main)
 target_compile_definitions(calib_test PRIVATE XOVER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
@@ -76,3 +76,12 @@ target_include_directories(alltoall_test PRIVATE ${PROJECT_SOURCE_DIR})
 target_link_libraries(alltoall_test PRIVATE xover::sim xover::runtime GTest::gtest_main)
 target_compile_definitions(alltoall_test PRIVATE XOVER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 gtest_discover_tests(alltoall_test PROPERTIES RUN_SERIAL TRUE)
+
+# xover validate runs the simulator: built with it only.
+add_executable(validate_cli_test validate_cli_test.cpp support/run.cpp)
+target_include_directories(validate_cli_test PRIVATE ${PROJECT_SOURCE_DIR})
+target_link_libraries(validate_cli_test PRIVATE GTest::gmock GTest::gtest_main)
+target_compile_definitions(validate_cli_test PRIVATE XOVER_BINARY="$<TARGET_FILE:xover>"
+                                                     XOVER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+add_dependencies(validate_cli_test xover)
+gtest_discover_tests(validate_cli_test PROPERTIES RUN_SERIAL TRUE)

@@ -4,9 +4,11 @@
 // that the simulator then runs scenarios on.
 //
 // The command launches two ranks on this node, pinned like `xover run
-// --backend`, each running the probes over the real Transport; rank 0
-// fits, writes the platform and prints the fits. Last, the alltoall's
-// device figures (calib/device_probe.hpp) go on the platform's nodes.
+// --backend`, each running the probes over the real Transport, in rounds
+// until rank 0 finds the fits stable (calib/rounds.hpp) or the time limit
+// near; rank 0 fits, writes the platform and prints the fits. Last, the
+// alltoall's device figures (calib/device_probe.hpp) go on the platform's
+// nodes.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +28,7 @@
 #include "runtime/launch/launch.hpp"
 #include "tools/calib/calibration.hpp"
 #include "tools/calib/device_probe.hpp"
+#include "tools/calib/rounds.hpp"
 #include "tools/commands.hpp"
 
 namespace po = boost::program_options;
@@ -38,7 +41,13 @@ struct Settings {
   runtime::RuntimeOptions runtime;
   std::string out;
   bool quick = false;
+  double time_limit = 120;  ///< seconds of rounds, at most
 };
+
+/// A round moves every fit by less than this once the fits are stable.
+constexpr double kStable = 0.05;
+/// Rounds before the fits may be called stable (two to compare, and one more).
+constexpr std::size_t kMinRounds = 3;
 
 /// Powers of `factor` from 8 up to `largest`, and `largest` itself.
 std::vector<Bytes> probe_sizes(Bytes largest, double factor) {
@@ -48,15 +57,19 @@ std::vector<Bytes> probe_sizes(Bytes largest, double factor) {
   return sizes;
 }
 
-/// The protocol sweep: `auto` and every protocol the registry holds, in a
-/// ping-pong from 8 B to 4 MiB (1 MiB when quick); a protocol the lanes
-/// cannot carry runs no sizes.
-Scenario sweep_scenario(const Settings& s) {
+/// One round's protocol sweep: `auto` and every protocol the registry
+/// holds, in a ping-pong from 8 B to 4 MiB (1 MiB when quick), its points
+/// visited in two shuffled rounds drawn from `seed`, each visit's warm-up
+/// cycling the receive ring; a protocol the lanes cannot carry runs no
+/// sizes.
+Scenario sweep_scenario(const Settings& s, std::uint64_t seed) {
   Scenario scenario;
   scenario.name = std::string("calibrate-") + std::string(s.backend->name);
   scenario.workload = &pingpong_workload;
-  scenario.iterations = s.quick ? 5 : 30;
+  scenario.iterations = s.quick ? 4 : 10;
   scenario.warmup = s.quick ? 1 : 3;
+  scenario.seed = seed;
+  scenario.sampling = {.rounds = 2, .warm_bytes = kHardwareWarmBytes};
   scenario.sizes = geometric_sizes(8, s.quick ? Bytes{1} << 20 : Bytes{4} << 20, s.quick ? 4 : 2);
   scenario.curves = {"auto"};
   for (const Protocol* protocol : protocol_registry())
@@ -95,6 +108,30 @@ void print(const calib::Calibration& c, const std::string& out) {
   std::printf("platform: %s\n", out.c_str());
 }
 
+/// The probes of one round on every lane, sizes in an order drawn from `seed`.
+void probe_round(Transport& t, const Path& path, std::size_t am_lane, const Settings& s, std::uint64_t seed,
+                 std::vector<std::vector<std::vector<calib::PrttPoint>>>& am,
+                 std::vector<std::vector<std::vector<calib::GetPoint>>>& get) {
+  calib::ProbeOptions probe;
+  probe.repeats = s.quick ? 5 : 10;
+  probe.warmup = 2;
+  probe.stream_bytes = s.quick ? Bytes{256} << 10 : Bytes{4} << 20;
+  probe.stream_repeats = s.quick ? 1 : 2;
+  const double factor = s.quick ? 4 : 2;
+  for (std::size_t i = 0; i < path.lanes.size(); ++i) {
+    const LaneAttrs& lane = path.lanes[i];
+    if (lane.caps.has(LaneCap::AmBcopy))
+      am[i].push_back(calib::probe_am(
+          t, i,
+          calib::shuffled(probe_sizes(std::min(lane.max_bcopy, lane.seg_size) - calib::kProbeHeader, factor), seed),
+          probe));
+    if (lane.caps.has(LaneCap::GetZcopy))
+      get[i].push_back(calib::probe_get(
+          t, am_lane, i, calib::shuffled(probe_sizes(s.quick ? Bytes{1} << 20 : Bytes{4} << 20, factor * 2), seed),
+          probe));
+  }
+}
+
 int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
   std::unique_ptr<Transport> transport = s.backend->make(boot, s.runtime);
   Transport& t = *transport;
@@ -105,35 +142,58 @@ int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
       am_lane = i;
   if (!am_lane)
     throw runtime::RuntimeError("no lane to the peer carries copied active messages: nothing to calibrate with");
-
-  calib::Measurements m;
-  m.backend = std::string(s.backend->name);
-  calib::ProbeOptions probe;
-  probe.repeats = s.quick ? 10 : 40;
-  probe.warmup = s.quick ? 2 : 5;
-  probe.stream_bytes = s.quick ? Bytes{256} << 10 : Bytes{4} << 20;
-  probe.stream_repeats = s.quick ? 2 : 7;
-  m.messages = probe.messages;
-  const double factor = s.quick ? 4 : 2;
-  for (std::size_t i = 0; i < path.lanes.size(); ++i) {
-    const LaneAttrs& lane = path.lanes[i];
-    calib::LaneMeasurement lm{lane, {}, {}};
-    if (lane.caps.has(LaneCap::AmBcopy))
-      lm.am = calib::probe_am(t, i, probe_sizes(std::min(lane.max_bcopy, lane.seg_size) - calib::kProbeHeader, factor), probe);
-    if (lane.caps.has(LaneCap::GetZcopy))
-      lm.get = calib::probe_get(t, *am_lane, i, probe_sizes(s.quick ? Bytes{1} << 20 : Bytes{4} << 20, factor * 2),
-                                probe);
-    m.lanes.push_back(std::move(lm));
-  }
   if (boot.rank() == 0 && std::none_of(path.lanes.begin(), path.lanes.end(),
                                        [](const LaneAttrs& lane) { return lane.caps.has(LaneCap::GetZcopy); }))
     std::fprintf(stderr, "xover calibrate: %s: no lane carries gets, so rndv/get is not calibrated\n",
                  std::string(s.backend->name).c_str());
 
+  calib::Measurements m;
+  m.backend = std::string(s.backend->name);
+  m.host = runtime::host_name();
+  m.date = utc_now();
+  m.memcpy_bw = path.memcpy_bw_local;
+  m.messages = calib::ProbeOptions{}.messages;
+  // Round after round until the fits are stable or the time is up; rank 0
+  // decides, and tells rank 1 through the bootstrap.
+  std::vector<std::vector<std::vector<calib::PrttPoint>>> am(path.lanes.size());
+  std::vector<std::vector<std::vector<calib::GetPoint>>> get(path.lanes.size());
   Results mine;
-  run_workload(sweep_scenario(s), boot.rank(), t, mine);
-  if (!t.failure().empty())
-    throw std::runtime_error(t.failure());
+  std::optional<calib::Calibration> last;
+  calib::FitChange change{1, ""};
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  bool stable = false;
+  std::size_t rounds = 0;
+  for (bool more = true; more;) {
+    ++rounds;
+    probe_round(t, path, *am_lane, s, rounds, am, get);
+    run_workload(sweep_scenario(s, rounds), boot.rank(), t, mine);
+    if (!t.failure().empty())
+      throw std::runtime_error(t.failure());
+    char go = 0;
+    if (boot.rank() == 0) {
+      m.lanes.clear();
+      for (std::size_t i = 0; i < path.lanes.size(); ++i)
+        m.lanes.push_back({path.lanes[i], calib::combine_prtt(am[i]), calib::combine_gets(get[i])});
+      m.sweeps = mine;
+      calib::Calibration now = calib::calibrate(m);
+      if (last)
+        change = calib::fit_change(*last, now);
+      last = std::move(now);
+      stable = rounds >= kMinRounds && change.relative < kStable;
+      std::fprintf(stderr, "xover calibrate: round %zu, %.0f s of at most %.0f: ", rounds, elapsed(), s.time_limit);
+      if (rounds == 1)
+        std::fprintf(stderr, "first fits\n");
+      else
+        std::fprintf(stderr, "the fits moved %.1f %% (%s)%s\n", change.relative * 100, change.what.c_str(),
+                     stable ? ": stable" : "");
+      // A round takes about as long as the last one did: start it only
+      // when it ends within the limit.
+      go = !stable && elapsed() * (rounds + 1) / rounds <= s.time_limit ? 1 : 0;
+    }
+    const std::vector<runtime::Blob> said = boot.allgather(std::as_bytes(std::span(&go, 1)));
+    more = !said.front().empty() && said.front().front() == std::byte{1};
+  }
   const calib::DeviceFigures device = calib::probe_device(t, boot, s.quick ? 100 : 400);
   m.device = DeviceAttrs{device.device_o, 1, device.proxy_o, device.proxy_wake};
   m.device_o_burst = device.device_o_burst;
@@ -142,6 +202,7 @@ int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
   transport.reset();
   if (boot.rank() != 0)
     return 0;
+  m.sweeps = Results();
   for (const runtime::Blob& blob : all)
     m.sweeps.merge_text(std::string_view(reinterpret_cast<const char*>(blob.data()), blob.size()));
   if (m.sweeps.errors() > 0) {
@@ -149,9 +210,7 @@ int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
                  m.sweeps.errors());
     return 1;
   }
-  m.host = runtime::host_name();
-  m.date = utc_now();
-  m.memcpy_bw = path.memcpy_bw_local;
+  m.sampling = calib::rounds_note(rounds, elapsed(), change, kStable, stable);
   const calib::Calibration c = calib::calibrate(m);
   std::ofstream file(s.out);
   file << calib::platform_xml(c.draft);
@@ -182,16 +241,23 @@ std::optional<std::string> unwritable(const std::string& out) {
 
 int calibrate_command(const std::vector<std::string>& args) {
   po::options_description opts(
-      "usage: xover calibrate --backend NAME [--out FILE.xml] [--quick]\n\n"
+      "usage: xover calibrate --backend NAME [--out FILE.xml] [--quick] [--time-limit S]\n\n"
       "Measures this machine's lanes as Netgauge does (parametrised round trips: L, o_s, o_r, g, G),\n"
       "times every protocol's own ping-pong from 8 B to 4 MiB, fits LogGP lanes and cost lines, finds\n"
       "where the auto curve changes protocol, and writes a SimGrid platform (nodes node0 and node1)\n"
-      "whose comment block lists every fit. Run a scenario on it with xover run SCENARIO --platform FILE.\n\n"
+      "whose comment block lists every fit. It measures in rounds, each visiting every size and\n"
+      "protocol in a shuffled order, folds the rounds together and refits after each (a line on\n"
+      "stderr says by how much the fits moved), and stops once a round moves no fit by 5 % or more\n"
+      "(at least 3 rounds), or before a round would end past --time-limit.\n"
+      "Run a scenario on it with xover run SCENARIO --platform FILE.\n\n"
       "backends (every one but the simulator):\n" +
       backends_help() + "\noptions");
   opts.add_options()("help,h", "this help")("backend,b", po::value<std::string>(), "the hardware backend to measure (see above)")(
       "out,o", po::value<std::string>(), "platform file to write (default platforms/BACKEND-calibrated.xml)")(
       "quick", "a short run (a few seconds): fewer sizes and repetitions, sizes up to 1 MiB")(
+      "time-limit", po::value<double>(),
+      "seconds of measuring rounds at most (default 120; 10 with --quick); rounds stop earlier once one moves "
+      "no fit by 5 % or more")(
       "timeout", po::value<double>()->default_value(10.0),
       "seconds a rank waits with nothing moving before it gives up on its peer")(
       "tcp-if", po::value<std::string>()->default_value("lo"), "tcp: the interface to calibrate")(
@@ -214,6 +280,11 @@ int calibrate_command(const std::vector<std::string>& args) {
   }
   s.out = vm.count("out") ? vm["out"].as<std::string>() : "platforms/" + backend + "-calibrated.xml";
   s.quick = vm.count("quick") > 0;
+  s.time_limit = vm.count("time-limit") ? vm["time-limit"].as<double>() : s.quick ? 10 : 120;
+  if (!(s.time_limit > 0) || !std::isfinite(s.time_limit)) {
+    std::cerr << "xover calibrate: --time-limit must be a positive number of seconds\n";
+    return kExitBadInput;
+  }
   s.runtime.timeout = vm["timeout"].as<double>();
   s.runtime.tcp_interfaces = {vm["tcp-if"].as<std::string>()};
   if (vm.count("ib-dev"))

@@ -24,6 +24,14 @@ namespace xover::tools {
 /// Exit status for bad input: a file, an option or a setting.
 inline constexpr int kExitBadInput = 2;
 
+/// Shuffled rounds of a hardware run unless --rounds says otherwise
+/// (Sampling::rounds).
+inline constexpr std::size_t kHardwareRounds = 5;
+/// A hardware run's warm-up at each visit (Sampling::warm_bytes): the
+/// shared-memory receive ring, 256 cells of 8 KiB, the deepest of the
+/// backends'.
+inline constexpr Bytes kHardwareWarmBytes = Bytes{2} << 20;
+
 /// Parses `args` for `command` into `vm`. Returns an exit status when the
 /// command should stop here: 0 after printing --help, kExitBadInput after
 /// printing what was wrong.
@@ -82,6 +90,7 @@ int crossover_command(const std::vector<std::string>& args);
 int plot_command(const std::vector<std::string>& args);
 int compare_command(const std::vector<std::string>& args);
 int calibrate_command(const std::vector<std::string>& args);
+int validate_command(const std::vector<std::string>& args);
 int info_command(const std::vector<std::string>& args);
 
 }  // namespace xover::tools

@@ -66,6 +66,17 @@ void write_run(JsonWriter& j, const ResultsFile& results) {
     for (const ResultRow* row : rows)
       j.value(row->selected);
     j.end_array();
+    // The median's confidence band, where the file has the columns.
+    if (std::all_of(rows.begin(), rows.end(), [](const ResultRow* row) { return row->t_ci_lo_us.has_value(); })) {
+      j.key("ci_lo_us").begin_array();
+      for (const ResultRow* row : rows)
+        j.value(*row->t_ci_lo_us);
+      j.end_array();
+      j.key("ci_hi_us").begin_array();
+      for (const ResultRow* row : rows)
+        j.value(*row->t_ci_hi_us);
+      j.end_array();
+    }
     j.end_object();
   }
   j.end_array();
@@ -184,7 +195,8 @@ int plot_command(const std::vector<std::string>& args) {
       "Marks where the auto curve changes protocol (the selection engine's thresholds, between two\n"
       "sampled sizes) and where forced curves cross (the measured crossovers). A simulated and a\n"
       "hardware run of the same scenario are overlaid: same colours, dashed for simulation, solid\n"
-      "for hardware. Needs Debian's python3 and python3-matplotlib.\n\noptions");
+      "for hardware, each hardware curve in the shaded band of its median's 95% confidence\n"
+      "interval where the CSV has one. Needs Debian's python3 and python3-matplotlib.\n\noptions");
   opts.add_options()("help,h", "this help")("csv", po::value<std::vector<std::string>>(), "results CSVs")(
       "out,o", po::value<std::string>(), "the plot: .png or .svg");
   po::positional_options_description positional;

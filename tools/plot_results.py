@@ -8,8 +8,9 @@ curves (sizes, median times, the protocol each size ran), the `auto`
 curve's hand-overs and the crossings of forced curves. The top panel is
 time against size on log axes, one colour per protocol, `auto` on top; the
 bottom panel is each curve's time over the best curve's of its run at that
-size. Simulated runs are dashed, hardware runs solid. Exits 3 when
-matplotlib is missing.
+size. Simulated runs are dashed, hardware runs solid, each hardware curve
+in the shaded band of its median's confidence interval where the run has
+one (`ci_lo_us`, `ci_hi_us`). Exits 3 when matplotlib is missing.
 """
 
 import json
@@ -114,6 +115,12 @@ def draw(data, out):
                 "marker": "." if is_auto else None,
             }
             top.plot(xs, ys, **look)
+            if "ci_lo_us" in curve and run["backend"] != "sim":
+                band = [(n, lo, hi) for n, lo, hi in zip(curve["sizes"], curve["ci_lo_us"], curve["ci_hi_us"]) if n > 0]
+                top.fill_between(
+                    [b[0] for b in band], [b[1] for b in band], [b[2] for b in band],
+                    color=colour[curve["protocol"]], alpha=0.12, linewidth=0, zorder=2,
+                )
             bottom.plot(xs, [t / best[n] for n, t in pairs], **look)
         for t in run["thresholds"]:
             top.axvspan(t["last_from"], t["first_to"], color="grey", alpha=0.08, zorder=1)

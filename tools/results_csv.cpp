@@ -11,8 +11,19 @@
 namespace xover::tools {
 namespace {
 
-/// Columns before `notes`, which files written before it lack.
+/// Columns before `notes`, which the oldest files lack.
 constexpr std::size_t kOldColumns = 15;
+/// Columns up to `notes`: files written before the confidence interval.
+constexpr std::size_t kNotesColumns = 16;
+
+/// kCsvHeader's first `columns` names.
+std::string header_prefix(std::size_t columns) {
+  const std::string header = kCsvHeader;
+  std::size_t end = 0;
+  for (std::size_t c = 0; c < columns; ++c)
+    end = header.find(',', end) + 1;
+  return header.substr(0, end - 1);
+}
 
 [[noreturn]] void fail(const std::string& file, std::size_t line, const std::string& what) {
   throw ResultsCsvError(file + ":" + std::to_string(line) + ": " + what);
@@ -83,11 +94,12 @@ ResultsFile read_results_csv(std::istream& in, const std::string& file) {
   if (!text.empty() && text.back() == '\r')
     text.pop_back();
   const std::string header = kCsvHeader;
-  const std::string old_header = header.substr(0, header.rfind(','));
-  if (text != header && text != old_header)
-    fail(file, 1, "not a results CSV header; expected " + header + " (or, from before the notes column, " +
-                      old_header + ")");
-  const std::size_t columns = text == header ? kOldColumns + 1 : kOldColumns;
+  const std::string notes_header = header_prefix(kNotesColumns);
+  const std::string old_header = header_prefix(kOldColumns);
+  if (text != header && text != notes_header && text != old_header)
+    fail(file, 1, "not a results CSV header; expected " + header + " (or, from before the confidence interval, " +
+                      notes_header + "; or, from before the notes column, " + old_header + ")");
+  const std::size_t columns = text == header ? kNotesColumns + 2 : text == notes_header ? kNotesColumns : kOldColumns;
 
   std::set<std::pair<std::string, Bytes>> seen;
   for (std::size_t line = 2; std::getline(in, text); ++line) {
@@ -134,6 +146,13 @@ ResultsFile read_results_csv(std::istream& in, const std::string& file) {
     row.line = line;
     if (!(row.t_median_us > 0))
       fail(file, line, "t_median_us must be positive");
+    if (columns > kNotesColumns) {
+      row.t_ci_lo_us = number(f[16], "t_ci_lo_us", file, line);
+      row.t_ci_hi_us = number(f[17], "t_ci_hi_us", file, line);
+      if (!(*row.t_ci_lo_us <= row.t_median_us && row.t_median_us <= *row.t_ci_hi_us))
+        fail(file, line, "the median's confidence interval [" + f[16] + ", " + f[17] + "] does not hold t_median_us " +
+                             f[9]);
+    }
     if (!seen.insert({row.protocol, row.size}).second)
       fail(file, line, "a second row for " + row.protocol + " at " + f[7] + " B");
     results.rows.push_back(std::move(row));

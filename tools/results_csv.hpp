@@ -33,6 +33,10 @@ struct ResultRow {
   std::optional<double> model_us;  ///< empty when the run had no model
   std::size_t errors = 0;
   std::string notes;     ///< empty in files written before the column
+  /// The median's 95 % confidence interval (median_interval()),
+  /// t_ci_lo_us <= t_median_us <= t_ci_hi_us; empty in files written
+  /// before the columns.
+  std::optional<double> t_ci_lo_us, t_ci_hi_us;
   std::size_t line = 0;  ///< its line in the file, for messages
 };
 
@@ -51,8 +55,9 @@ struct ResultsFile {
 };
 
 /// Reads a results CSV from `in`; `file` names it in messages. The header
-/// is kCsvHeader, or the same without its last column (`notes`), as files
-/// written before it have.
+/// is kCsvHeader; or the same without its last two columns (the median's
+/// confidence interval), as files written before them have; or without
+/// `notes` too, as older files have.
 /// @throws ResultsCsvError when the header, a field or a row is wrong, a
 /// (protocol, size) repeats, or there is no row.
 ResultsFile read_results_csv(std::istream& in, const std::string& file);

@@ -59,6 +59,9 @@ int run_command(const std::vector<std::string>& args) {
       "the backend (see above)")(
       "timeout", po::value<double>()->default_value(10.0),
       "hardware: seconds a rank waits with nothing moving before it gives up on its peers")(
+      "rounds", po::value<std::size_t>()->default_value(kHardwareRounds),
+      "hardware: rounds over every (curve, size) point, each round in a shuffled order taking its share of the "
+      "iterations (1: each point once, in order)")(
       "tcp-if", po::value<std::string>()->default_value("lo"),
       "tcp: interfaces to use, one lane each (lo; eth0,eth1)")(
       "tcp-conns", po::value<std::size_t>()->default_value(1), "tcp: connections per interface, one lane each")(

@@ -68,11 +68,16 @@ int run_rank(const Scenario& scenario, const runtime::Backend& backend, const ru
   std::unique_ptr<Transport> transport = backend.make(boot, options);
   Results mine;
   const bool terminal = boot.rank() == 0 && isatty(STDERR_FILENO) != 0;
-  if (terminal)
+  if (terminal) {
     mine.on_new_point = [&](const Point& p) {
       std::fprintf(stderr, "\r\033[K%s: %s at %s B", scenario.name.c_str(), p.curve.c_str(),
                    std::to_string(p.size).c_str());
     };
+    mine.on_visit = [&](const Point& p, std::size_t index, std::size_t visits) {
+      std::fprintf(stderr, "\r\033[K%s: visit %zu of %zu: %s at %s B", scenario.name.c_str(), index + 1, visits,
+                   p.curve.c_str(), std::to_string(p.size).c_str());
+    };
+  }
   run_workload(scenario, boot.rank(), *transport, mine);
   if (terminal)
     std::fprintf(stderr, "\r\033[K");
@@ -108,8 +113,14 @@ int run_on_hardware(const Scenario& given, const runtime::Backend& backend, cons
   options.tcp_connections = vm["tcp-conns"].as<std::size_t>();
   options.ib_devices = split_commas(vm["ib-dev"].as<std::string>());
   options.reg_cache = scenario.select.reg_cache;
+  scenario.sampling.rounds = vm["rounds"].as<std::size_t>();
+  scenario.sampling.warm_bytes = kHardwareWarmBytes;
   if (!(options.timeout > 0) || !std::isfinite(options.timeout)) {
     std::cerr << "xover run: --timeout must be a positive number of seconds\n";
+    return kExitBadInput;
+  }
+  if (scenario.sampling.rounds < 1) {
+    std::cerr << "xover run: --rounds must be at least 1\n";
     return kExitBadInput;
   }
   if (options.tcp_interfaces.empty()) {

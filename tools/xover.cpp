@@ -19,6 +19,7 @@ constexpr const char* kUsage =
     "  plot         draw results CSVs: time against size, thresholds and crossovers (xover plot --help)\n"
     "  compare      a simulated run against a hardware run: errors and thresholds (xover compare --help)\n"
     "  calibrate    measure this machine's lanes and write a calibrated platform (xover calibrate --help)\n"
+    "  validate     does the simulation predict the hardware: calibrate, run both, a verdict (xover validate --help)\n"
     "  info         this build, and what each backend finds on this machine (xover info --help)\n"
     "\n"
     "xover --help prints this, xover --version the version, commit and backends; every command takes --help.\n";
@@ -56,6 +57,8 @@ int main(int argc, char** argv) {
     return xover::tools::compare_command(args);
   if (command == "calibrate")
     return xover::tools::calibrate_command(args);
+  if (command == "validate")
+    return xover::tools::validate_command(args);
   if (command == "info")
     return xover::tools::info_command(args);
   std::cerr << "xover: unknown command '" << command << "'\n" << usage();

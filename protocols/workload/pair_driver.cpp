@@ -1,6 +1,9 @@
 #include "protocols/workload/pair_driver.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
+#include <random>
 
 #include "protocols/registry.hpp"
 #include "protocols/workload/workload.hpp"
@@ -40,6 +43,30 @@ std::string known_protocols() {
 
 }  // namespace
 
+std::size_t warmup_iterations(const Scenario& s, Bytes n) {
+  const Bytes each = std::max(n, kWarmCell);
+  return std::max<std::size_t>(s.warmup, (s.sampling.warm_bytes + each - 1) / each);
+}
+
+std::vector<Visit> sampling_plan(std::size_t curves, std::size_t sizes, std::size_t iterations,
+                                 const Sampling& sampling, std::uint64_t seed) {
+  const std::size_t rounds = std::clamp<std::size_t>(sampling.rounds, 1, std::max<std::size_t>(iterations, 1));
+  std::vector<Visit> plan;
+  std::mt19937_64 draw(seed);
+  for (std::size_t r = 0; r < rounds; ++r) {
+    const std::size_t share = iterations * (r + 1) / rounds - iterations * r / rounds;
+    const std::size_t first = plan.size();
+    for (std::size_t c = 0; c < curves; ++c)
+      for (std::size_t k = 0; k < sizes; ++k)
+        plan.push_back({c, k, share});
+    if (rounds == 1)
+      break;
+    for (std::size_t i = plan.size() - first; i > 1; --i)
+      std::swap(plan[first + i - 1], plan[first + draw() % i]);
+  }
+  return plan;
+}
+
 PairDriver::PairDriver(const Scenario& scenario, Rank rank, Transport& transport, Results& results)
     : s_(scenario), rank_(rank), t_(transport), results_(results), worker_(transport, scenario.select) {
   leader_ = rank % 2 == 0;
@@ -47,41 +74,69 @@ PairDriver::PairDriver(const Scenario& scenario, Rank rank, Transport& transport
 }
 
 void PairDriver::run(Step step, std::optional<PerfType> model) {
-  for (const std::string& curve : s_.curves) {
+  auto configure = [&](std::size_t curve) {
     SelectConfig config = s_.select;
-    if (curve != "auto")
-      config.forced = {curve};
+    if (s_.curves[curve] != "auto")
+      config.forced = {s_.curves[curve]};
     worker_.configure(config);
+  };
+  // The points in curve then size order, so that the results keep that
+  // order whatever order the visits take; a size the forced protocol does
+  // not carry is none.
+  std::map<std::pair<std::size_t, std::size_t>, std::size_t> used;
+  for (std::size_t c = 0; c < s_.curves.size(); ++c) {
+    configure(c);
     for (std::size_t k = 0; k < s_.sizes.size(); ++k) {
-      if (!t_.failure().empty())
-        return;  // every request fails now: the caller reports the transport's failure
-      const Bytes n = s_.sizes[k];
-      const ProtoChoice* choice = worker_.table(peer_).lookup(n);
+      const ProtoChoice* choice = worker_.table(peer_).lookup(s_.sizes[k]);
       if (!choice)
-        continue;  // the forced protocol does not carry this size
-      Point& point = results_.point(curve, n);
+        continue;
+      used[{c, k}] = 0;
+      Point& point = results_.point(s_.curves[c], s_.sizes[k]);
       if (leader_ && point.selected.empty()) {
         point.selected = std::string(choice->protocol->name);
         point.lanes = lanes_text(t_.path(peer_), choice->candidate.lanes);
         if (model)
-          point.model = model_cost(*choice, *model, n);
+          point.model = model_cost(*choice, *model, s_.sizes[k]);
       }
-      size_index_ = k;
-      worker_.reset_buffered_peak();
-      const std::size_t bad_before = worker_.stats().bad_headers;
-      step(*this, point, n);
-      // A dropped malformed header is a corrupt message too.
-      point.errors += worker_.stats().bad_headers - bad_before;
     }
+  }
+  const std::vector<Visit> plan = sampling_plan(s_.curves.size(), s_.sizes.size(), s_.iterations, s_.sampling, s_.seed);
+  std::size_t configured = s_.curves.size() - 1;
+  for (std::size_t v = 0; v < plan.size(); ++v) {
+    const Visit& visit = plan[v];
+    if (!t_.failure().empty())
+      return;  // every request fails now: the caller reports the transport's failure
+    const auto at = used.find({visit.curve, visit.size});
+    if (at == used.end())
+      continue;
+    if (visit.curve != configured) {
+      configure(visit.curve);
+      configured = visit.curve;
+    }
+    const Bytes n = s_.sizes[visit.size];
+    Point& point = results_.point(s_.curves[visit.curve], n);
+    size_index_ = visit.size;
+    warmup_ = warmup_iterations(s_, n);
+    iterations_ = visit.iterations;
+    base_ = at->second;
+    at->second += warmup_ + iterations_;
+    if (results_.on_visit)
+      results_.on_visit(point, v, plan.size());
+    worker_.reset_buffered_peak();
+    const std::size_t bad_before = worker_.stats().bad_headers;
+    step(*this, point, n);
+    // A dropped malformed header is a corrupt message too.
+    point.errors += worker_.stats().bad_headers - bad_before;
   }
 }
 
 Tag PairDriver::tag(std::size_t iteration, std::uint64_t kind) const {
-  return (static_cast<Tag>(size_index_) << 40) | (static_cast<Tag>(iteration) << 8) | kind;
+  return (static_cast<Tag>(size_index_) << 40) | (static_cast<Tag>(base_ + iteration) << 8) | kind;
 }
 
 std::uint64_t PairDriver::seq(std::size_t iteration, std::size_t index) const {
-  return (static_cast<std::uint64_t>(size_index_) << 40) | (static_cast<std::uint64_t>(iteration) << 16) | index;
+  return (static_cast<std::uint64_t>(size_index_) << 40) | (static_cast<std::uint64_t>(base_ + iteration) << 16) |
+         index;
 }
 
 void PairDriver::send(const Payload& p, Tag tag) {

@@ -1,14 +1,16 @@
 // The driver the two-sided workloads share (pingpong, pairs, stream,
 // unexpected): ranks 2i and 2i + 1 form a pair, the even rank leads (it
 // times) and the odd one follows (it answers), both check every payload
-// unless the scenario's are phantom. The driver walks every curve and
-// size; a workload gives the step it takes at each size.
+// unless the scenario's are phantom. The driver visits every curve and
+// size, in the rounds of the scenario's Sampling; a workload gives the step
+// it takes at each visit.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "protocols/core/worker.hpp"
 #include "protocols/workload/payload.hpp"
@@ -17,20 +19,47 @@
 
 namespace xover {
 
+/// One visit of a (curve, size) point: its share of the point's iterations.
+struct Visit {
+  std::size_t curve = 0;       ///< index into Scenario::curves
+  std::size_t size = 0;        ///< index into Scenario::sizes
+  std::size_t iterations = 0;  ///< timed iterations of this visit, at least 1
+};
+
+/// The visits of a sweep of `curves` × `sizes` points of `iterations` each:
+/// `sampling.rounds` rounds (at most `iterations`), each visiting every
+/// point once; round r of R gives a point ⌊I·(r+1)/R⌋ − ⌊I·r/R⌋ of its I
+/// iterations. One round visits in curve then size order; with more, each
+/// round's order is a Fisher–Yates shuffle drawn from a 64-bit Mersenne
+/// Twister seeded with `seed` (the same on every rank and every build).
+std::vector<Visit> sampling_plan(std::size_t curves, std::size_t sizes, std::size_t iterations,
+                                 const Sampling& sampling, std::uint64_t seed);
+
+/// The untimed iterations of each visit of `n` bytes: the scenario's
+/// warmup, or enough messages to add up to Sampling::warm_bytes, each
+/// counted as max(n, kWarmCell). Both ranks count alike: their tags depend
+/// on it.
+std::size_t warmup_iterations(const Scenario& scenario, Bytes n);
+
 /// One rank of a pair: its worker, its role, its peer.
 class PairDriver {
  public:
-  /// What a workload does at one size, warm-up and timed iterations
-  /// included: the leader adds its samples to `point`, both ranks the
-  /// errors they find.
+  /// What a workload does at one visit of a size, warmup() untimed
+  /// iterations then iterations() timed ones: the leader adds its samples
+  /// to `point`, both ranks the errors they find.
   using Step = void (*)(PairDriver& driver, Point& point, Bytes n);
 
   PairDriver(const Scenario& scenario, Rank rank, Transport& transport, Results& results);
 
-  /// Every curve, every size its protocol carries, `step` at each. The
-  /// leader gives each point the cost line of `model` (latency or
-  /// streaming) at its size, or none.
+  /// Every curve, every size its protocol carries, `step` at each visit of
+  /// sampling_plan(). The leader gives each point the cost line of `model`
+  /// (latency or streaming) at its size, or none.
   void run(Step step, std::optional<PerfType> model);
+
+  /// The untimed iterations of this visit (warmup_iterations()).
+  std::size_t warmup() const { return warmup_; }
+  /// The timed iterations of this visit.
+  std::size_t iterations() const { return iterations_; }
 
   const Scenario& scenario() const { return s_; }
   Rank rank() const { return rank_; }
@@ -40,7 +69,7 @@ class PairDriver {
   Seconds now() const { return t_.now(); }
 
   /// A tag unique to this size, iteration and `kind` of message (below
-  /// 256; 7 is the driver's own ready message).
+  /// 256; 7 is the driver's own ready message), across the visits of the size.
   Tag tag(std::size_t iteration, std::uint64_t kind) const;
   /// A message number unique to this size, iteration and `index`, for payload_byte.
   std::uint64_t seq(std::size_t iteration, std::size_t index = 0) const;
@@ -77,6 +106,11 @@ class PairDriver {
   bool leader_ = true;
   Rank peer_ = 1;
   std::size_t size_index_ = 0;
+  std::size_t warmup_ = 0;
+  std::size_t iterations_ = 0;
+  /// Iterations the earlier visits of this point ran, warm-ups included:
+  /// its tags and sequence numbers go on from there.
+  std::size_t base_ = 0;
   Payload ready_{0, false};
 };
 

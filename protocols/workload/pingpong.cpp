@@ -20,7 +20,7 @@ void pingpong_step(PairDriver& d, Point& point, Bytes n) {
   const Scenario& s = d.scenario();
   Payload out(n, s.phantom);
   Payload in(n, s.phantom);
-  for (std::size_t i = 0; i < s.warmup + s.iterations; ++i) {
+  for (std::size_t i = 0; i < d.warmup() + d.iterations(); ++i) {
     out.fill(s.seed, d.rank(), d.seq(i));
     if (d.leader()) {
       d.wait_ready(point, i);
@@ -28,7 +28,7 @@ void pingpong_step(PairDriver& d, Point& point, Bytes n) {
       d.send(out, d.tag(i, 1));
       Request* r = d.post(in, d.tag(i, 2));
       d.worker().wait(r);
-      if (i >= s.warmup)
+      if (i >= d.warmup())
         point.samples.push_back((d.now() - t0) / 2);
       d.finish(point, r, in, d.seq(i));
     } else {

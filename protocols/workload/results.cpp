@@ -15,6 +15,19 @@ double quantile(std::vector<double> samples, double q) {
   return samples[std::clamp<std::size_t>(rank, 1, samples.size()) - 1];
 }
 
+std::pair<double, double> median_interval(std::vector<double> samples) {
+  if (samples.empty())
+    return {0, 0};
+  std::sort(samples.begin(), samples.end());
+  const double n = static_cast<double>(samples.size());
+  if (samples.size() < 6)
+    return {samples.front(), samples.back()};
+  const auto j = static_cast<std::size_t>(std::floor(n / 2 - 0.98 * std::sqrt(n)));
+  const auto k = static_cast<std::size_t>(std::ceil(n / 2 + 1 + 0.98 * std::sqrt(n)));
+  return {samples[std::clamp<std::size_t>(j, 1, samples.size()) - 1],
+          samples[std::clamp<std::size_t>(k, 1, samples.size()) - 1]};
+}
+
 namespace {
 
 std::string csv_field(const std::string& s) {
@@ -56,6 +69,10 @@ Seconds Point::p10() const {
 
 Seconds Point::p90() const {
   return quantile(samples, 0.9);
+}
+
+std::pair<Seconds, Seconds> Point::median_ci() const {
+  return median_interval(samples);
 }
 
 double Point::bandwidth() const {
@@ -187,7 +204,10 @@ void write_csv(std::ostream& os, const Results& results, const std::string& scen
       std::snprintf(model, sizeof model, "%.6f", *p->model * 1e6);
       os << model;
     }
-    os << ',' << p->errors << ',' << csv_field(p->notes) << "\n";
+    const auto [ci_lo, ci_hi] = p->median_ci();
+    char ci[64];
+    std::snprintf(ci, sizeof ci, ",%.6f,%.6f", ci_lo * 1e6, ci_hi * 1e6);
+    os << ',' << p->errors << ',' << csv_field(p->notes) << ci << "\n";
   }
 }
 

@@ -8,6 +8,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "protocols/units.hpp"
@@ -17,6 +18,15 @@ namespace xover {
 /// The q-quantile of `samples` by the nearest-rank method (q in [0, 1]): the
 /// median, p10 and p90 of every point; 0 when there are none.
 double quantile(std::vector<double> samples, double q);
+
+/// A 95 % confidence interval for the median of `samples`, free of any
+/// assumption on their distribution (Le Boudec, "Performance Evaluation of
+/// Computer and Communication Systems", 2010, theorem 2.1): with the
+/// samples sorted x(1) <= ... <= x(n), [x(j), x(k)] for
+///   j = floor(n/2 − 0.98·√n),  k = ceil(n/2 + 1 + 0.98·√n)
+/// when n >= 6; [min, max] for fewer samples, whose interval is wider than
+/// the samples span. {0, 0} when there are none.
+std::pair<double, double> median_interval(std::vector<double> samples);
 
 /// One measured point. Samples are seconds per message (a half round trip
 /// for ping-pongs, a window's time over its size for streams, a late
@@ -44,6 +54,8 @@ struct Point {
   Seconds median() const;
   Seconds p10() const;
   Seconds p90() const;
+  /// The 95 % confidence interval of median() (median_interval()).
+  std::pair<Seconds, Seconds> median_ci() const;
   /// Bytes per second at the median time: moved (or size) over the median.
   double bandwidth() const;
 };
@@ -71,17 +83,22 @@ class Results {
 
   /// Called with each new point as a run reaches it (for a progress line).
   std::function<void(const Point&)> on_new_point;
+  /// Called as a two-sided workload starts visit `index` of `visits`
+  /// (pair_driver.hpp), with the point it visits (for a progress line).
+  std::function<void(const Point&, std::size_t index, std::size_t visits)> on_visit;
 
  private:
   std::vector<std::string> curves_;
   std::map<std::pair<std::size_t, Bytes>, Point> points_;
 };
 
-/// The results CSV header. `notes` is last; files written before it had
-/// every other column (tools/results_csv.hpp reads both).
+/// The results CSV header. The median's 95 % confidence interval
+/// (`t_ci_lo_us,t_ci_hi_us`, median_interval()) comes last; files written
+/// before it end at `notes`, and older ones at `errors`
+/// (tools/results_csv.hpp reads all three).
 inline constexpr const char* kCsvHeader =
     "scenario,backend,platform,workload,protocol,selected,lanes,size,iterations,t_median_us,t_p10_us,t_p90_us,"
-    "bandwidth_MBps,model_us,errors,notes";
+    "bandwidth_MBps,model_us,errors,notes,t_ci_lo_us,t_ci_hi_us";
 
 /// Writes the header and one row per point.
 void write_csv(std::ostream& os, const Results& results, const std::string& scenario, const std::string& backend,

@@ -42,6 +42,26 @@ inline constexpr std::size_t kMaxSweepSizes = 10000;
 /// finite number greater than 1, or the sweep has more than kMaxSweepSizes sizes.
 std::vector<Bytes> geometric_sizes(Bytes from, Bytes to, double factor);
 
+/// How the points of a sweep are sampled on a machine whose speed drifts.
+struct Sampling {
+  /// Rounds of visits: each round visits every (curve, size) point once,
+  /// in an order shuffled with the scenario's seed, and takes its share of
+  /// the point's iterations (a slow spell of the machine then spreads over
+  /// every point, as SMPI's calibration does). 1: one visit per point, in
+  /// curve then size order.
+  std::size_t rounds = 1;
+  /// Each visit's warm-up sends messages until they add up to at least
+  /// this many bytes, each counted as max(size, kWarmCell), beyond the
+  /// scenario's `warmup`: enough to cycle through every cell of a
+  /// transport's receive ring, which a run of large messages left cold.
+  /// 0: the scenario's warm-up alone.
+  Bytes warm_bytes = 0;
+};
+
+/// The receive cell a warm-up counts a small message as filling: the
+/// largest of the backends' (shm and the default platforms' seg_size).
+inline constexpr Bytes kWarmCell = 8192;
+
 /// A scenario file, read (formats/scenario_xml.cpp) or built in code.
 struct Scenario {
   std::string name;         ///< <scenario name="...">, required, [A-Za-z0-9._-]+
@@ -82,6 +102,10 @@ struct Scenario {
   std::vector<std::string> curves;  ///< one curve each: "auto" or a protocol name or prefix
   SelectConfig select;              ///< selection settings from <select key="value"/>
   std::uint64_t seed = 1;           ///< <scenario seed=>: the run's random seed
+  /// How a hardware run samples (pair_driver.hpp; `xover run --backend`,
+  /// calibrate and validate set it; a simulation keeps the defaults, which
+  /// visit every point once, in curve then size order).
+  Sampling sampling;
   /// <payload mode="phantom">: move no real bytes. False (mode="verify", the
   /// default): real buffers whose content the receiver checks.
   bool phantom = false;

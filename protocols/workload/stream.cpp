@@ -20,7 +20,7 @@ void stream_step(PairDriver& d, Point& point, Bytes n) {
     window.emplace_back(n, s.phantom);
   Payload ack(8, s.phantom);
   std::vector<Request*> reqs(s.window);
-  for (std::size_t i = 0; i < s.warmup + s.iterations; ++i) {
+  for (std::size_t i = 0; i < d.warmup() + d.iterations(); ++i) {
     if (d.leader()) {
       for (std::size_t w = 0; w < s.window; ++w)
         window[w].fill(s.seed, d.rank(), d.seq(i, w));
@@ -34,7 +34,7 @@ void stream_step(PairDriver& d, Point& point, Bytes n) {
       }
       Request* r = d.post(ack, d.tag(i, 4));
       d.worker().wait(r);
-      if (i >= s.warmup)
+      if (i >= d.warmup())
         point.samples.push_back((d.now() - t0) / static_cast<double>(s.window));
       d.finish(point, r, ack, d.seq(i));
     } else {

@@ -19,7 +19,7 @@ void unexpected_step(PairDriver& d, Point& point, Bytes n) {
   const Scenario& s = d.scenario();
   Payload data(n, s.phantom);
   Payload ack(8, s.phantom);
-  for (std::size_t i = 0; i < s.warmup + s.iterations; ++i) {
+  for (std::size_t i = 0; i < d.warmup() + d.iterations(); ++i) {
     if (d.leader()) {
       data.fill(s.seed, d.rank(), d.seq(i));
       d.wait_ready(point, i);
@@ -35,7 +35,7 @@ void unexpected_step(PairDriver& d, Point& point, Bytes n) {
     const Seconds posted = d.now();
     Request* r = d.post(data, d.tag(i, 5));
     d.worker().wait(r);
-    if (i >= s.warmup)
+    if (i >= d.warmup())
       point.samples.push_back(d.now() - posted);
     point.buffered_peak = std::max(point.buffered_peak, d.worker().stats().buffered_peak);
     d.send(ack, d.tag(i, 6));

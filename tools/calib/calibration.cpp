@@ -10,9 +10,12 @@
 //                    o_s and o_r shrink in proportion to add up to PRTT/2)
 //   gap              the intercept g of (PRTT(n,0,s) − PRTT(1,0,s))/(n−1)
 //   memcpy_bw        where the active-message lane is itself a copy (no
-//                    get on it: shared memory), 1/G of the stream, the pace
-//                    of a large copied transfer; elsewhere the transport's
-//                    memcpy figure
+//                    get on it: shared memory), the M with which the
+//                    eager/multi/bcopy model fits its own sweep best
+//                    (fit_copy_bandwidth; a message that fits the caches
+//                    copies faster than the 4 MiB stream, whose 1/G it
+//                    replaces, and one M holds the sweep's sizes between
+//                    the two); elsewhere the transport's memcpy figure
 //   bandwidth        a lane with gets: 1/slope of the get time (a get lands
 //                    in the user's buffer, with no copy of the core); a lane
 //                    of active messages only: what is left of one message's
@@ -123,7 +126,7 @@ std::vector<FittedLane> fit_lane(const LaneMeasurement& lm, const Measurements& 
       t.push_back(p.time);
     }
     const LineFit g = fit_line(s, t, Weighting::Relative);
-    lines.push_back(who + "get(s) = " + describe(g));
+    lines.push_back(who + "get(s), of bytes the target has just written, = " + describe(g));
     if (!(g.m > 0))
       throw std::invalid_argument(who + "the get time does not grow with the size: no bandwidth to fit");
     a.bandwidth = 1 / g.m;
@@ -241,6 +244,27 @@ void add_core_overhead(const Measurements& m, const std::string& curve, std::vec
                                         static_cast<double>(extra.size()), core * 1e6));
 }
 
+/// Where the copies are the lane (shared memory): the copy bandwidth fitted
+/// to the eager/multi/bcopy sweep, the protocol that copies most.
+void fit_copy_from_sweep(const Measurements& m, Calibration& out) {
+  const std::string curve = "eager/multi/bcopy";
+  std::vector<std::pair<Bytes, Seconds>> sweep;
+  for (const Point* p : curve_points(m.sweeps, curve))
+    sweep.emplace_back(p->size, p->median());
+  if (sweep.size() < 3) {
+    out.notes.push_back("no " + curve + " sweep to fit the copy bandwidth to: the stream's kept");
+    return;
+  }
+  const Path path{"node0", "node1", out.draft.lanes, out.draft.memcpy_bw, out.draft.memcpy_bw};
+  const BytesPerSecond stream = out.draft.memcpy_bw;
+  out.draft.memcpy_bw = fit_copy_bandwidth(path, curve, sweep);
+  out.draft.comments.push_back(format("memcpy bandwidth written to the platform: %.4f GB/s, fitted to the ",
+                                      out.draft.memcpy_bw / 1e9) +
+                               curve + format(" sweep (relative least squares over %.0f sizes; the stream gave %.4f "
+                                              "GB/s: copies that fit the caches run faster)",
+                                              static_cast<double>(sweep.size()), stream / 1e9));
+}
+
 void fit_protocols(const Measurements& m, const Path& path, Calibration& out) {
   std::vector<std::string> curves;
   for (const Point* p : m.sweeps.points())
@@ -291,11 +315,58 @@ void find_protocol_changes(const Measurements& m, Calibration& out) {
 
 }  // namespace
 
+BytesPerSecond fit_copy_bandwidth(const Path& path, const std::string& curve,
+                                  const std::vector<std::pair<Bytes, Seconds>>& sweep) {
+  SelectConfig config;
+  config.forced = {curve};
+  // Σ ((model − measured) / measured)² at copy bandwidth exp(log_m); none
+  // when the protocol carries no size of the sweep.
+  auto cost = [&](double log_m) -> std::optional<double> {
+    Path p = path;
+    p.memcpy_bw_local = p.memcpy_bw_remote = std::exp(log_m);
+    const ThresholdTable table = ThresholdTable::build(p, config);
+    double sum = 0;
+    std::size_t used = 0;
+    for (const auto& [size, measured] : sweep)
+      if (const std::optional<Seconds> t = model_time(table, size); t && measured > 0) {
+        sum += (*t - measured) * (*t - measured) / (measured * measured);
+        ++used;
+      }
+    return used ? std::optional<double>(sum) : std::nullopt;
+  };
+  const double centre = std::log(path.memcpy_bw_local);
+  const double step = std::log(16.0) / 40;
+  double best = centre;
+  std::optional<double> best_cost;
+  for (int i = -20; i <= 20; ++i)
+    if (const std::optional<double> c = cost(centre + i * step); c && (!best_cost || *c < *best_cost)) {
+      best_cost = c;
+      best = centre + i * step;
+    }
+  if (!best_cost)
+    return path.memcpy_bw_local;
+  // Golden section within one step either side of the best grid point.
+  const double golden = (std::sqrt(5.0) - 1) / 2;
+  double a = best - step, b = best + step;
+  for (int i = 0; i < 40; ++i) {
+    const double x1 = b - golden * (b - a), x2 = a + golden * (b - a);
+    const std::optional<double> c1 = cost(x1), c2 = cost(x2);
+    if (!c1 || !c2)
+      break;
+    (*c1 < *c2 ? b : a) = *c1 < *c2 ? x2 : x1;
+  }
+  const double refined = (a + b) / 2;
+  const std::optional<double> c = cost(refined);
+  return std::exp(c && *c <= *best_cost ? refined : best);
+}
+
 Calibration calibrate(const Measurements& m) {
   Calibration out;
   out.draft.title = "Calibrated on " + m.host + " by xover calibrate with backend " + m.backend + ", " + m.date +
                     ". Measurements of that one machine, not typical values. Fits (least squares; sizes s and n in "
                     "bytes):";
+  if (!m.sampling.empty())
+    out.draft.comments.push_back("sampling: " + m.sampling);
   std::vector<FittedLane> lanes;
   for (const LaneMeasurement& lane : m.lanes)
     for (FittedLane& fitted : fit_lane(lane, m, out))
@@ -306,10 +377,12 @@ Calibration calibrate(const Measurements& m) {
   // active-message lane); elsewhere at the transport's memcpy figure.
   out.draft.memcpy_bw = m.memcpy_bw;
   std::string copy_source = "the transport's memcpy measurement at set-up";
+  bool copy_lane = false;
   for (const FittedLane& lane : lanes)
     if (lane.copy_per_byte > 0 && !lane.timed_gets) {
       out.draft.memcpy_bw = 1 / lane.copy_per_byte;
       copy_source = "the stream's G on lane " + lane.attrs.name;
+      copy_lane = true;
       break;
     }
   out.draft.comments.push_back(format("memcpy bandwidth: %.4f GB/s, from ", out.draft.memcpy_bw / 1e9) + copy_source +
@@ -323,6 +396,8 @@ Calibration calibrate(const Measurements& m) {
   std::vector<std::size_t> taken;
   add_core_overhead(m, "eager/short", taken, out);
   add_core_overhead(m, "rndv/get", taken, out);
+  if (copy_lane)
+    fit_copy_from_sweep(m, out);
   for (const LaneAttrs& a : out.draft.lanes)
     out.draft.comments.push_back("lane " + a.name +
                                  format(": L = %.4f us, B = %.4f GB/s, o_s = %.4f us, o_r = %.4f us, g = %.4f us",

@@ -35,6 +35,9 @@ struct Measurements {
   /// thread and a proxy; none when the backend has no put_signal.
   std::optional<DeviceAttrs> device;
   Seconds device_o_burst = 0;       ///< a posting thread's time per put_signal back to back
+  /// How the figures were sampled (rounds, time, stability; rounds.hpp),
+  /// for the comment block; empty when not said.
+  std::string sampling;
 };
 
 /// A fitted protocol cost line T(n) = c + m·n over the sizes it ran.
@@ -60,6 +63,15 @@ struct Calibration {
   std::vector<std::string> notes;        ///< figures clipped or replaced, and why
   Seconds device_o_burst = 0;            ///< Measurements::device_o_burst, for the report
 };
+
+/// The copy bandwidth M with which `curve`'s model on `path` (path's own
+/// memcpy figures replaced by M at both ends) best fits the measured times
+/// `sweep` (size, median seconds): relative least squares, searched over M
+/// from a quarter to four times path.memcpy_bw_local on a log scale, then
+/// refined (golden section). Sizes the forced protocol does not carry are
+/// left out; path.memcpy_bw_local when none is left.
+BytesPerSecond fit_copy_bandwidth(const Path& path, const std::string& curve,
+                                  const std::vector<std::pair<Bytes, Seconds>>& sweep);
 
 /// Fits every lane and protocol and drafts the platform.
 /// @throws std::invalid_argument when a lane has too few points to fit.

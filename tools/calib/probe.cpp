@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -23,6 +24,7 @@ enum Code : std::uint64_t {
   kReply = 3,  ///< the server's answer
   kAddr = 4,   ///< the server's registered buffer: key and address follow
   kDone = 5,   ///< the client is done: the server returns
+  kTouch = 6,  ///< the server writes the first `offset` bytes of its get buffer, then answers
 };
 
 Seconds median(std::vector<Seconds> v) {
@@ -49,9 +51,9 @@ class ProbeEnd {
   void send(Code code, Bytes size, Bytes offset = 0, std::uint64_t key = 0, std::uint64_t addr = 0) {
     const std::array<std::uint64_t, 3> words{code, code == kAddr ? key : offset, addr};
     const auto header = std::as_bytes(std::span(words)).first(code == kAddr ? 24 : kProbeHeader);
+    const std::byte* payload = size > 0 ? out_.data() + offset : out_.data();
     for (;;) {
-      const Status st =
-          t_.am_send(lane_, peer_, kProbeAm, header, {out_.data() + offset, size}, AmMode::Bcopy, {});
+      const Status st = t_.am_send(lane_, peer_, kProbeAm, header, {payload, size}, AmMode::Bcopy, {});
       if (st == Status::Ok)
         return;
       if (st != Status::NoResource)
@@ -65,15 +67,22 @@ class ProbeEnd {
     while (replies_ < count)
       poll();
   }
-  /// The server's loop: answer every burst, until the client is done.
+  /// The server's loop: answer every burst and every touch, until the client is done.
   void serve() {
     while (!done_) {
       poll();
       for (; answered_ < lasts_; ++answered_)
         send(kReply, last_size_);
+      for (; touched_ < touches_; ++touched_) {
+        if (touch_)
+          touch_(touch_size_);
+        send(kReply, 0);
+      }
     }
     flush();
   }
+  /// What the server does on a kTouch of n bytes.
+  void on_touch(std::function<void(Bytes)> touch) { touch_ = std::move(touch); }
   void wait_addr() {
     while (!addr_)
       poll();
@@ -97,7 +106,7 @@ class ProbeEnd {
   void take(const AmMessage& msg) {
     std::array<std::uint64_t, 3> words{};
     std::memcpy(words.data(), msg.header.data(), std::min(msg.header.size(), sizeof words));
-    const Bytes offset = words[0] == kAddr ? 0 : std::min<Bytes>(words[1], landing_.size());
+    const Bytes offset = words[0] == kAddr || words[0] == kTouch ? 0 : std::min<Bytes>(words[1], landing_.size());
     t_.copy(landing_.data() + offset, msg.payload.data, std::min<Bytes>(msg.payload.size, landing_.size() - offset));
     switch (words[0]) {
       case kLast:
@@ -112,6 +121,10 @@ class ProbeEnd {
         break;
       case kDone:
         done_ = true;
+        break;
+      case kTouch:
+        ++touches_;
+        touch_size_ = words[1];
         break;
       default:
         break;
@@ -129,6 +142,10 @@ class ProbeEnd {
   std::uint64_t replies_ = 0;
   std::optional<RemoteAddr> addr_;
   bool done_ = false;
+  std::uint64_t touches_ = 0;
+  std::uint64_t touched_ = 0;
+  Bytes touch_size_ = 0;
+  std::function<void(Bytes)> touch_;
 };
 
 /// Busy-waits until `until`, touching nothing.
@@ -235,15 +252,21 @@ std::vector<GetPoint> probe_get(Transport& t, std::size_t am_lane, std::size_t l
   if (t.rank() != 0) {
     const MemoryRegion region = t.reg(0, lane, buffer.data(), buffer.size());
     const RemoteAddr addr = t.remote_addr(region, buffer.data());
+    // A rendezvous gets what its sender has just written: so does the probe.
+    unsigned char stamp = 0;
+    end.on_touch([&](Bytes n) { std::memset(buffer.data(), ++stamp, std::min<Bytes>(n, buffer.size())); });
     end.send(kAddr, 0, 0, addr.key, addr.addr);
     end.serve();
     t.dereg(region);
     return points;
   }
   end.wait_addr();
+  std::uint64_t expect = end.replies();
   for (Bytes s : sizes) {
     std::vector<Seconds> times;
     for (int i = 0; i < options.warmup + options.repeats; ++i) {
+      end.send(kTouch, 0, s);
+      end.wait_replies(++expect);
       bool done = false;
       Status result = Status::Ok;
       const Seconds t0 = t.now();

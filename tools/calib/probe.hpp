@@ -8,7 +8,9 @@
 //     (fit.hpp says what each is), with the server's handler copying each
 //     payload out as the protocol core does, and the client's time per post;
 //   get (a lane with get_zcopy): the time of one get of s bytes, from its
-//     post to its completion.
+//     post to its completion, of bytes the server has just written (as a
+//     rendezvous gets what its sender just wrote, not data already in
+//     the reader's cache).
 // Each figure is the median of `repeats` runs, after a few untimed ones;
 // a stream's is the fastest of `stream_repeats` runs.
 #pragma once

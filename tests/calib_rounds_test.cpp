@@ -1,0 +1,143 @@
+// Calibration in rounds (tools/calib/rounds.hpp): rounds folded into one
+// set of figures whatever order each measured its sizes in, and how far a
+// round moved the fits; and the copy bandwidth fitted to a protocol's sweep
+// (tools/calib/calibration.hpp).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "protocols/perf/envelope.hpp"
+#include "protocols/select/threshold_table.hpp"
+#include "tools/calib/rounds.hpp"
+
+namespace xover::calib {
+namespace {
+
+PrttPoint prtt(Bytes size, Seconds rtt1, Seconds stream) {
+  PrttPoint p;
+  p.size = size;
+  p.rtt1 = rtt1;
+  p.rttn = 2 * rtt1;
+  p.stream = stream;
+  return p;
+}
+
+TEST(CalibRounds, PrttRoundsFoldIntoMediansAndTheFastestStreamInSizeOrder) {
+  const std::vector<std::vector<PrttPoint>> rounds{
+      {prtt(64, 3e-6, 9e-6), prtt(8, 1e-6, 5e-6)},
+      {prtt(8, 2e-6, 4e-6), prtt(64, 1e-6, 8e-6)},
+      {prtt(8, 9e-6, 6e-6), prtt(64, 2e-6, 7e-6)},
+  };
+  const std::vector<PrttPoint> out = combine_prtt(rounds);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].size, 8u);
+  EXPECT_DOUBLE_EQ(out[0].rtt1, 2e-6);
+  EXPECT_DOUBLE_EQ(out[0].rttn, 4e-6);
+  EXPECT_DOUBLE_EQ(out[0].stream, 4e-6);
+  EXPECT_EQ(out[1].size, 64u);
+  EXPECT_DOUBLE_EQ(out[1].rtt1, 2e-6);
+  EXPECT_DOUBLE_EQ(out[1].stream, 7e-6);
+}
+
+TEST(CalibRounds, GetRoundsFoldIntoMedians) {
+  const std::vector<GetPoint> out =
+      combine_gets({{{1024, 3e-6}, {8, 1e-6}}, {{8, 2e-6}, {1024, 5e-6}}, {{1024, 4e-6}, {8, 7e-6}}});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].size, 8u);
+  EXPECT_DOUBLE_EQ(out[0].time, 2e-6);
+  EXPECT_DOUBLE_EQ(out[1].time, 4e-6);
+}
+
+TEST(CalibRounds, RoundsOfDifferentSizesAreRefused) {
+  EXPECT_THROW(combine_gets({{{8, 1e-6}}, {{16, 1e-6}}}), std::invalid_argument);
+  EXPECT_THROW(combine_prtt({{prtt(8, 1e-6, 1e-6)}, {}}), std::invalid_argument);
+}
+
+TEST(CalibRounds, FitChangeNamesTheFigureThatMovedMost) {
+  Calibration before, now;
+  LaneAttrs lane;
+  lane.name = "mm";
+  lane.latency = 0;
+  lane.o_send = 0.2e-6;
+  lane.o_recv = 0.2e-6;
+  lane.bandwidth = 10e9;
+  before.draft.lanes = {lane};
+  lane.o_recv = 0.24e-6;  // L + o_s + o_r: 0.4 -> 0.44 us, 10 %
+  lane.bandwidth = 9e9;   // 10 %, not more
+  now.draft.lanes = {lane};
+  ProtocolFit fit;
+  fit.curve = "eager/bcopy";
+  fit.from = 8;
+  fit.to = 8192;
+  fit.line.c = 1e-6;
+  fit.line.m = 1e-10;
+  before.protocols = {fit};
+  fit.line.m = 1.5e-10;  // at 8 KiB: 1.8192 -> 2.2288 us, 22.5 %
+  now.protocols = {fit};
+  const FitChange change = fit_change(before, now);
+  EXPECT_NEAR(change.relative, (2.2288 - 1.8192) / 1.8192, 1e-9);
+  EXPECT_EQ(change.what, "eager/bcopy at 8K");
+  EXPECT_EQ(fit_change(now, now).relative, 0);
+}
+
+TEST(CalibRounds, ShuffledKeepsTheSizesAndFollowsTheSeed) {
+  const std::vector<Bytes> sizes{8, 16, 32, 64, 128, 256, 512, 1024};
+  std::vector<Bytes> a = shuffled(sizes, 3);
+  EXPECT_EQ(a, shuffled(sizes, 3));
+  EXPECT_NE(a, sizes);
+  std::sort(a.begin(), a.end());
+  EXPECT_EQ(a, sizes);
+}
+
+/// A shared-memory-like lane: copies at both ends, a fast ring between.
+Path copy_path(BytesPerSecond memcpy_bw) {
+  LaneAttrs mm;
+  mm.name = "mm";
+  mm.latency = 0.05e-6;
+  mm.bandwidth = 140e9;
+  mm.o_send = 0.02e-6;
+  mm.o_recv = 0.06e-6;
+  mm.max_short = 112;
+  mm.max_bcopy = 8176;
+  mm.seg_size = 8192;
+  mm.max_zcopy = 0;
+  return Path{"node0", "node1", {mm}, memcpy_bw, memcpy_bw};
+}
+
+/// The model's time of `curve` at n bytes on `path`.
+Seconds model(const Path& path, const std::string& curve, Bytes n) {
+  SelectConfig config;
+  config.forced = {curve};
+  const ThresholdTable table = ThresholdTable::build(path, config);
+  const ProtoChoice* choice = table.lookup(n);
+  EXPECT_NE(choice, nullptr);
+  for (const PerfRange& range : choice->candidate.ranges)
+    if (n >= range.from && n <= range.to) {
+      Seconds t = 0;
+      evaluate(range.factors.cost(PerfType::Latency, n, n), n, t);
+      return t;
+    }
+  return 0;
+}
+
+TEST(CopyBandwidth, TheSweepsOwnCopyBandwidthIsFoundAgain) {
+  const std::string curve = "eager/multi/bcopy";
+  std::vector<std::pair<Bytes, Seconds>> sweep;
+  for (Bytes n = 8192; n <= Bytes{4} << 20; n *= 2)
+    sweep.emplace_back(n, model(copy_path(50e9), curve, n));
+  // From a copy bandwidth 2.5 times too low, and from one 3 times too high.
+  EXPECT_NEAR(fit_copy_bandwidth(copy_path(20e9), curve, sweep), 50e9, 0.5e9);
+  EXPECT_NEAR(fit_copy_bandwidth(copy_path(150e9), curve, sweep), 50e9, 0.5e9);
+  // Times 10 % above the model everywhere pull it down, not to the start.
+  for (auto& point : sweep)
+    point.second *= 1.1;
+  EXPECT_LT(fit_copy_bandwidth(copy_path(50e9), curve, sweep), 48e9);
+}
+
+TEST(CopyBandwidth, NoSizeToFitKeepsTheStart) {
+  EXPECT_DOUBLE_EQ(fit_copy_bandwidth(copy_path(20e9), "eager/multi/bcopy", {}), 20e9);
+}
+
+}  // namespace
+}  // namespace xover::calib

@@ -1,0 +1,197 @@
+// xover validate's verdict on hand-written results (tools/validate.hpp):
+// the hardware reference, the errors against it and of the runs against
+// each other, the crossovers and their factor, every limit; and UCX's
+// hand-over read from ucx_info's output (tools/ucx_proto.hpp).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "protocols/workload/results.hpp"
+#include "tools/ucx_proto.hpp"
+#include "tools/validate.hpp"
+
+namespace xover::tools {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+const std::string kE = "eager";
+const std::string kG = "rndv/get";
+
+/// A results file of the two forced curves at 1, 2, 4 and 8 KiB: eager's
+/// times, then rndv/get's.
+ResultsFile run(const std::string& name, const std::string& backend, const std::vector<double>& eager,
+                const std::vector<double>& get) {
+  std::string text = std::string(kCsvHeader) + "\n";
+  const Bytes sizes[] = {1024, 2048, 4096, 8192};
+  for (const auto& [curve, times] : {std::pair{kE, eager}, std::pair{kG, get}})
+    for (std::size_t i = 0; i < times.size(); ++i) {
+      std::ostringstream row;
+      row << "s," << backend << ",p,pingpong," << curve << "," << curve << ",r0:1," << sizes[i] << ",20," << times[i]
+          << "," << times[i] << "," << times[i] << ",1,,0,," << times[i] * 0.9 << "," << times[i] * 1.1 << "\n";
+      text += row.str();
+    }
+  std::istringstream in(text);
+  return read_results_csv(in, name);
+}
+
+TEST(HardwareReference, TakesEachPointsMedianOverTheRunsAndTheWidestInterval) {
+  const ResultsFile ref = hardware_reference({run("a", "shm", {1, 2, 4, 8}, {3, 3, 4, 5}),
+                                              run("b", "shm", {3, 2, 4, 8}, {3, 3, 4, 5}),
+                                              run("c", "shm", {2, 2, 40, 8}, {3, 3, 4, 5})});
+  ASSERT_EQ(ref.rows.size(), 8u);
+  EXPECT_DOUBLE_EQ(ref.rows[0].t_median_us, 2);
+  EXPECT_DOUBLE_EQ(*ref.rows[0].t_ci_lo_us, 0.9);
+  EXPECT_DOUBLE_EQ(*ref.rows[0].t_ci_hi_us, 3.3);
+  // One run's outlier does not move the median of three.
+  EXPECT_DOUBLE_EQ(ref.rows[2].t_median_us, 4);
+  // Two runs: the mean of the two.
+  EXPECT_DOUBLE_EQ(hardware_reference({run("a", "shm", {1, 2, 4, 8}, {}), run("b", "shm", {3, 2, 4, 8}, {})})
+                       .rows[0]
+                       .t_median_us,
+                   2);
+}
+
+TEST(Validate, AWithinSimulationPasses) {
+  // Hardware: eager 1 2 4 8, rndv/get 3 3 4 5: they cross between 4 and 8 KiB.
+  const std::vector<ResultsFile> hw{run("a", "shm", {1, 2, 4, 8}, {3, 3, 3.5, 5}),
+                                    run("b", "shm", {1, 2, 4, 8}, {3, 3, 4.5, 5})};
+  const ResultsFile sim = run("sim", "sim", {1.05, 2, 4, 8}, {3, 3, 4, 5.2});
+  const Validation v = validate_results(sim, hw, {});
+  ASSERT_EQ(v.curves.size(), 2u);
+  EXPECT_EQ(v.curves[0].protocol, kE);
+  EXPECT_NEAR(v.curves[0].worst, 0.05, 1e-12);
+  EXPECT_EQ(v.curves[0].worst_size, 1024u);
+  EXPECT_DOUBLE_EQ(v.curves[0].median, 0);
+  EXPECT_NEAR(v.curves[1].worst, 0.04, 1e-12);
+  // Run b against run a: rndv/get at 4 KiB, 4.5 against 3.5.
+  EXPECT_DOUBLE_EQ(v.curves[1].hw_worst, 1.0 / 3.5);
+  EXPECT_DOUBLE_EQ(v.curves[0].hw_worst, 0);
+  ASSERT_EQ(v.crossovers.size(), 1u);
+  EXPECT_EQ(v.crossovers[0].faster_below, kE);
+  EXPECT_EQ(v.crossovers[0].faster_above, kG);
+  ASSERT_TRUE(v.crossovers[0].factor.has_value());
+  EXPECT_LT(*v.crossovers[0].factor, 1.25);
+  EXPECT_EQ(v.crossovers[0].hw_runs.size(), 2u);
+  EXPECT_TRUE(v.passed()) << ::testing::PrintToString(v.misses);
+}
+
+TEST(Validate, EachLimitMissedIsSaid) {
+  const std::vector<ResultsFile> hw{run("a", "shm", {1, 2, 4, 8}, {3, 3, 4, 5}),
+                                    run("b", "shm", {1, 2, 4, 8}, {3, 3, 4, 5})};
+  // eager 20 % slow everywhere; rndv/get 50 % slow at 8 KiB only. Both
+  // cross near 2.8 KiB: hardware at 2 KiB·4^(1/4), simulation at 2 KiB·2^(3/7).
+  const ResultsFile sim = run("sim", "sim", {1.2, 2.4, 4.8, 9.6}, {3, 3, 4, 7.5});
+  const Validation v = validate_results(sim, hw, {});
+  EXPECT_THAT(v.misses, ElementsAre("eager: median |sim - hw| / hw 20.0 % above 10.0 %",
+                                    "rndv/get: worst |sim - hw| / hw 50.0 % at 8K above 25.0 %"));
+  EXPECT_FALSE(v.curves[0].within);
+  EXPECT_FALSE(v.curves[1].within);
+  ASSERT_EQ(v.crossovers.size(), 1u);
+  EXPECT_NEAR(*v.crossovers[0].hw, 2048 * std::pow(4.0, 0.25), 1e-9);
+  EXPECT_NEAR(*v.crossovers[0].sim, 2048 * std::pow(2.0, 3.0 / 7), 1e-9);
+  EXPECT_TRUE(v.crossovers[0].within);
+  // Looser limits: it holds.
+  EXPECT_TRUE(validate_results(sim, hw, {0.25, 0.5, 1.25}).passed());
+}
+
+TEST(Validate, ACrossingOnOneSideOnlyMisses) {
+  const ResultsFile crossing = run("x", "shm", {1, 2, 4, 8}, {3, 3, 4, 5});
+  const ResultsFile apart = run("y", "shm", {1, 2, 4, 8}, {30, 30, 40, 50});
+  const ValidateLimits wide{100, 100, 1.25};
+  EXPECT_THAT(validate_results(apart, {crossing, crossing}, wide).misses,
+              ElementsAre("eager -> rndv/get: crosses on hardware only"));
+  EXPECT_THAT(validate_results(crossing, {apart, apart}, wide).misses,
+              ElementsAre("eager -> rndv/get: crosses in simulation only"));
+}
+
+TEST(Validate, ACrossingTooFarMissesByItsFactor) {
+  const std::vector<ResultsFile> hw{run("a", "shm", {1, 2, 4, 8}, {1.5, 3, 5, 6}),
+                                    run("b", "shm", {1, 2, 4, 8}, {1.5, 3, 5, 6})};
+  // Hardware crosses between 4 and 8 KiB; the simulation between 1 and 2 KiB.
+  const ResultsFile sim = run("sim", "sim", {1, 2, 4, 8}, {1.2, 1.8, 3, 5});
+  const Validation v = validate_results(sim, hw, {1, 1, 1.25});
+  ASSERT_EQ(v.crossovers.size(), 1u);
+  ASSERT_TRUE(v.crossovers[0].factor.has_value());
+  EXPECT_GT(*v.crossovers[0].factor, 2);
+  EXPECT_FALSE(v.crossovers[0].within);
+  ASSERT_EQ(v.misses.size(), 1u);
+  EXPECT_THAT(v.misses[0], HasSubstr("eager -> rndv/get: crossing factor "));
+  // A factor limit as wide as the miss passes.
+  EXPECT_TRUE(validate_results(sim, hw, {1, 1, 10}).passed());
+}
+
+TEST(Validate, SteadyPointsSetTheModelsErrorApartFromTheMachinesNoise) {
+  // The runs agree at 1, 2 and 4 KiB and differ tenfold at 8 KiB.
+  const std::vector<ResultsFile> hw{run("a", "shm", {1, 2, 4, 8}, {30, 30, 40, 50}),
+                                    run("b", "shm", {1, 2, 4, 80}, {30, 30, 40, 50})};
+  const ResultsFile sim = run("sim", "sim", {1, 2, 4.4, 8}, {30, 30, 40, 50});
+  const Validation v = validate_results(sim, hw, {});
+  ASSERT_EQ(v.curves.size(), 2u);
+  EXPECT_EQ(v.curves[0].steady, 3u);
+  EXPECT_NEAR(v.curves[0].steady_worst, 0.1, 1e-12);
+  EXPECT_EQ(v.curves[0].steady_worst_size, 4096u);
+  EXPECT_DOUBLE_EQ(v.curves[0].steady_median, 0);
+  EXPECT_EQ(v.curves[1].steady, 4u);
+  // Against the runs' median at 8 KiB, (8 + 80)/2 = 44: −81.8 %, said to be noise.
+  EXPECT_THAT(v.misses, ElementsAre("eager: worst |sim - hw| / hw 81.8 % at 8K above 25.0 % (the hardware runs "
+                                    "differ there by 900.0 %: noise)"));
+}
+
+TEST(Validate, OneRunIsNotEnough) {
+  const ResultsFile a = run("a", "shm", {1, 2, 4, 8}, {3, 3, 4, 5});
+  EXPECT_THROW(validate_results(a, {a}, {}), CompareError);
+}
+
+TEST(UcxProtoInfo, ReadsV1ThresholdsAndTheV2Table) {
+  const std::string v1 =
+      "#                 lane[0]:  1:posix/memory.0 md[1]  -> md[1]/posix/sysdev[255] am am_bw#0\n"
+      "#                tag_send: 0..<egr/short>..93..<egr/bcopy>..8256..<rndv>..(inf)\n"
+      "#            tag_send_nbr: 0..<egr/short>..93..<egr/bcopy>..262144..<rndv>..(inf)\n";
+  const std::string v2 =
+      "[1795671244.701777] [vm:10879:0]   +--------------------------+--------------------------------------+\n"
+      "[1795671244.701785] [vm:10879:0]   | 0x55e3c267de70 ep_cfg[0] | tagged message by ucp_tag_send*() from host "
+      "memory       |\n"
+      "[1795671244.701785] [vm:10879:0]   +--------------------------+-------------------------------------------+-----"
+      "---------+\n"
+      "[1795671244.701785] [vm:10879:0]   |                    0..92 | eager short                               | "
+      "posix/memory |\n"
+      "[1795671244.701785] [vm:10879:0]   |                 93..6237 | eager copy-in copy-out                    | "
+      "posix/memory |\n"
+      "[1795671244.701786] [vm:10879:0]   |                6238..inf | (?) rendezvous zero-copy read from remote | "
+      "cma/memory   |\n"
+      "[1795671244.701786] [vm:10879:0]   +--------------------------+-------------------------------------------+-----"
+      "---------+\n"
+      "# |                6238..inf | (?) rendezvous zero-copy read from remote | cma/memory   |\n";
+  const UcxHandover u = parse_ucx_proto_info(v1, v2);
+  EXPECT_EQ(u.v1_line, "0..<egr/short>..93..<egr/bcopy>..8256..<rndv>..(inf)");
+  EXPECT_EQ(u.v1_rndv, 8256u);
+  ASSERT_EQ(u.v2_rows.size(), 3u);
+  EXPECT_EQ(u.v2_rows[1].from, 93u);
+  EXPECT_EQ(u.v2_rows[1].to, 6237u);
+  EXPECT_EQ(u.v2_rows[1].protocol, "eager copy-in copy-out");
+  EXPECT_EQ(u.v2_rows[2].lanes, "cma/memory");
+  EXPECT_FALSE(u.v2_rows[2].to.has_value());
+  EXPECT_EQ(u.v2_rndv, 6238u);
+}
+
+TEST(UcxProtoInfo, NoRendezvousAndNoOutputStayEmpty) {
+  const UcxHandover tcp = parse_ucx_proto_info(
+      "#                tag_send: 0..<egr/short>..8185..<egr/zcopy>..(inf)\n",
+      "  | 0x1 ep_cfg[0] | tagged message by ucp_tag_send*() from host memory |\n"
+      "  +---+---+---+\n"
+      "  |   0..788 | eager short | tcp/lo |\n"
+      "  | 789..inf | eager zero-copy copy-out | tcp/lo |\n");
+  EXPECT_FALSE(tcp.v1_rndv.has_value());
+  EXPECT_EQ(tcp.v2_rows.size(), 2u);
+  EXPECT_FALSE(tcp.v2_rndv.has_value());
+  const UcxHandover none = parse_ucx_proto_info("", "ucx_info: command not found\n");
+  EXPECT_TRUE(none.v1_line.empty());
+  EXPECT_TRUE(none.v2_rows.empty());
+}
+
+}  // namespace
+}  // namespace xover::tools

@@ -1,0 +1,41 @@
+// Calibration in rounds: `xover calibrate` measures everything once per
+// round (probe sizes and sweep points in a shuffled order), folds the rounds
+// into one set of figures, refits, and stops once a round no longer moves
+// the fits. Pure functions of measured numbers; the rounds themselves are
+// run by the calibrate command.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tools/calib/calibration.hpp"
+
+namespace xover::calib {
+
+/// Each size's figures over the rounds: the median of each round's median
+/// (a stream: the fastest round, as a stream run is only ever slowed down
+/// by an interruption). Every round holds the same sizes; the result is in
+/// size order whatever order a round measured them in.
+/// @throws std::invalid_argument when the rounds hold different sizes.
+std::vector<PrttPoint> combine_prtt(const std::vector<std::vector<PrttPoint>>& rounds);
+
+/// Each size's get time over the rounds: the median of the rounds', in size order.
+/// @throws std::invalid_argument when the rounds hold different sizes.
+std::vector<GetPoint> combine_gets(const std::vector<std::vector<GetPoint>>& rounds);
+
+/// How far the fits moved from `before` to `now`: the largest relative
+/// change of a lane's one-message time L + o_s + o_r and bandwidth, and of
+/// each protocol cost line's time at the ends of its fitted range.
+struct FitChange {
+  double relative = 0;  ///< the largest change, |now − before| / before
+  std::string what;     ///< which figure moved most ("eager/bcopy at 8 KiB")
+};
+FitChange fit_change(const Calibration& before, const Calibration& now);
+
+/// The `calibrate` comment line on how the rounds went.
+std::string rounds_note(std::size_t rounds, double seconds, const FitChange& last, double tolerance, bool stable);
+
+/// The sizes of `sizes` in an order drawn from `seed` (the same on every rank).
+std::vector<Bytes> shuffled(std::vector<Bytes> sizes, std::uint64_t seed);
+
+}  // namespace xover::calib

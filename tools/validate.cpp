@@ -1,0 +1,197 @@
+#include "tools/validate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+namespace xover::tools {
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string percent(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %%", x * 100);
+  return buf;
+}
+
+/// The crossing of `below` → `above` in `list` nearest `size` by size
+/// ratio, not yet taken (when `taken` is given).
+std::optional<std::size_t> nearest(const std::vector<Crossover>& list, const std::string& below,
+                                   const std::string& above, double size, const std::vector<bool>* taken = nullptr) {
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (list[i].faster_below != below || list[i].faster_above != above || (taken && (*taken)[i]))
+      continue;
+    if (!best || std::abs(std::log(list[i].size / size)) < std::abs(std::log(list[*best].size / size)))
+      best = i;
+  }
+  return best;
+}
+
+}  // namespace
+
+ResultsFile hardware_reference(const std::vector<ResultsFile>& runs) {
+  if (runs.empty())
+    throw CompareError("no hardware run to take a reference from");
+  for (const ResultsFile& run : runs)
+    if (run.scenario != runs[0].scenario || run.workload != runs[0].workload)
+      throw CompareError(run.file + " holds '" + run.scenario + "' (" + run.workload + "), " + runs[0].file +
+                         " holds '" + runs[0].scenario + "' (" + runs[0].workload + ")");
+  ResultsFile out = runs[0];
+  out.file = "the median of " + std::to_string(runs.size()) + " hardware runs";
+  out.rows.clear();
+  std::vector<std::map<std::pair<std::string, Bytes>, const ResultRow*>> index(runs.size());
+  for (std::size_t r = 0; r < runs.size(); ++r)
+    for (const ResultRow& row : runs[r].rows)
+      index[r][{row.protocol, row.size}] = &row;
+  for (const ResultRow& first : runs[0].rows) {
+    std::vector<const ResultRow*> rows;
+    for (const auto& in_run : index) {
+      const auto it = in_run.find({first.protocol, first.size});
+      if (it != in_run.end())
+        rows.push_back(it->second);
+    }
+    if (rows.size() != runs.size())
+      continue;
+    ResultRow row = first;
+    auto median_of = [&](double ResultRow::*field) {
+      std::vector<double> v;
+      for (const ResultRow* r : rows)
+        v.push_back(r->*field);
+      return median(v);
+    };
+    row.t_median_us = median_of(&ResultRow::t_median_us);
+    row.t_p10_us = median_of(&ResultRow::t_p10_us);
+    row.t_p90_us = median_of(&ResultRow::t_p90_us);
+    row.bandwidth_MBps = median_of(&ResultRow::bandwidth_MBps);
+    const bool intervals =
+        std::all_of(rows.begin(), rows.end(), [](const ResultRow* r) { return r->t_ci_lo_us.has_value(); });
+    row.t_ci_lo_us = row.t_ci_hi_us = std::nullopt;
+    if (intervals) {
+      row.t_ci_lo_us = row.t_median_us;
+      row.t_ci_hi_us = row.t_median_us;
+      for (const ResultRow* r : rows) {
+        row.t_ci_lo_us = std::min(*row.t_ci_lo_us, *r->t_ci_lo_us);
+        row.t_ci_hi_us = std::max(*row.t_ci_hi_us, *r->t_ci_hi_us);
+      }
+    }
+    out.rows.push_back(std::move(row));
+  }
+  if (out.rows.empty())
+    throw CompareError("the hardware runs have no (protocol, size) in common");
+  return out;
+}
+
+Validation validate_results(const ResultsFile& sim, const std::vector<ResultsFile>& runs,
+                            const ValidateLimits& limits) {
+  if (runs.size() < 2)
+    throw CompareError("a verdict needs at least two hardware runs, to know the machine's own reproducibility");
+  Validation out;
+  out.limits = limits;
+  const ResultsFile reference = hardware_reference(runs);
+  const Comparison c = compare_results(sim, reference, limits.max_threshold_factor);
+
+  std::map<std::string, std::pair<double, double>> reproducibility;
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    for (std::size_t j = i + 1; j < runs.size(); ++j)
+      for (const ProtocolErrors& p : compare_results(runs[j], runs[i]).protocols) {
+        if (!p.matched)
+          continue;
+        auto& [median_rel, worst_rel] = reproducibility[p.protocol];
+        median_rel = std::max(median_rel, p.median_abs_rel);
+        worst_rel = std::max(worst_rel, p.worst_abs_rel);
+      }
+  // How far apart the runs are at each point: the largest median over the smallest, less one.
+  std::map<std::pair<std::string, Bytes>, std::pair<double, double>> spread;
+  for (const ResultsFile& run : runs)
+    for (const ResultRow& row : run.rows) {
+      const auto [at, added] = spread.try_emplace({row.protocol, row.size}, row.t_median_us, row.t_median_us);
+      at->second.first = std::min(at->second.first, row.t_median_us);
+      at->second.second = std::max(at->second.second, row.t_median_us);
+    }
+  for (const ProtocolErrors& p : c.protocols) {
+    if (!p.matched)
+      continue;
+    CurveValidation v;
+    std::vector<double> steady;
+    for (const PointError& e : c.points) {
+      const auto [low, high] = spread[{e.protocol, e.size}];
+      if (e.protocol != p.protocol || high / low - 1 > limits.max_worst_error)
+        continue;
+      steady.push_back(std::abs(e.rel));
+      if (std::abs(e.rel) >= std::abs(v.steady_worst)) {
+        v.steady_worst = e.rel;
+        v.steady_worst_size = e.size;
+      }
+    }
+    v.steady = steady.size();
+    v.steady_median = steady.empty() ? 0 : median(steady);
+    v.protocol = p.protocol;
+    v.matched = p.matched;
+    v.median = p.median_abs_rel;
+    v.worst = p.worst_abs_rel;
+    v.worst_rel = p.worst_rel;
+    v.worst_size = p.worst_size;
+    v.hw_median = reproducibility[p.protocol].first;
+    v.hw_worst = reproducibility[p.protocol].second;
+    v.within = v.median <= limits.max_median_error && v.worst <= limits.max_worst_error;
+    if (v.median > limits.max_median_error)
+      out.misses.push_back(v.protocol + ": median |sim - hw| / hw " + percent(v.median) + " above " +
+                           percent(limits.max_median_error));
+    if (v.worst > limits.max_worst_error) {
+      const auto [low, high] = spread[{v.protocol, v.worst_size}];
+      out.misses.push_back(v.protocol + ": worst |sim - hw| / hw " + percent(v.worst) + " at " +
+                           format_size(v.worst_size) + " above " + percent(limits.max_worst_error) +
+                           (high / low - 1 > limits.max_worst_error
+                                ? " (the hardware runs differ there by " + percent(high / low - 1) + ": noise)"
+                                : ""));
+    }
+    out.curves.push_back(std::move(v));
+  }
+
+  std::vector<std::vector<Crossover>> per_run;
+  for (const ResultsFile& run : runs)
+    per_run.push_back(find_crossovers(run));
+  auto add = [&](const std::string& below, const std::string& above, std::optional<double> s,
+                 std::optional<double> h) {
+    CrossoverValidation x{below, above, s, h, {}, std::nullopt, false};
+    const double around = h ? *h : *s;
+    for (const std::vector<Crossover>& crossings : per_run) {
+      const std::optional<std::size_t> i = nearest(crossings, below, above, around);
+      x.hw_runs.push_back(i ? std::optional<double>(crossings[*i].size) : std::nullopt);
+    }
+    if (s && h)
+      x.factor = std::max(*s / *h, *h / *s);
+    x.within = x.factor && *x.factor <= limits.max_threshold_factor;
+    char buf[64];
+    if (!s)
+      out.misses.push_back(below + " -> " + above + ": crosses on hardware only");
+    else if (!h)
+      out.misses.push_back(below + " -> " + above + ": crosses in simulation only");
+    else if (!x.within) {
+      std::snprintf(buf, sizeof buf, "factor %.3f above %.3f", *x.factor, limits.max_threshold_factor);
+      out.misses.push_back(below + " -> " + above + ": crossing " + buf);
+    }
+    out.crossovers.push_back(std::move(x));
+  };
+  std::vector<bool> taken(c.sim_crossovers.size(), false);
+  for (const Crossover& h : c.hw_crossovers) {
+    const std::optional<std::size_t> s = nearest(c.sim_crossovers, h.faster_below, h.faster_above, h.size, &taken);
+    if (s)
+      taken[*s] = true;
+    add(h.faster_below, h.faster_above, s ? std::optional<double>(c.sim_crossovers[*s].size) : std::nullopt, h.size);
+  }
+  for (std::size_t i = 0; i < c.sim_crossovers.size(); ++i)
+    if (!taken[i])
+      add(c.sim_crossovers[i].faster_below, c.sim_crossovers[i].faster_above, c.sim_crossovers[i].size,
+          std::nullopt);
+  return out;
+}
+
+}  // namespace xover::tools

@@ -1,0 +1,237 @@
+#include "tools/validate_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "tools/json.hpp"
+
+namespace xover::tools {
+namespace {
+
+std::string pct(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %%", x * 100);
+  return buf;
+}
+
+std::string approx(double n) {
+  char buf[32];
+  if (n < 1024)
+    std::snprintf(buf, sizeof buf, "%.0f B", n);
+  else if (n < 1024.0 * 1024)
+    std::snprintf(buf, sizeof buf, "%.1f KiB", n / 1024);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f MiB", n / (1024.0 * 1024));
+  return buf;
+}
+
+std::string cell(const std::string& text, int width) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%-*s", width, text.c_str());
+  return buf;
+}
+
+std::string handovers(const std::vector<SelectionThreshold>& list) {
+  if (list.empty())
+    return "none";
+  std::string out;
+  for (const SelectionThreshold& t : list)
+    out += (out.empty() ? "" : "; ") + t.from + " -> " + t.to + " between " + format_size(t.last_from) + " and " +
+           format_size(t.first_to);
+  return out;
+}
+
+void json_handovers(JsonWriter& j, const std::vector<SelectionThreshold>& list) {
+  j.begin_array();
+  for (const SelectionThreshold& t : list) {
+    j.begin_object();
+    j.key("from").value(t.from);
+    j.key("to").value(t.to);
+    j.key("between").begin_array().value(t.last_from).value(t.first_to).end_array();
+    j.end_object();
+  }
+  j.end_array();
+}
+
+}  // namespace
+
+void print_validation_text(std::ostream& os, const ValidateReport& r) {
+  const Validation& v = r.validation;
+  os << "# " << r.scenario << " on " << r.backend << ": simulation on " << r.platform
+     << (r.calibrated ? " (calibrated by this run)" : "") << " against " << r.runs.size()
+     << " hardware runs (per point, the median of their medians)\n";
+  char limits[160];
+  std::snprintf(limits, sizeof limits, "# limits: median %s, worst %s, crossover factor %.2f\n",
+                pct(v.limits.max_median_error).c_str(), pct(v.limits.max_worst_error).c_str(),
+                v.limits.max_threshold_factor);
+  os << limits;
+  char load[256];
+  std::snprintf(load, sizeof load,
+                "# machine load (1-minute average): %.2f before the hardware runs, %.2f after, on %u cores%s\n\n",
+                r.load_before, r.load_after, r.cores,
+                std::max(r.load_before, r.load_after) > r.cores
+                    ? ": busy, the runs shared the cores with other work and their times include waiting for one"
+                    : "");
+  os << load;
+  os << cell("curve", 20) << cell("sizes", 7) << cell("sim vs hw: median", 19) << cell("worst", 20)
+     << cell("hw vs hw: median", 18) << cell("worst", 10) << cell("steady: sizes", 15) << cell("median", 9)
+     << cell("worst", 20) << "verdict\n";
+  for (const CurveValidation& c : v.curves) {
+    char worst[64], steady[64];
+    std::snprintf(worst, sizeof worst, "%+.1f %% at %s", c.worst_rel * 100, format_size(c.worst_size).c_str());
+    std::snprintf(steady, sizeof steady, "%+.1f %% at %s", c.steady_worst * 100,
+                  format_size(c.steady_worst_size).c_str());
+    os << cell(c.protocol, 20) << cell(std::to_string(c.matched), 7) << cell(pct(c.median), 19) << cell(worst, 20)
+       << cell(pct(c.hw_median), 18) << cell(pct(c.hw_worst), 10) << cell(std::to_string(c.steady), 15)
+       << cell(c.steady ? pct(c.steady_median) : "-", 9) << cell(c.steady ? steady : "-", 20)
+       << (c.within ? "ok" : "MISS") << "\n";
+  }
+  os << "(steady: the sizes where the hardware runs' medians agree within the worst-error limit)\n";
+  os << "\ncrossovers (the second protocol is faster above the size)\n";
+  if (v.crossovers.empty())
+    os << "  none in either\n";
+  for (const CrossoverValidation& x : v.crossovers) {
+    os << "  " << x.faster_below << " -> " << x.faster_above << ": sim " << (x.sim ? approx(*x.sim) : "none")
+       << ", hw " << (x.hw ? approx(*x.hw) : "none") << " (runs:";
+    for (const std::optional<double>& h : x.hw_runs)
+      os << " " << (h ? approx(*h) : "none");
+    os << ")";
+    if (x.factor) {
+      char f[32];
+      std::snprintf(f, sizeof f, ", factor %.3f", *x.factor);
+      os << f;
+    }
+    os << ": " << (x.within ? "ok" : "MISS") << "\n";
+  }
+  os << "\nhand-overs\n  xover auto, simulated: " << handovers(r.sim_handovers)
+     << "\n  xover auto, on hardware: " << handovers(r.hw_handovers) << "\n";
+  if (!r.ucx) {
+    os << "  UCX: ucx_info is not installed\n";
+  } else {
+    const UcxHandover& u = r.ucx->handover;
+    os << "  UCX " << (r.ucx->version.empty() ? "" : r.ucx->version + " ") << "on " << r.ucx->transports
+       << ", v1 (tag_send): " << (u.v1_line.empty() ? "not reported" : u.v1_line) << ": rendezvous "
+       << (u.v1_rndv ? "from " + std::to_string(*u.v1_rndv) + " B" : "never") << "\n";
+    os << "  UCX " << (r.ucx->version.empty() ? "" : r.ucx->version + " ") << "on " << r.ucx->transports
+       << ", v2 (UCX_PROTO_ENABLE=y):";
+    if (u.v2_rows.empty())
+      os << " no table";
+    for (const UcxProtoRow& row : u.v2_rows)
+      os << " " << row.from << ".." << (row.to ? std::to_string(*row.to) : std::string("inf")) << " " << row.protocol
+         << " (" << row.lanes << ");";
+    os << " rendezvous " << (u.v2_rndv ? "from " + std::to_string(*u.v2_rndv) + " B" : "never") << "\n";
+  }
+  if (!r.plot.empty())
+    os << "\nplot: " << r.plot << "\n";
+  os << "\nverdict: ";
+  if (v.passed()) {
+    char f[32];
+    std::snprintf(f, sizeof f, "%.2f", v.limits.max_threshold_factor);
+    os << "PASS: every curve within " << pct(v.limits.max_median_error) << " median and "
+       << pct(v.limits.max_worst_error) << " worst, every crossover within a factor " << f << "\n";
+    return;
+  }
+  os << "FAIL: " << v.misses.size() << (v.misses.size() == 1 ? " miss" : " misses") << "\n";
+  for (const std::string& m : v.misses)
+    os << "  " << m << "\n";
+}
+
+void print_validation_json(std::ostream& os, const ValidateReport& r) {
+  const Validation& v = r.validation;
+  JsonWriter j;
+  j.begin_object();
+  j.key("scenario").value(r.scenario);
+  j.key("backend").value(r.backend);
+  j.key("platform").value(r.platform);
+  j.key("calibrated").value(r.calibrated);
+  j.key("runs").begin_array();
+  for (const std::string& run : r.runs)
+    j.value(run);
+  j.end_array();
+  j.key("sim").value(r.sim);
+  j.key("limits").begin_object();
+  j.key("max_median_error").value(v.limits.max_median_error);
+  j.key("max_worst_error").value(v.limits.max_worst_error);
+  j.key("max_threshold_factor").value(v.limits.max_threshold_factor);
+  j.end_object();
+  j.key("load").begin_object();
+  j.key("before").value(r.load_before);
+  j.key("after").value(r.load_after);
+  j.key("cores").value(std::uint64_t(r.cores));
+  j.end_object();
+  j.key("curves").begin_array();
+  for (const CurveValidation& c : v.curves) {
+    j.begin_object();
+    j.key("protocol").value(c.protocol);
+    j.key("matched").value(std::uint64_t(c.matched));
+    j.key("median").value(c.median);
+    j.key("worst").value(c.worst);
+    j.key("worst_rel").value(c.worst_rel);
+    j.key("worst_size").value(c.worst_size);
+    j.key("hw_median").value(c.hw_median);
+    j.key("hw_worst").value(c.hw_worst);
+    j.key("steady").value(std::uint64_t(c.steady));
+    j.key("steady_median").value(c.steady_median);
+    j.key("steady_worst").value(c.steady_worst);
+    j.key("steady_worst_size").value(c.steady_worst_size);
+    j.key("within").value(c.within);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("crossovers").begin_array();
+  for (const CrossoverValidation& x : v.crossovers) {
+    j.begin_object();
+    j.key("faster_below").value(x.faster_below);
+    j.key("faster_above").value(x.faster_above);
+    j.key("sim").value(x.sim);
+    j.key("hw").value(x.hw);
+    j.key("hw_runs").begin_array();
+    for (const std::optional<double>& h : x.hw_runs)
+      j.value(h);
+    j.end_array();
+    j.key("factor").value(x.factor);
+    j.key("within").value(x.within);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("handovers").begin_object();
+  j.key("sim");
+  json_handovers(j, r.sim_handovers);
+  j.key("hw");
+  json_handovers(j, r.hw_handovers);
+  j.end_object();
+  j.key("ucx");
+  if (!r.ucx) {
+    j.null();
+  } else {
+    const UcxHandover& u = r.ucx->handover;
+    j.begin_object();
+    j.key("version").value(r.ucx->version);
+    j.key("transports").value(r.ucx->transports);
+    j.key("v1_tag_send").value(u.v1_line);
+    j.key("v1_rndv").value(u.v1_rndv);
+    j.key("v2_rndv").value(u.v2_rndv);
+    j.key("v2_rows").begin_array();
+    for (const UcxProtoRow& row : u.v2_rows) {
+      j.begin_object();
+      j.key("from").value(row.from);
+      j.key("to").value(row.to);
+      j.key("protocol").value(row.protocol);
+      j.key("lanes").value(row.lanes);
+      j.end_object();
+    }
+    j.end_array();
+    j.end_object();
+  }
+  j.key("plot").value(r.plot.empty() ? std::nullopt : std::optional<std::string>(r.plot));
+  j.key("passed").value(v.passed());
+  j.key("misses").begin_array();
+  for (const std::string& m : v.misses)
+    j.value(m);
+  j.end_array();
+  j.end_object();
+  os << j.str();
+}
+
+}  // namespace xover::tools

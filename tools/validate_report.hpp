@@ -1,0 +1,46 @@
+// What `xover validate` prints: the verdict of validate.hpp with the runs
+// it came from, the `auto` hand-overs, and UCX's own hand-over, as a table
+// or as JSON.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "tools/crossovers.hpp"
+#include "tools/ucx_proto.hpp"
+#include "tools/validate.hpp"
+
+namespace xover::tools {
+
+/// UCX's own picks on the transports the backend uses.
+struct UcxReport {
+  std::string version;     ///< "1.13.1", or empty when ucx_info did not say
+  std::string transports;  ///< the UCX_TLS it was asked about: "posix,cma"
+  UcxHandover handover;
+};
+
+struct ValidateReport {
+  std::string scenario;
+  std::string backend;
+  std::string platform;                 ///< the simulated platform
+  bool calibrated = false;              ///< the platform was written by this run's calibrate
+  std::vector<std::string> runs;        ///< the hardware CSVs
+  std::string sim;                      ///< the simulated CSV
+  Validation validation;
+  std::vector<SelectionThreshold> sim_handovers;  ///< the simulation's `auto` hand-overs
+  std::vector<SelectionThreshold> hw_handovers;   ///< the hardware reference's
+  /// The 1-minute load average before the first hardware run and after
+  /// the last, and the cores: above the cores, the runs shared them with
+  /// other work, and their times include waiting for one.
+  double load_before = 0, load_after = 0;
+  unsigned cores = 1;
+  std::optional<UcxReport> ucx;         ///< none where ucx_info is not installed
+  std::string plot;                     ///< the plot, or empty when none was drawn
+};
+
+void print_validation_text(std::ostream& os, const ValidateReport& r);
+void print_validation_json(std::ostream& os, const ValidateReport& r);
+
+}  // namespace xover::tools
