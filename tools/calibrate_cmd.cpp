@@ -6,7 +6,9 @@
 // The command launches two ranks on this node, pinned like `xover run
 // --backend`, each running the probes over the real Transport; rank 0
 // fits, writes the platform and prints the fits. Last, the alltoall's
-// device figures (calib/device_probe.hpp) go on the platform's nodes.
+// device figures (calib/device_probe.hpp; on a backend with an engine for
+// device memory, that engine's: calib/engine_probe.hpp) go on the
+// platform's nodes.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +28,7 @@
 #include "runtime/launch/launch.hpp"
 #include "tools/calib/calibration.hpp"
 #include "tools/calib/device_probe.hpp"
+#include "tools/calib/engine_probe.hpp"
 #include "tools/commands.hpp"
 
 namespace po = boost::program_options;
@@ -134,7 +137,10 @@ int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
   run_workload(sweep_scenario(s), boot.rank(), t, mine);
   if (!t.failure().empty())
     throw std::runtime_error(t.failure());
-  const calib::DeviceFigures device = calib::probe_device(t, boot, s.quick ? 100 : 400);
+  const std::size_t puts = s.quick ? 100 : 400;
+  const calib::DeviceFigures device = s.backend->device_alltoall
+                                          ? calib::probe_device_engine(s.backend->device_alltoall, t, boot, puts)
+                                          : calib::probe_device(t, boot, puts);
   m.device = DeviceAttrs{device.device_o, 1, device.proxy_o, device.proxy_wake};
   m.device_o_burst = device.device_o_burst;
   const std::string text = mine.to_text();
