@@ -6,13 +6,16 @@
 // sets it against the GPU run. Without a GPU (or CUDA in the build) both
 // commands exit 2 with the backend's reason and write nothing. With one,
 // every figure is printed. Built in every build; it needs nothing but the
-// xover binary and the source tree's scenarios.
+// xover binary and the source tree's scenarios: where the build tree was
+// carried to another machine, the xover beside this test (../tools/xover)
+// and the scenario under the working directory (the source tree's root).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -25,8 +28,15 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const std::string kXover = XOVER_BINARY;
-const std::string kScenario = std::string(XOVER_SOURCE_DIR) + "/tests/data/scenarios/hw_alltoall_p2.xml";
+/// `built` where it is, else `elsewhere`.
+std::string either(const std::string& built, const std::filesystem::path& elsewhere) {
+  return std::filesystem::exists(built) ? built : elsewhere.string();
+}
+
+const std::string kXover =
+    either(XOVER_BINARY, std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path() / "tools/xover");
+const std::string kScenario = either(std::string(XOVER_SOURCE_DIR) + "/tests/data/scenarios/hw_alltoall_p2.xml",
+                                     std::filesystem::current_path() / "tests/data/scenarios/hw_alltoall_p2.xml");
 
 /// The CSV's columns (protocols/workload/results.hpp, kCsvHeader).
 constexpr std::size_t kProtocol = 4, kSize = 7, kMedian = 9, kErrors = 14, kNotes = 15;
