@@ -38,6 +38,9 @@ std::string cuda_unavailable() {
 BackendInfo describe_cuda() {
   return {};
 }
+std::unique_ptr<DeviceAlltoall> make_cuda_alltoall(Transport&, Worker&, Bytes, std::uint64_t) {
+  throw RuntimeError("cuda: not compiled in");
+}
 #endif
 
 namespace {
@@ -67,7 +70,7 @@ const std::array kBackends{
     Backend{"verbs", "rdma-core verbs: an RC queue pair per port and peer, send/recv AMs, RDMA read/write",
             make_verbs_transport, verbs_unavailable, describe_verbs},
     Backend{"cuda", "GPUs on this node: device memory mapped by CUDA IPC, device-initiated puts or a CPU proxy",
-            make_cuda_transport, cuda_unavailable, describe_cuda},
+            make_cuda_transport, cuda_unavailable, describe_cuda, make_cuda_alltoall},
 };
 
 }  // namespace

@@ -2,7 +2,8 @@
 // `--help`, `xover info` and the tests' backend parameter read. A backend
 // is one row: its name, one line about it, how to make its transport, and
 // why it cannot run here when it cannot (not compiled in, no device), and
-// what it finds on this machine (for `xover info`).
+// what it finds on this machine (for `xover info`), and the alltoall engine
+// it offers for device memory, if any.
 //
 //   const Backend* b = find_backend("tcp");
 //   if (const std::string why = b->unavailable(); !why.empty()) ... exit 2
@@ -17,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "protocols/coll/device_alltoall.hpp"
 #include "runtime/backend_info.hpp"
 #include "runtime/bootstrap.hpp"
 
@@ -42,6 +44,10 @@ struct Backend {
   /// called even when the backend is unavailable, to say what it did find.
   /// Null when it has nothing to report.
   BackendInfo (*describe)() = nullptr;
+  /// The alltoall engine for PEs in device memory (a GPU's), which `xover
+  /// run` hands the alltoall workload in place of its PEs in host memory
+  /// (Scenario::device_alltoall); null where the backend keeps them on the host.
+  DeviceAlltoallMaker device_alltoall = nullptr;
 
   bool simulated() const { return make == nullptr; }
   std::string unavailable() const { return why_unavailable ? why_unavailable() : std::string(); }

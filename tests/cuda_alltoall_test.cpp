@@ -35,9 +35,9 @@ std::string median_us(std::vector<Seconds> values) {
 }
 
 /// One exchange's time and the medians of its figures, in microseconds.
-std::string figures(const CudaExchange& x) {
-  return "time " + std::to_string(x.time * 1e6) + " us, o_device " + median_us(x.figures.post) + ", o_proxy " +
-         median_us(x.figures.serve) + ", W " + median_us(x.figures.wake) + " (clock within " +
+std::string figures(const DeviceExchange& x) {
+  return "time " + std::to_string(x.time * 1e6) + " us, o_device " + median_us(x.post) + ", o_proxy " +
+         median_us(x.serve) + ", W " + median_us(x.wake) + " (clock within " +
          std::to_string(x.clock_uncertainty * 1e6) + ")";
 }
 
@@ -66,7 +66,7 @@ TEST_P(CudaAlltoallTest, EveryByteAndEverySignalInBothFlavours) {
             const std::string what = std::string(flavour == AlltoallFlavour::Direct ? "direct" : "proxy") + " " +
                                      std::to_string(n) + " B round " + std::to_string(round) + ": ";
             pe.prepare(n);
-            const CudaExchange x = pe.exchange(flavour, n, 10.0);
+            const DeviceExchange x = pe.exchange(flavour, n, 10.0);
             if (!x.complete)
               report += what + "incomplete " + x.problem + "\n";
             else if (boot.rank() == 0)

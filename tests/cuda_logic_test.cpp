@@ -1,10 +1,16 @@
 // The cuda backend's logic that needs no GPU, built and run everywhere:
 // the probe's report and the reasons it gives, the IPC card, and the
 // command ring's writer as the alltoall kernel runs it (cuda_ring_writer.hpp),
-// run here by CPU threads against CommandRing's proxy side.
+// run here by CPU threads against CommandRing's proxy side, and the notes
+// on PEs sharing a GPU (with or without MPS's control pipe).
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <thread>
 #include <vector>
@@ -14,6 +20,7 @@
 #include "runtime/cuda/cuda_clock.hpp"
 #include "runtime/cuda/cuda_probe.hpp"
 #include "runtime/cuda/cuda_ring_writer.hpp"
+#include "runtime/cuda/cuda_sharing.hpp"
 
 namespace xover::runtime {
 namespace {
@@ -202,6 +209,36 @@ struct RingMemory {
   }
   std::vector<std::uint64_t> words;
 };
+
+TEST(CudaSharing, NotesSayHowManyPesShareAGpuAndWhetherTheyRunAtOnce) {
+  EXPECT_EQ(gpu_sharing_notes(2, 2, std::nullopt), std::vector<std::string>{"PEs per GPU 1 (2 PEs on 2 GPUs)"});
+  EXPECT_EQ(gpu_sharing_notes(4, 8, std::nullopt), std::vector<std::string>{"PEs per GPU 1 (4 PEs on 8 GPUs)"});
+  const std::vector<std::string> sliced = gpu_sharing_notes(2, 1, std::nullopt);
+  ASSERT_EQ(sliced.size(), 2U);
+  EXPECT_EQ(sliced[0], "PEs per GPU 2 (2 PEs on 1 GPU)");
+  EXPECT_EQ(sliced[1].rfind("2 PEs share a GPU without MPS: the GPU time-slices between their processes", 0), 0U)
+      << sliced[1];
+  const std::vector<std::string> mps = gpu_sharing_notes(5, 2, "/run/mps");
+  ASSERT_EQ(mps.size(), 2U);
+  EXPECT_EQ(mps[0], "PEs per GPU 3 (5 PEs on 2 GPUs)");
+  EXPECT_EQ(mps[1], "3 PEs share a GPU through MPS (its control pipe in /run/mps): their kernels may run at once");
+  for (const auto& notes : {sliced, mps})
+    for (const std::string& note : notes)
+      EXPECT_EQ(note.find_first_of(";\t\n"), std::string::npos) << "a note is one item of a point's notes: " << note;
+}
+
+TEST(CudaSharing, MpsIsFoundByItsControlPipeOnly) {
+  const std::string dir = ::testing::TempDir() + "/xover-mps-" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(std::filesystem::create_directories(dir));
+  EXPECT_EQ(mps_pipe(dir.c_str()), std::nullopt) << "no pipe";
+  std::ofstream(dir + "/control") << "not a pipe";
+  EXPECT_EQ(mps_pipe(dir.c_str()), std::nullopt) << "a plain file";
+  std::filesystem::remove(dir + "/control");
+  ASSERT_EQ(mkfifo((dir + "/control").c_str(), 0600), 0);
+  EXPECT_EQ(mps_pipe(dir.c_str()), dir);
+  std::filesystem::remove_all(dir);
+}
 
 TEST(CudaRingWriter, WritesCommandRingsFormat) {
   EXPECT_EQ(ring_layout::kFirstEntryWord * 8, CommandRing::kControlBytes);

@@ -7,8 +7,9 @@
 // --backend`, each running the probes over the real Transport, in rounds
 // until rank 0 finds the fits stable (calib/rounds.hpp) or the time limit
 // near; rank 0 fits, writes the platform and prints the fits. Last, the
-// alltoall's device figures (calib/device_probe.hpp) go on the platform's
-// nodes.
+// alltoall's device figures (calib/device_probe.hpp; on a backend with an
+// engine for device memory, that engine's: calib/engine_probe.hpp) go on
+// the platform's nodes.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,6 +29,7 @@
 #include "runtime/launch/launch.hpp"
 #include "tools/calib/calibration.hpp"
 #include "tools/calib/device_probe.hpp"
+#include "tools/calib/engine_probe.hpp"
 #include "tools/calib/rounds.hpp"
 #include "tools/commands.hpp"
 
@@ -194,7 +196,10 @@ int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
     const std::vector<runtime::Blob> said = boot.allgather(std::as_bytes(std::span(&go, 1)));
     more = !said.front().empty() && said.front().front() == std::byte{1};
   }
-  const calib::DeviceFigures device = calib::probe_device(t, boot, s.quick ? 100 : 400);
+  const std::size_t puts = s.quick ? 100 : 400;
+  const calib::DeviceFigures device = s.backend->device_alltoall
+                                          ? calib::probe_device_engine(s.backend->device_alltoall, t, boot, puts)
+                                          : calib::probe_device(t, boot, puts);
   m.device = DeviceAttrs{device.device_o, 1, device.proxy_o, device.proxy_wake};
   m.device_o_burst = device.device_o_burst;
   const std::string text = mine.to_text();

@@ -5,8 +5,10 @@
 // bootstrap socket in its environment (runtime/launch/launch.hpp), and watches
 // over them. Started by mpirun, every process is a rank already and
 // bootstraps through MPI. Either way, each rank runs its part of the
-// workload over the chosen transport, the ranks swap their findings through
-// the bootstrap, and rank 0 prints the table and writes the CSV.
+// workload over the chosen transport (an alltoall with the backend's engine
+// for device memory where it has one: the cuda backend's GPU PEs), the
+// ranks swap their findings through the bootstrap, and rank 0 prints the
+// table and writes the CSV.
 #include <unistd.h>
 
 #include <cmath>
@@ -107,6 +109,7 @@ int run_on_hardware(const Scenario& given, const runtime::Backend& backend, cons
                     const std::vector<std::string>& args, const std::string& out, const std::string& plot) {
   Scenario scenario = given;
   scenario.device = platform_device(scenario.platform);
+  scenario.device_alltoall = backend.device_alltoall;
   runtime::RuntimeOptions options;
   options.timeout = vm["timeout"].as<double>();
   options.tcp_interfaces = split_commas(vm["tcp-if"].as<std::string>());

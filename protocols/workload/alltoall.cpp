@@ -10,6 +10,13 @@
 // word must show exactly the puts sent to it; problems go to the point's
 // errors and notes.
 //
+// On a backend that keeps the PEs' buffers on a device (Scenario::
+// device_alltoall, the cuda backend's GPU PEs), that engine runs each
+// exchange in place of AlltoallPe, from the same start date: each PE
+// launches at it, and its time runs from the launch to its signal showing
+// every put. The notes then give the device's measured o_device, o_proxy
+// and W and what the engine says of the device (PEs sharing one).
+//
 // Each exchange: every PE writes its bytes, checks its signal word (no put
 // can be on its way to it then) and says it is ready to PE 0,
 // which sends back a start date 2 ms ahead on its clock (a PE whose clock
@@ -29,6 +36,7 @@
 #include <thread>
 
 #include "protocols/coll/alltoall_pe.hpp"
+#include "protocols/coll/device_alltoall.hpp"
 #include "protocols/registry.hpp"
 #include "protocols/workload/workloads.hpp"
 
@@ -109,17 +117,43 @@ std::string micros(Seconds t) {
   return buf;
 }
 
-/// One rank's run: the PE, its worker, the control messages.
+/// What one exchange gave this PE, on the host or on a device.
+struct Exchanged {
+  Seconds took = 0;  ///< from the start date to its signal showing every put, or the limit
+  std::vector<Seconds> post, serve, wake;
+  Seconds clock_uncertainty = 0;  ///< a device's: how far each wake may be off
+};
+
+/// The device's figures for a point's notes: medians over PE 0's puts (and
+/// commands), W with how far the clocks may be off.
+std::string device_figures_note(const std::vector<Seconds>& post, const std::vector<Seconds>& serve,
+                                const std::vector<Seconds>& wake, Seconds clock_uncertainty) {
+  std::string out = "PE 0 measured on the device: o_device " + micros(quantile(post, 0.5));
+  if (!serve.empty())
+    out += ", o_proxy " + micros(quantile(serve, 0.5));
+  if (!wake.empty())
+    out += ", W " + micros(quantile(wake, 0.5)) + " (clocks within " + micros(clock_uncertainty) + ")";
+  return out + " (medians)";
+}
+
+/// One rank's run: the PE (AlltoallPe, or the backend's device engine),
+/// its worker, the control messages.
 class AlltoallRun {
  public:
   AlltoallRun(const Scenario& s, Rank rank, Transport& t, Results& results)
       : s_(s), me_(rank), t_(t), results_(results), worker_(t, s.select),
-        device_(device_of(s, t.threads().device())), pe_(t, worker_, *std::max_element(s.sizes.begin(), s.sizes.end()), s.seed) {}
+        device_(device_of(s, t.threads().device())) {
+    const Bytes largest = *std::max_element(s.sizes.begin(), s.sizes.end());
+    if (s.device_alltoall)
+      on_device_ = s.device_alltoall(t, worker_, largest, s.seed);
+    else
+      pe_.emplace(t, worker_, largest, s.seed);
+  }
 
   void run() {
     t_.threads().set_crowded(std::uint64_t{t_.size()} * alltoall_threads(s_) > std::thread::hardware_concurrency());
     const Rank right = (me_ + 1) % t_.size();
-    const LaneAttrs lane = t_.path(right).lanes[pe_.lane(right)];
+    const LaneAttrs lane = t_.path(right).lanes[pe_ ? pe_->lane(right) : put_lane(t_.path(right)).value_or(0)];
     for (const std::string& curve : s_.curves)
       for (const Bytes n : s_.sizes) {
         if (!t_.failure().empty())
@@ -142,26 +176,24 @@ class AlltoallRun {
         }
         measure(point, protocol->flavour, n);
       }
+    if (on_device_) {
+      on_device_->finish(worker_);
+      return;
+    }
     const std::uint64_t last = ++exchange_;
     start(last);
     Point& any = results_.point(s_.curves.back(), s_.sizes.back());
-    note(any, pe_.check_signal());
+    note(any, pe_->check_signal());
   }
 
  private:
   void measure(Point& point, AlltoallFlavour flavour, Bytes n) {
     std::vector<Seconds> post, serve, wake;
+    Seconds uncertainty = 0;
     for (std::size_t i = 0; i < s_.warmup + s_.iterations && t_.failure().empty(); ++i) {
-      pe_.prepare(n);
-      // Before this PE says it is ready, no put of the next exchange can
-      // come, and every put of the last has landed here.
-      note(point, pe_.check_signal());
       const std::uint64_t e = ++exchange_;
-      const Seconds at = start(e);
-      const ExchangeResult r = pe_.exchange(flavour, n, device_.threads, at, at + kExchangeLimit);
-      note(point, pe_.verify(n));
-      const Seconds took = (r.complete ? r.done : at + kExchangeLimit) - at;
-      const Seconds slowest = gather(e, took);
+      const Exchanged r = on_device_ ? exchange_on_device(point, flavour, n, e) : exchange_on_host(point, flavour, n, e);
+      const Seconds slowest = gather(e, r.took);
       if (i < s_.warmup)
         continue;
       if (me_ == 0)
@@ -169,13 +201,49 @@ class AlltoallRun {
       post.insert(post.end(), r.post.begin(), r.post.end());
       serve.insert(serve.end(), r.serve.begin(), r.serve.end());
       wake.insert(wake.end(), r.wake.begin(), r.wake.end());
+      uncertainty = std::max(uncertainty, r.clock_uncertainty);
     }
     if (me_ != 0 || t_.threads().device() || post.empty())
       return;
+    if (on_device_) {
+      point.add_note(device_figures_note(post, serve, wake, uncertainty));
+      for (const std::string& note : on_device_->notes())
+        point.add_note(note);
+      return;
+    }
     std::string figures = "PE 0 measured: post " + micros(quantile(post, 0.5));
     if (!serve.empty())
       figures += ", serve " + micros(quantile(serve, 0.5)) + ", wake " + micros(quantile(wake, 0.5));
     point.add_note(figures + " (medians)");
+  }
+
+  /// Exchange `e` by AlltoallPe, its threads waiting for the start date.
+  Exchanged exchange_on_host(Point& point, AlltoallFlavour flavour, Bytes n, std::uint64_t e) {
+    pe_->prepare(n);
+    // Before this PE says it is ready, no put of the next exchange can
+    // come, and every put of the last has landed here.
+    note(point, pe_->check_signal());
+    const Seconds at = start(e);
+    ExchangeResult r = pe_->exchange(flavour, n, device_.threads, at, at + kExchangeLimit);
+    note(point, pe_->verify(n));
+    return {(r.complete ? r.done : at + kExchangeLimit) - at, std::move(r.post), std::move(r.serve), std::move(r.wake),
+            0};
+  }
+
+  /// Exchange `e` by the device engine, launched at the start date. Its
+  /// verify() checks the signal word too; an exchange that did not
+  /// complete counts the limit, and its reason goes to the notes.
+  Exchanged exchange_on_device(Point& point, AlltoallFlavour flavour, Bytes n, std::uint64_t e) {
+    on_device_->prepare(n);
+    const Seconds at = start(e);
+    while (t_.now() < at) {
+    }
+    DeviceExchange x = on_device_->exchange(flavour, n, kExchangeLimit);
+    if (!x.problem.empty())
+      point.add_note("PE " + std::to_string(me_) + ": " + x.problem);
+    note(point, on_device_->verify(n));
+    return {x.complete ? x.time : kExchangeLimit, std::move(x.post), std::move(x.serve), std::move(x.wake),
+            x.clock_uncertainty};
   }
 
   void note(Point& point, const Findings& found) {
@@ -242,7 +310,8 @@ class AlltoallRun {
   Results& results_;
   Worker worker_;
   DeviceAttrs device_;
-  AlltoallPe pe_;
+  std::optional<AlltoallPe> pe_;                ///< PEs in host memory
+  std::unique_ptr<DeviceAlltoall> on_device_;  ///< or the backend's engine for device memory
   std::uint64_t exchange_ = 0;
 };
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "protocols/coll/device_alltoall.hpp"
 #include "protocols/lanes/lane.hpp"
 #include "protocols/proto.hpp"
 #include "protocols/select/select_config.hpp"
@@ -98,6 +99,11 @@ struct Scenario {
   /// platform, or --platform's), which it prices and selects with;
   /// DeviceAttrs' defaults when absent. Simulation uses its own node's.
   std::optional<DeviceAttrs> device;
+  /// Alltoall on hardware: the engine the backend offers for PEs in device
+  /// memory (the cuda backend's GPU PEs), which then run the exchanges in
+  /// place of AlltoallPe; null for PEs in host memory. `xover run` takes it
+  /// from the backend's row (runtime/backends.hpp).
+  DeviceAlltoallMaker device_alltoall = nullptr;
   std::vector<Bytes> sizes;         ///< message sizes, strictly increasing
   std::vector<std::string> curves;  ///< one curve each: "auto" or a protocol name or prefix
   SelectConfig select;              ///< selection settings from <select key="value"/>

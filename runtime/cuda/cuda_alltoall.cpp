@@ -14,6 +14,8 @@
 #include "runtime/cuda/cuda_card.hpp"
 #include "runtime/cuda/cuda_clock.hpp"
 #include "runtime/cuda/cuda_kernels.hpp"
+#include "runtime/cuda/cuda_sharing.hpp"
+#include "runtime/cuda/cuda_transport.hpp"
 
 namespace xover::runtime {
 namespace {
@@ -96,6 +98,7 @@ struct CudaAlltoall::Impl {
   std::uint64_t* clock_word = nullptr;  ///< pinned: the GPU's timer as publish_timer stores it
   std::uint64_t* clock_word_dev = nullptr;
   ExchangeStamps proxy_stamps;          ///< the proxy's, per command
+  ClockOffset offset;                   ///< the GPU's clock against the host's, read by prepare()
   std::byte** peer_recv_dev = nullptr;       ///< device copy of peer_recv
   std::uint64_t** peer_signal_dev = nullptr;  ///< device copy of peer_signal
   std::vector<std::byte*> peer_recv;          ///< mapped by IPC; null for this PE
@@ -299,6 +302,10 @@ Rank CudaAlltoall::pes_per_gpu() const {
   return (impl_->pes + gpus - 1) / gpus;
 }
 
+std::vector<std::string> CudaAlltoall::notes() const {
+  return gpu_sharing_notes(impl_->pes, static_cast<Rank>(impl_->devices), mps_pipe());
+}
+
 CudaAlltoall::~CudaAlltoall() {
   impl_->release();
 }
@@ -313,14 +320,15 @@ void CudaAlltoall::prepare(Bytes n) {
   for (Rank i = 0; i + 1 < m.pes; ++i)
     fill_payload(m.staging.data() + i * n, n, m.seed, m.me, put_seq(m.exchanges, (m.me + i + 1) % m.pes));
   check(cudaMemcpy(m.send, m.staging.data(), m.staging.size(), cudaMemcpyHostToDevice), "cudaMemcpy (send buffer)");
+  // The GPU's clock, for the deadline and the figures, read before the exchange's time starts.
+  m.offset = m.sample_clock();
 }
 
-CudaExchange CudaAlltoall::exchange(AlltoallFlavour flavour, Bytes n, Seconds timeout) {
+DeviceExchange CudaAlltoall::exchange(AlltoallFlavour flavour, Bytes n, Seconds timeout) {
   Impl& m = *impl_;
   const std::size_t puts = m.pes - 1;
   m.expected += puts;
-  // The GPU's clock, for the deadline and the figures, read before the clock starts.
-  const ClockOffset offset = m.sample_clock();
+  const ClockOffset offset = m.offset;
   check(cudaMemset(m.status, 0, sizeof *m.status), "cudaMemset (status)");
   AlltoallKernelArgs args;
   args.send = m.send;
@@ -336,7 +344,7 @@ CudaExchange CudaAlltoall::exchange(AlltoallFlavour flavour, Bytes n, Seconds ti
   args.stamps = m.stamps;
   args.status = m.status;
 
-  CudaExchange out;
+  DeviceExchange out;
   const auto start = std::chrono::steady_clock::now();
   if (flavour == AlltoallFlavour::Direct) {
     check(launch_alltoall_direct(args, m.stream), "the direct kernel");
@@ -370,7 +378,10 @@ CudaExchange CudaAlltoall::exchange(AlltoallFlavour flavour, Bytes n, Seconds ti
       stamps.post_begin.push_back(raw[2 * i]);
       stamps.post_end.push_back(raw[2 * i + 1]);
     }
-    out.figures = exchange_figures(stamps, offset);
+    ExchangeFigures figures = exchange_figures(stamps, offset);
+    out.post = std::move(figures.post);
+    out.serve = std::move(figures.serve);
+    out.wake = std::move(figures.wake);
     out.clock_uncertainty = static_cast<Seconds>(offset.uncertainty) * 1e-9;
   }
   return out;
@@ -413,6 +424,11 @@ void CudaAlltoall::finish(Worker& worker) {
     in.emplace_back(t);
   swap_with_peers(worker, m.me, m.pes, kBarrierTag, out, in);
   m.release();
+}
+
+std::unique_ptr<DeviceAlltoall> make_cuda_alltoall(Transport& transport, Worker& worker, Bytes max_size,
+                                                   std::uint64_t seed) {
+  return std::make_unique<CudaAlltoall>(transport, worker, max_size, seed);
 }
 
 }  // namespace xover::runtime

@@ -19,9 +19,13 @@
 // MPS time-slice it: their kernels do not run at once, and a kernel that
 // waits for a peer's signal holds the GPU until its time slice ends.
 //
+// It is the cuda backend's engine for device memory (DeviceAlltoall,
+// protocols/coll/device_alltoall.hpp), which `xover run --backend cuda`
+// runs the alltoall workload with.
+//
 //   CudaAlltoall pe(transport, worker, max_size, seed);
-//   pe.prepare(n);
-//   CudaExchange r = pe.exchange(AlltoallFlavour::Direct, n, 10.0);
+//   pe.prepare(n);                 // the bytes, and the GPU's clock against the host's
+//   DeviceExchange r = pe.exchange(AlltoallFlavour::Direct, n, 10.0);
 //   Findings f = pe.verify(n);     // copies the receive buffer back, checks every byte
 //   pe.finish(worker);             // collective: unmaps the peers, then frees
 #pragma once
@@ -31,45 +35,38 @@
 #include <string>
 #include <vector>
 
-#include "protocols/coll/alltoall_pe.hpp"
+#include "protocols/coll/device_alltoall.hpp"
 #include "protocols/core/worker.hpp"
-#include "runtime/cuda/cuda_clock.hpp"
 
 namespace xover::runtime {
 
-/// What one exchange on the GPU gave.
-struct CudaExchange {
-  bool complete = false;  ///< the signal showed every put before the deadline
-  Seconds time = 0;       ///< from the launch to the signal, on the host's clock
-  std::string problem;    ///< a CUDA error or a malformed command; empty when none
-  /// When complete: o_device per put (post), and for the proxy o_proxy
-  /// (serve) and W (wake) per command, as cuda_clock.hpp measures them.
-  ExchangeFigures figures;
-  Seconds clock_uncertainty = 0;  ///< how far W may be off, one way or the other
-};
-
-class CudaAlltoall {
+class CudaAlltoall final : public DeviceAlltoall {
  public:
   /// Collective over the transport's ranks: picks the GPU, allocates,
   /// swaps IPC handles with every peer through `worker` and maps theirs.
   /// @throws RuntimeError naming the CUDA call and its error, or a peer's bad card.
   CudaAlltoall(Transport& transport, Worker& worker, Bytes max_size, std::uint64_t seed);
-  ~CudaAlltoall();
+  ~CudaAlltoall() override;
   CudaAlltoall(const CudaAlltoall&) = delete;
   CudaAlltoall& operator=(const CudaAlltoall&) = delete;
 
-  /// Writes the next exchange's bytes for size `n` to the device (before its clock starts).
-  void prepare(Bytes n);
+  /// Writes the next exchange's bytes for size `n` to the device and reads
+  /// the GPU's clock against the host's (a 2 ms kernel), before its time starts.
+  void prepare(Bytes n) override;
   /// Runs the exchange prepare() set up, giving up after `timeout` seconds.
-  CudaExchange exchange(AlltoallFlavour flavour, Bytes n, Seconds timeout);
+  /// When complete: o_device per put (post), and for the proxy o_proxy
+  /// (serve) and W (wake) per command, as cuda_clock.hpp measures them.
+  DeviceExchange exchange(AlltoallFlavour flavour, Bytes n, Seconds timeout) override;
   /// Copies the receive buffer back and checks every byte from every peer
-  /// (outside the timed region).
-  Findings verify(Bytes n);
+  /// and the signal word (outside the timed region).
+  Findings verify(Bytes n) override;
   /// How many PEs share each GPU (at most): several need MPS to run at once.
   Rank pes_per_gpu() const;
+  /// PEs per GPU, and whether those sharing one run at once (gpu_sharing_notes).
+  std::vector<std::string> notes() const override;
   /// Collective: every PE unmaps its peers' memory, waits for every other
   /// to have done so, then frees its own. The destructor frees without it.
-  void finish(Worker& worker);
+  void finish(Worker& worker) override;
 
  private:
   struct Impl;

@@ -8,11 +8,13 @@
 //
 //   if (const std::string why = cuda_unavailable(); !why.empty()) ... exit 2 with why
 //   auto transport = make_cuda_transport(boot, options);
+//   auto pe = make_cuda_alltoall(*transport, worker, max_size, seed);   // the alltoall's GPU PE
 #pragma once
 
 #include <memory>
 #include <string>
 
+#include "protocols/coll/device_alltoall.hpp"
 #include "runtime/backend_info.hpp"
 #include "runtime/bootstrap.hpp"
 
@@ -21,6 +23,13 @@ namespace xover::runtime {
 /// Collective over `boot`: the shared-memory transport between the ranks.
 /// @throws RuntimeError "cuda: no CUDA device: ..." where there is no GPU.
 std::unique_ptr<Transport> make_cuda_transport(Bootstrap& boot, const RuntimeOptions& options);
+
+/// Collective over the transport's ranks: this rank's GPU PE of the
+/// alltoall (CudaAlltoall, cuda_alltoall.hpp), the backend's engine for
+/// device memory (its row's device_alltoall).
+/// @throws RuntimeError naming the CUDA call and its error.
+std::unique_ptr<DeviceAlltoall> make_cuda_alltoall(Transport& transport, Worker& worker, Bytes max_size,
+                                                   std::uint64_t seed);
 
 /// Why this machine cannot run the cuda backend: "no CUDA device:
 /// cudaGetDeviceCount: " and the runtime's own error string, or "0
