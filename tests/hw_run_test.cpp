@@ -16,7 +16,9 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <string>
 #include <thread>
 #include <tuple>
 
@@ -36,15 +38,26 @@ std::string scenario(const std::string& name) {
 }
 
 /// Names in /dev/shm that xover made.
-std::vector<std::string> xover_segments() {
-  std::vector<std::string> out;
+std::set<std::string> xover_segments() {
+  std::set<std::string> out;
   if (DIR* dir = opendir("/dev/shm")) {
     while (const dirent* e = readdir(dir))
       if (std::strncmp(e->d_name, "xover-", 6) == 0)
-        out.push_back(e->d_name);
+        out.insert(e->d_name);
     closedir(dir);
   }
   return out;
+}
+
+/// The xover segments there now that were not there `before`, the run's
+/// own (another xover process on the machine, or a rank of an earlier test
+/// still unwinding, may hold some of its own meanwhile), space-separated.
+std::string left_since(const std::set<std::string>& before) {
+  std::string left;
+  for (const std::string& name : xover_segments())
+    if (!before.contains(name))
+      left += (left.empty() ? "" : " ") + name;
+  return left;
 }
 
 /// Checks a hardware results CSV: the backend, every point timed
@@ -105,13 +118,14 @@ double cpu_seconds(pid_t pid) {
 }
 
 TEST_P(HwRun, PingPongOfEveryCurveChecksEveryByte) {
+  const std::set<std::string> before = xover_segments();
   const std::string out = ::testing::TempDir() + "/hw-small-" + GetParam() + ".csv";
   const auto r = test::run_command(kXover + " run " + scenario("hw_small") + " --backend " + GetParam() +
                                    " --out " + out);
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("hw-small: pingpong on " + GetParam() + " on "));
   expect_good_csv(out, GetParam(), "5", 7);
-  EXPECT_TRUE(xover_segments().empty());
+  EXPECT_EQ(left_since(before), "") << "segments left behind";
 }
 
 TEST_P(HwRun, StreamChecksEveryByte) {
@@ -182,6 +196,7 @@ TEST_P(HwKill, KilledRankStopsTheRunCleanly) {
   const std::string& backend = std::get<0>(GetParam());
   const auto& [name, nranks] = std::get<1>(GetParam());
   const std::string err = ::testing::TempDir() + "/hw-kill-" + backend + "-" + name + ".err";
+  const std::set<std::string> before = xover_segments();
   const pid_t launcher = fork();
   ASSERT_GE(launcher, 0);
   if (launcher == 0) {
@@ -227,7 +242,7 @@ TEST_P(HwKill, KilledRankStopsTheRunCleanly) {
   EXPECT_THAT(said, HasSubstr("signal"));
   for (pid_t pid : ranks)
     EXPECT_NE(kill(pid, 0), 0) << "rank pid " << pid << " is still there";
-  EXPECT_TRUE(xover_segments().empty());
+  EXPECT_EQ(left_since(before), "") << "segments left behind";
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, HwRun, ::testing::ValuesIn(hardware_backends()),
