@@ -13,6 +13,7 @@
 
 #include "runtime/backends.hpp"
 #include "runtime/cuda/cuda_transport.hpp"
+#include "tests/support/one_rank.hpp"
 #include "tests/support/run.hpp"
 
 namespace xover {
@@ -28,19 +29,6 @@ std::string why_not() {
   const runtime::Backend* cuda = runtime::find_backend("cuda");
   return cuda ? cuda->unavailable() : "no cuda row in the backend table";
 }
-
-class OneRank final : public runtime::Bootstrap {
- public:
-  Rank rank() const override { return 0; }
-  Rank size() const override { return 1; }
-  const std::string& job() const override { return job_; }
-  std::vector<runtime::Blob> allgather(std::span<const std::byte> mine) override {
-    return {runtime::Blob(mine.begin(), mine.end())};
-  }
-
- private:
-  std::string job_ = "cudarun";
-};
 
 TEST(CudaBackend, TheRowIsThereAndSaysWhyItCannotRun) {
   const runtime::Backend* cuda = runtime::find_backend("cuda");
@@ -62,7 +50,7 @@ TEST(CudaBackend, TheRowIsThereAndSaysWhyItCannotRun) {
 }
 
 TEST(CudaBackend, MakingTheTransportThrowsTheReasonOrWorks) {
-  OneRank boot;
+  test::OneRank boot("cudarun");
   const runtime::Backend& cuda = *runtime::find_backend("cuda");
   const std::string why = why_not();
   if (why.empty()) {

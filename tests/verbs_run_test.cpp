@@ -11,6 +11,7 @@
 
 #include "runtime/backends.hpp"
 #include "runtime/verbs/verbs_transport.hpp"
+#include "tests/support/one_rank.hpp"
 #include "tests/support/run.hpp"
 
 namespace xover {
@@ -26,20 +27,6 @@ std::string why_not() {
   const runtime::Backend* verbs = runtime::find_backend("verbs");
   return verbs ? verbs->unavailable() : "no verbs row in the backend table";
 }
-
-/// A run of one rank: the bootstrap's collectives are this rank alone.
-class OneRank final : public runtime::Bootstrap {
- public:
-  Rank rank() const override { return 0; }
-  Rank size() const override { return 1; }
-  const std::string& job() const override { return job_; }
-  std::vector<runtime::Blob> allgather(std::span<const std::byte> mine) override {
-    return {runtime::Blob(mine.begin(), mine.end())};
-  }
-
- private:
-  std::string job_ = "verbsrun";
-};
 
 TEST(VerbsBackend, TheRowIsThereAndSaysWhyItCannotRun) {
   ASSERT_NE(runtime::find_backend("verbs"), nullptr);
@@ -58,7 +45,7 @@ TEST(VerbsBackend, TheRowIsThereAndSaysWhyItCannotRun) {
 }
 
 TEST(VerbsBackend, MakingTheTransportThrowsTheReasonOrWorks) {
-  OneRank boot;
+  test::OneRank boot("verbsrun");
   const runtime::Backend& verbs = *runtime::find_backend("verbs");
   const std::string why = why_not();
   if (why.empty()) {
