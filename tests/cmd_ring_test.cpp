@@ -10,21 +10,12 @@
 #include <vector>
 
 #include "protocols/coll/cmd_ring.hpp"
+#include "tests/support/ring_memory.hpp"
 
 namespace xover {
 namespace {
 
-/// Ring memory, aligned as CommandRing wants.
-struct RingMemory {
-  explicit RingMemory(std::uint32_t entries) : words(CommandRing::bytes_for(entries) / 8 + 8) {}
-  std::span<std::byte> span(std::uint32_t entries) {
-    auto* at = reinterpret_cast<std::byte*>(words.data());
-    while (reinterpret_cast<std::uintptr_t>(at) % CommandRing::kAlign != 0)
-      at += 8;
-    return {at, CommandRing::bytes_for(entries)};
-  }
-  std::vector<std::uint64_t> words;
-};
+using test::RingMemory;
 
 const CommandLimits kLimits{8, 8 * 4096, 0x10000, 7 * 4096};
 

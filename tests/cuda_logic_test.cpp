@@ -21,6 +21,7 @@
 #include "runtime/cuda/cuda_probe.hpp"
 #include "runtime/cuda/cuda_ring_writer.hpp"
 #include "runtime/cuda/cuda_sharing.hpp"
+#include "tests/support/ring_memory.hpp"
 
 namespace xover::runtime {
 namespace {
@@ -198,17 +199,7 @@ TEST(CudaClock, FiguresFromTheStamps) {
   EXPECT_TRUE(d.wake.empty());
 }
 
-/// Ring memory, aligned as CommandRing wants.
-struct RingMemory {
-  explicit RingMemory(std::uint32_t entries) : words(CommandRing::bytes_for(entries) / 8 + 8) {}
-  std::span<std::byte> span(std::uint32_t entries) {
-    auto* at = reinterpret_cast<std::byte*>(words.data());
-    while (reinterpret_cast<std::uintptr_t>(at) % CommandRing::kAlign != 0)
-      at += 8;
-    return {at, CommandRing::bytes_for(entries)};
-  }
-  std::vector<std::uint64_t> words;
-};
+using test::RingMemory;
 
 TEST(CudaSharing, NotesSayHowManyPesShareAGpuAndWhetherTheyRunAtOnce) {
   EXPECT_EQ(gpu_sharing_notes(2, 2, std::nullopt), std::vector<std::string>{"PEs per GPU 1 (2 PEs on 2 GPUs)"});
