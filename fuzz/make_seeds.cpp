@@ -16,6 +16,7 @@
 #include "runtime/cuda/cuda_probe.hpp"
 #include "runtime/tcp/tcp_frame.hpp"
 #include "runtime/tcp/tcp_wireup.hpp"
+#include "runtime/verbs/verbs_card.hpp"
 
 namespace {
 
@@ -143,6 +144,41 @@ void cuda_card_seeds(const fs::path& root) {
   seeds.write("no-gpu", seed(1, none));
 }
 
+// Verbs address cards of rank 1 of 2 (verbs_card_fuzz.cpp's layout): one
+// InfiniBand lane, and two RoCE lanes.
+void verbs_card_seeds(const fs::path& root) {
+  using namespace xover::runtime::verbs;
+  SeedWriter seeds(root, "verbs_card");
+  const auto seed = [](LinkLayer link, std::size_t lanes) {
+    Card card;
+    card.ranks = 2;
+    card.rank = 1;
+    card.pid = 4321;
+    card.job = job_hash("fuzz");
+    card.memcpy_bw = 1.2e10;
+    card.host = "node1";
+    for (std::size_t l = 0; l < lanes; ++l) {
+      LaneAddress lane;
+      lane.link_layer = link;
+      lane.gid_type = link == LinkLayer::Ethernet ? GidType::RoceV2 : GidType::Ib;
+      lane.gid_index = link == LinkLayer::Ethernet ? 3 : 0;
+      lane.mtu = 4096;
+      lane.lid = link == LinkLayer::Ethernet ? 0 : static_cast<std::uint16_t>(7 + l);
+      lane.rd_atomic = 16;
+      lane.gid.fill(0xfe);
+      card.lanes.push_back(lane);
+      card.qps.push_back({static_cast<std::uint32_t>(0x1234 + l), 0x42});  // toward rank 0
+      card.qps.push_back({0, 0});                                             // toward itself
+    }
+    const std::vector<std::byte> encoded = encode_card(card);
+    std::string bytes{'\x01', '\x01', static_cast<char>(lanes)};
+    bytes.append(reinterpret_cast<const char*>(encoded.data()), encoded.size());
+    return bytes;
+  };
+  seeds.write("infiniband-1-lane", seed(LinkLayer::Infiniband, 1));
+  seeds.write("roce-2-lanes", seed(LinkLayer::Ethernet, 2));
+}
+
 // Cells as a shared-memory sender writes them (shm_cell_fuzz.cpp's ops).
 void shm_cell_seeds(const fs::path& root) {
   SeedWriter seeds(root, "shm_cell");
@@ -220,6 +256,7 @@ int main(int argc, char** argv) {
     tcp_frame_seeds(root);
     tcp_hello_seeds(root);
     cuda_card_seeds(root);
+    verbs_card_seeds(root);
     shm_cell_seeds(root);
     bootstrap_seeds(root);
   } catch (const std::exception& e) {
