@@ -27,6 +27,24 @@ std::vector<Row> rows(const ThresholdTable& table) {
   return out;
 }
 
+/// The one lane of the two tests below: 72-byte short, 4104-byte bcopy and
+/// segments, a registration of 930.1 ns.
+LaneAttrs one_lane() {
+  LaneAttrs l = test::lane("r0", 1, 1, 0.4);
+  l.max_short = 72;
+  l.max_bcopy = 4104;
+  l.seg_size = 4104;
+  l.reg_cost = 930.1e-9;
+  return l;
+}
+
+/// Settings without a registration cache.
+SelectConfig no_reg_cache() {
+  SelectConfig config;
+  config.reg_cache = false;
+  return config;
+}
+
 // One lane, registration cache off. Headers cross the wire: 16 B eager,
 // 32 B multi-eager, 72 B RTS (one lane), 16 B read request.
 //   L = 1 us, B = 1 GB/s (1 ns/B), o_send = o_recv = 400 ns, memcpy 4 GB/s
@@ -45,13 +63,8 @@ std::vector<Row> rows(const ThresholdTable& table) {
 //     meets multi/zcopy at 3130.618 / 0.0178585 = 175300.6
 //   rndv/am   0.99 × (7416.1 + 1.0039n): never below rndv/get
 TEST(ThresholdTableGolden, OneLaneNoRegistrationCache) {
-  LaneAttrs l = test::lane("r0", 1, 1, 0.4);
-  l.max_short = 72;
-  l.max_bcopy = 4104;
-  l.seg_size = 4104;
-  l.reg_cost = 930.1e-9;
-  SelectConfig config;
-  config.reg_cache = false;
+  const LaneAttrs l = one_lane();
+  const SelectConfig config = no_reg_cache();
   const ThresholdTable table = ThresholdTable::build(test::path({l}, 4), config);
   EXPECT_EQ(rows(table), (std::vector<Row>{{0, 56, "eager/short"},
                                           {57, 3720, "eager/bcopy"},
@@ -64,13 +77,8 @@ TEST(ThresholdTableGolden, OneLaneNoRegistrationCache) {
 // asks for it; every protocol serves host memory only so far, so the cuda
 // table is empty and looks nothing up.
 TEST(ThresholdTableGolden, EachMemoryTypeHasItsOwnTable) {
-  LaneAttrs l = test::lane("r0", 1, 1, 0.4);
-  l.max_short = 72;
-  l.max_bcopy = 4104;
-  l.seg_size = 4104;
-  l.reg_cost = 930.1e-9;
-  SelectConfig config;
-  config.reg_cache = false;
+  const LaneAttrs l = one_lane();
+  const SelectConfig config = no_reg_cache();
   const ThresholdTable host = ThresholdTable::build(test::path({l}, 4), config, MemType::Host);
   EXPECT_EQ(host.mem(), MemType::Host);
   EXPECT_EQ(rows(host), rows(ThresholdTable::build(test::path({l}, 4), config)));
