@@ -426,6 +426,9 @@ class ScenarioReader {
         fail(node, "unknown payload memory '" + std::string(attribute.value()) + "' (known: host, cuda)");
       scenario_.memory = *memory;
     }
+    if (scenario_.phantom && scenario_.memory != MemType::Host)
+      fail(node, "a phantom payload has no buffer to place in " + std::string(mem_type_name(scenario_.memory)) +
+                     " memory (use mode=\"verify\")");
   }
 
   const std::string& text_;

@@ -100,9 +100,9 @@ struct Protocol {
   /// the RTS (`req` carries the sender's request id and addresses).
   void (*recv_start)(Worker& worker, Request& req) = nullptr;
   /// The memory types its stages move bytes from and to (mem_bit()s); the
-  /// thresholds table of any other type leaves it out. Every protocol
-  /// serves host memory only so far: device memory (issue 14) needs its
-  /// staging and IPC stages first.
+  /// thresholds table of any other type leaves it out: the host protocols
+  /// read and write buffers with the CPU or the NIC, the memory-type ones
+  /// (protocols/mtype/) stage or map device buffers.
   MemTypes mem_types = mem_bit(MemType::Host);
 };
 

@@ -33,6 +33,10 @@ LinearFunc copy(BytesPerSecond bandwidth) {
   return LinearFunc::per_byte(1.0 / bandwidth);
 }
 
+LinearFunc stage(const DeviceCopy& device) {
+  return LinearFunc{device.stage_o, 1.0 / device.stage_bw};
+}
+
 PerfFactors fragment_pipeline(const Path& path, const std::vector<LaneShare>& lanes, Bytes payload, Bytes header,
                               const LinearFunc& per_fragment_send, const LinearFunc& per_fragment_recv) {
   const double s = static_cast<double>(payload);

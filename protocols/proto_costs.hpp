@@ -27,6 +27,10 @@ LinearFunc registration(const Path& path, const std::vector<LaneShare>& lanes, b
 /// Copying n bytes at `bandwidth`: n / bandwidth.
 LinearFunc copy(BytesPerSecond bandwidth);
 
+/// One copy of n bytes between an end's device and host memory:
+/// stage_o + n / stage_bw.
+LinearFunc stage(const DeviceCopy& device);
+
 /// Fragments of `payload` bytes (plus a `header` each) sent back to back
 /// over `lanes`, each costing `per_fragment_send` at the sender and
 /// `per_fragment_recv` at the receiver (lines in the fragment's size). A

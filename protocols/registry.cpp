@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "protocols/eager/eager.hpp"
+#include "protocols/mtype/mtype.hpp"
 #include "protocols/rndv/rndv.hpp"
 #include "protocols/wire.hpp"
 
@@ -13,7 +14,8 @@ namespace {
 
 const std::array kRegistry{
     &eager_short_proto, &eager_bcopy_proto,       &eager_zcopy_proto, &eager_multi_bcopy_proto,
-    &eager_multi_zcopy_proto, &rndv_am_proto,     &rndv_get_proto,
+    &eager_multi_zcopy_proto, &rndv_am_proto,     &rndv_get_proto,     &eager_staged_proto,
+    &rndv_pipe_proto,         &rndv_ipc_proto,
 };
 
 const std::array kCollRegistry{&coll_alltoall_proxy_proto, &coll_alltoall_direct_proto};
@@ -22,6 +24,8 @@ const std::array kAmHandlers{
     AmHandlerEntry{wire::kAmEager, eager_handle},    AmHandlerEntry{wire::kAmMulti, multi_handle},
     AmHandlerEntry{wire::kAmRts, rts_handle},        AmHandlerEntry{wire::kAmRtr, rtr_handle},
     AmHandlerEntry{wire::kAmRndvData, rndv_data_handle}, AmHandlerEntry{wire::kAmAck, ack_handle},
+    AmHandlerEntry{wire::kAmPipeRtr, pipe_rtr_handle},   AmHandlerEntry{wire::kAmPipeData, pipe_data_handle},
+    AmHandlerEntry{wire::kAmIpcAck, ipc_ack_handle},
 };
 
 }  // namespace

@@ -30,6 +30,9 @@ enum AmKind : std::uint8_t {
   kAmRtr = 4,        ///< rndv/am: ready to receive
   kAmRndvData = 5,   ///< rndv/am: one data fragment
   kAmAck = 6,        ///< rndv/get: the receiver is done
+  kAmPipeRtr = 7,    ///< rndv/pipe: ready to receive
+  kAmPipeData = 8,   ///< rndv/pipe: one staged data fragment
+  kAmIpcAck = 9,     ///< rndv/ipc: the receiver has copied
 };
 
 inline constexpr Bytes kEagerHdr = 16;     ///< tag, sequence

@@ -34,6 +34,7 @@ struct PlatformNode {
   BytesPerSecond memcpy_bw = 10e9;  ///< the `xover:memcpy_bw` host property (default 10GBps)
   Seconds gap = 0;                  ///< `xover:gap` on the node: its NIC's gap, for lanes whose links set a smaller one
   DeviceAttrs device;               ///< `xover:device_o`, `xover:threads`, `xover:proxy_o`, `xover:proxy_wake`
+  DeviceCopy device_copy;           ///< `xover:stage_o`, `xover:stage_bw`, `xover:ipc_bw` (zeros: no device memory)
 };
 
 /// A SimGrid platform read as LogGP lanes (platforms/README.md has the full rules).

@@ -148,6 +148,10 @@ bool read_node_prop(PlatformNode& node, std::string_view key, const std::string&
     node.memcpy_bw = parse_bandwidth(value);
     return true;
   }
+  if (key == "xover:stage_bw" || key == "xover:ipc_bw") {
+    (key == "xover:stage_bw" ? node.device_copy.stage_bw : node.device_copy.ipc_bw) = parse_bandwidth(value);
+    return true;
+  }
   if (key == "xover:threads") {
     std::uint32_t threads = 0;
     const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), threads);
@@ -160,6 +164,7 @@ bool read_node_prop(PlatformNode& node, std::string_view key, const std::string&
                   : key == "xover:device_o"   ? &node.device.device_o
                   : key == "xover:proxy_o"    ? &node.device.proxy_o
                   : key == "xover:proxy_wake" ? &node.device.proxy_wake
+                  : key == "xover:stage_o"    ? &node.device_copy.stage_o
                                               : nullptr;
   if (!time)
     return false;

@@ -38,14 +38,15 @@ LinkProps read_link_props(const std::string& file, const std::string& xml_id,
 /// `merged` holds the bits set by the links added so far.
 void merge_link_props(LaneAttrs& lane, std::uint32_t& merged, const LinkProps& link);
 
-/// Sets the node host property `key` of `node` from `value`: a bandwidth
-/// for `xover:memcpy_bw`, times for `xover:gap` and the device's,
-/// a count for `xover:threads`. False when `key` is none of them.
+/// Sets the node host property `key` of `node` from `value`: bandwidths
+/// for `xover:memcpy_bw`, `xover:stage_bw` and `xover:ipc_bw`, times for
+/// `xover:gap`, `xover:stage_o` and the device's, a count for `xover:threads`. False when `key` is none of them.
 /// @throws std::invalid_argument for a bad value.
 bool read_node_prop(PlatformNode& node, std::string_view key, const std::string& value);
 
 /// The node host properties, for messages.
 inline constexpr std::string_view kNodeProps =
-    "xover:memcpy_bw, xover:gap, xover:device_o, xover:threads, xover:proxy_o, xover:proxy_wake";
+    "xover:memcpy_bw, xover:gap, xover:device_o, xover:threads, xover:proxy_o, xover:proxy_wake, xover:stage_o, "
+    "xover:stage_bw, xover:ipc_bw";
 
 }  // namespace xover::sim::detail

@@ -51,6 +51,14 @@ void check_scenario_nodes(const Scenario& scenario, const LogGPPlatform& platfor
   } catch (const PlatformError& e) {
     fail(scenario, scenario.platform_line, "<platform from=\"" + from + "\" to=\"" + to + "\">: " + e.what());
   }
+  if (scenario.memory != MemType::Host)
+    for (const std::string& node : {from, to})
+      if (!(platform.node(node).device_copy.stage_bw > 0))
+        fail(scenario, scenario.platform_line,
+             "a " + std::string(mem_type_name(scenario.memory)) + " payload: node '" + node + "' of " +
+                 platform.file() +
+                 " has no device memory (give it the host properties xover:stage_o and xover:stage_bw, and "
+                 "xover:ipc_bw where its ranks map each other's buffers; platforms/README.md)");
 }
 
 }  // namespace xover::sim

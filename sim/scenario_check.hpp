@@ -11,7 +11,8 @@ namespace xover::sim {
 
 /// Checks that `platform` has the scenario's `from` and `to` nodes (its
 /// first two nodes when it names none) with a route each way between them,
-/// and, for an alltoall, at least `pes` nodes.
+/// and, for an alltoall, at least `pes` nodes; for a payload in device
+/// memory, device figures (`xover:stage_bw`) on both nodes.
 /// @throws ScenarioError "FILE:LINE: what", at the line of <platform> for
 /// the nodes and of <workload> for `pes`.
 void check_scenario_nodes(const Scenario& scenario, const LogGPPlatform& platform);

@@ -82,7 +82,11 @@ void SimNetwork::inject(s4u::Host* nic, Bytes bytes, BytesPerSecond bandwidth, S
 
 SimTransport::SimTransport(SimNetwork& network, Rank rank)
     : network_(network), rank_(rank), memcpy_bw_(network.platform().node(network.node(rank)).memcpy_bw),
-      threads_(network.host(rank), network.platform().node(network.node(rank)).device, "rank" + std::to_string(rank)) {}
+      threads_(network.host(rank), network.platform().node(network.node(rank)).device, "rank" + std::to_string(rank)) {
+  const PlatformNode& node = network.platform().node(network.node(rank));
+  device_ = std::make_unique<SimDeviceMemory>(node.device_copy, node.name, [this](Seconds t) { busy(t); });
+  attach_device_memory(device_.get());
+}
 
 void SimTransport::quiesce() {
   settle();
@@ -110,6 +114,11 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   if (lane >= route.path->lanes.size())
     return Status::Error;
   const LaneAttrs& attrs = route.path->lanes[lane];
+  // A short or copied message past what the lane carries, the hardware
+  // refuses: so does the simulation.
+  if (mode != AmMode::Zcopy &&
+      header.size() + payload.size > std::min(mode == AmMode::Short ? attrs.max_short : attrs.max_bcopy, attrs.seg_size))
+    return Status::Error;
   busy(attrs.o_send + (mode == AmMode::Bcopy ? static_cast<double>(payload.size) / route.path->memcpy_bw_local : 0));
   settle();
   auto [src, dst] = route.nics(lane);

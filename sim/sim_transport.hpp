@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "protocols/core/transport.hpp"
+#include "sim/sim_device_memory.hpp"
 #include "sim/platform_loader.hpp"
 #include "sim/sim_threads.hpp"
 
@@ -191,6 +192,7 @@ class SimTransport final : public Transport {
 
   SimNetwork& network_;
   Rank rank_;
+  std::unique_ptr<SimDeviceMemory> device_;
   BytesPerSecond memcpy_bw_;
   std::vector<AmHandler> handlers_;  ///< by AM id, as far as the largest id set: 8 KiB less per rank than all 256
   std::unique_ptr<Flight> new_flight();

@@ -15,8 +15,9 @@ namespace {
 // takes the next unused number and adds its line here; a retired
 // protocol's line is deleted and its number never given again.
 const std::map<std::string, ProtoWireId> kPinnedWireIds{
-    {"eager/short", 0},       {"eager/bcopy", 1}, {"eager/zcopy", 2}, {"eager/multi/bcopy", 3},
-    {"eager/multi/zcopy", 4}, {"rndv/am", 5},     {"rndv/get", 6},
+    {"eager/short", 0},       {"eager/bcopy", 1}, {"eager/zcopy", 2},  {"eager/multi/bcopy", 3},
+    {"eager/multi/zcopy", 4}, {"rndv/am", 5},     {"rndv/get", 6},     {"eager/staged", 7},
+    {"rndv/pipe", 8},         {"rndv/ipc", 9},
 };
 
 TEST(ProtocolRegistry, WireIdsArePinned) {
@@ -46,7 +47,7 @@ TEST(ProtocolRegistry, LaneSelectionResolvesEveryDeclaredRequirementOnce) {
       EXPECT_EQ(std::count(requirements.begin(), requirements.end(), *protocol->bw_lanes), 1) << protocol->name;
     }
   }
-  EXPECT_EQ(requirements.size(), 4u);  // multi-eager bcopy and zcopy, rndv/am, rndv/get
+  EXPECT_EQ(requirements.size(), 5u);  // multi-eager bcopy and zcopy, rndv/am, rndv/get, rndv/pipe
 }
 
 }  // namespace

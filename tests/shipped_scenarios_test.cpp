@@ -158,6 +158,8 @@ TEST_P(ShippedScenario, RunsOnSharedMemory) {
     GTEST_SKIP() << "the " << s.workload->name << " workload does not run over a Transport";
   if (s.phantom)
     GTEST_SKIP() << "phantom payloads are for simulation";
+  if (s.memory != MemType::Host)
+    GTEST_SKIP() << "payloads in " << mem_type_name(s.memory) << " memory run on a GPU (cuda_run_test)";
   // Ranks are processes on this node's few cores: one posting thread each.
   s.threads = 1;
   const std::string kPoint = "point\t";

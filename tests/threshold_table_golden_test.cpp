@@ -73,25 +73,58 @@ TEST(ThresholdTableGolden, OneLaneNoRegistrationCache) {
                                           {175301, kSizeMax, "rndv/get"}}));
 }
 
-// A table per memory type: the host table is the one above whatever
-// asks for it; every protocol serves host memory only so far, so the cuda
-// table is empty and looks nothing up.
+// A table per memory type: the host table is the one above whatever asks
+// for it, and holds no protocol of device memory; the cuda table holds
+// only those, and is empty on a path without device figures.
 TEST(ThresholdTableGolden, EachMemoryTypeHasItsOwnTable) {
   const LaneAttrs l = one_lane();
   const SelectConfig config = no_reg_cache();
   const ThresholdTable host = ThresholdTable::build(test::path({l}, 4), config, MemType::Host);
   EXPECT_EQ(host.mem(), MemType::Host);
   EXPECT_EQ(rows(host), rows(ThresholdTable::build(test::path({l}, 4), config)));
+  for (const ProtoChoice& choice : host.choices())
+    EXPECT_NE(choice.protocol->mem_types & mem_bit(MemType::Host), 0) << choice.protocol->name;
   const ThresholdTable cuda = ThresholdTable::build(test::path({l}, 4), config, MemType::Cuda);
   EXPECT_EQ(cuda.mem(), MemType::Cuda);
   EXPECT_TRUE(cuda.choices().empty());
   EXPECT_TRUE(cuda.ranges().empty());
   EXPECT_EQ(cuda.lookup(8), nullptr);
-  for (const Protocol* p : protocol_registry())
-    EXPECT_EQ(p->mem_types, mem_bit(MemType::Host)) << p->name;
   EXPECT_EQ(mem_type_named("cuda"), MemType::Cuda);
   EXPECT_EQ(mem_type_named("host"), MemType::Host);
   EXPECT_EQ(mem_type_named("rocm"), std::nullopt);
+}
+
+// one_lane() with a GPU at each end: a staged copy costs 2000 + 0.5n (2 us,
+// 2 GB/s), a copy from a peer's mapped buffer 2000 + 0.01n (100 GB/s).
+//   eager/staged  1816 + n (the message) + 2000 + 0.5n + 0.25n (stage and
+//                 bounce copy, sender) + 2000 + 0.5n (stage, receiver)
+//                 = 5816 + 2.25n,  1 ≤ n ≤ 4088; 1816 at 0 (no copy)
+//   rndv/pipe     RTS 1848 + RTR 1816 + one fragment 5816 + 2.25n (as
+//                 eager/staged, 16 B header) = 9480 + 2.25n, × d = 0.99:
+//                 9385.2 + 2.2275n up to S = 4088, above eager/staged's
+//                 last size the only protocol
+//   rndv/ipc      RTS with six entries (48 + 144 B) 1992 + ACK's o_s 400
+//                 + 2000 + 0.01n = 4392 + 0.01n, × 0.99: below
+//                 eager/staged from 1 B on; at 0 (no copy) 2368.08, above
+//                 eager/staged's 1816
+Path gpu_path(BytesPerSecond ipc_bw) {
+  Path path = test::path({one_lane()}, 4);
+  path.device_local = path.device_remote = DeviceCopy{2e-6, 2e9, ipc_bw};
+  return path;
+}
+
+TEST(ThresholdTableGolden, DeviceMemoryStagedOrThroughIpc) {
+  const SelectConfig config = no_reg_cache();
+  const ThresholdTable staged = ThresholdTable::build(gpu_path(0), config, MemType::Cuda);
+  EXPECT_EQ(rows(staged), (std::vector<Row>{{0, 4088, "eager/staged"}, {4089, kSizeMax, "rndv/pipe"}}));
+  const auto index = static_cast<std::size_t>(staged.lookup(100) - staged.choices().data());
+  EXPECT_NEAR(staged.selection_cost(index, 100).value() * 1e9, 5816 + 2.25 * 100, 1e-6);
+  EXPECT_NEAR(staged.selection_cost(index, 4088).value() * 1e9, 5816 + 2.25 * 4088, 1e-6);
+  const ThresholdTable ipc = ThresholdTable::build(gpu_path(100e9), config, MemType::Cuda);
+  EXPECT_EQ(rows(ipc), (std::vector<Row>{{0, 0, "eager/staged"}, {1, kSizeMax, "rndv/ipc"}}));
+  // The host table of the same path is the host table: no device figure in it.
+  EXPECT_EQ(rows(ThresholdTable::build(gpu_path(100e9), config)),
+            rows(ThresholdTable::build(test::path({one_lane()}, 4), config)));
 }
 
 // Two equal rails, registration cache on (the default).

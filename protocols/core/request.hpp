@@ -11,6 +11,7 @@
 #include "protocols/core/arrived.hpp"
 #include "protocols/core/transport.hpp"
 #include "protocols/lanes/lane_select.hpp"
+#include "protocols/proto.hpp"
 
 namespace xover {
 
@@ -41,6 +42,7 @@ struct Request {
   ConstBuffer send_buf;
   MutableBuffer recv_buf;
   Bytes length = 0;            ///< the message's size
+  MemType mem = MemType::Host; ///< where the user's buffer lives (Worker asks the transport's DeviceMemory)
   const Protocol* protocol = nullptr;  ///< the protocol that carries it
   std::uint64_t seq = 0;       ///< per-pair sequence number: the matching order
 
@@ -71,6 +73,7 @@ struct Request {
     send_buf = {};
     recv_buf = {};
     length = 0;
+    mem = MemType::Host;
     protocol = nullptr;
     seq = 0;
     offset = 0;

@@ -11,8 +11,11 @@ void send_control(Worker& worker, Rank peer, wire::AmKind kind, const wire::Cont
     on_error();
     return;
   }
-  worker.submit([&worker, peer, kind, lane = *am, header, on_error = std::move(on_error)]() {
-    const Status st = worker.transport().am_send(lane, peer, kind, header.bytes(), {}, AmMode::Short, [](Status) {});
+  // Inline when it fits (an RTS of many lanes, or of rndv/ipc's handle, may not).
+  const AmMode mode =
+      header.bytes().size() <= worker.transport().path(peer).lanes[*am].max_short ? AmMode::Short : AmMode::Bcopy;
+  worker.submit([&worker, peer, kind, lane = *am, mode, header, on_error = std::move(on_error)]() {
+    const Status st = worker.transport().am_send(lane, peer, kind, header.bytes(), {}, mode, [](Status) {});
     if (st == Status::Error)
       on_error();
     return st;

@@ -12,7 +12,8 @@
 namespace xover::stages {
 
 /// Sends a header-only active message to `peer` on its AM lane, in order
-/// behind earlier sends. `on_error` runs if the transport fails.
+/// behind earlier sends: inline (short) when the header fits the lane's
+/// max_short, else copied (bcopy). `on_error` runs if the transport fails.
 void send_control(Worker& worker, Rank peer, wire::AmKind kind, const wire::ControlHeader& header,
                   std::function<void()> on_error);
 
@@ -33,5 +34,25 @@ void part_done(Worker& worker, Request& req, Status status, bool all_handed_over
 /// bcopy) or released (zcopy), and releases its registrations.
 void send_fragments(Worker& worker, Request& req, wire::AmKind kind, AmMode mode, Bytes payload,
                     const std::function<void(wire::FragmentHeader&, Bytes offset)>& header);
+
+/// At a receiver: a data fragment {receiver request, offset} + payload of a
+/// receive carried by `protocol` and in its stage `stage`. Placed into the
+/// receive's buffer, each byte once (a repeated fragment is refused, its
+/// `arrived` holds what came); the receive completes when every byte is in.
+/// A fragment that fits no such receive is counted as a bad header.
+template <ProtoStage S>
+void take_fragment(Worker& worker, const AmMessage& msg, const Protocol& protocol, S stage) {
+  wire::HeaderReader header(msg.header);
+  Request* req = worker.find(static_cast<Request::Id>(header.get()), RequestKind::Recv);
+  const Bytes offset = header.get();
+  if (!header.exact() || !req || req->protocol != &protocol || req->stage<S>() != stage || req->peer != msg.source ||
+      offset > req->length || msg.payload.size > req->length - offset || !req->arrived.add(offset, msg.payload.size)) {
+    worker.count_bad_header();
+    return;
+  }
+  worker.place(*req, offset, msg.payload);
+  if (req->arrived.bytes() == req->length)
+    worker.complete(*req, req->length > req->recv_buf.size ? Status::Error : Status::Ok);
+}
 
 }  // namespace xover::stages

@@ -5,6 +5,7 @@
 // the posted receives (first posted first) or else the unexpected queue.
 #include <algorithm>
 
+#include "protocols/core/device_memory.hpp"
 #include "protocols/core/worker.hpp"
 #include "protocols/proto.hpp"
 
@@ -116,7 +117,10 @@ void Worker::adopt(Request& r, const Incoming& in) {
 
 void Worker::place(Request& r, Bytes offset, ConstBuffer payload) {
   const Bytes fit = offset < r.recv_buf.size ? std::min(payload.size, r.recv_buf.size - offset) : 0;
-  transport_.copy(r.recv_buf.slice(offset, fit).data, payload.data, fit);
+  if (r.mem == MemType::Host)
+    transport_.copy(r.recv_buf.slice(offset, fit).data, payload.data, fit);
+  else if (fit > 0 && !transport_.device_memory()->to_device(r.recv_buf.slice(offset, fit).data, payload.data, fit))
+    r.status = Status::Error;
   r.received += fit;
 }
 

@@ -32,6 +32,8 @@
 
 namespace xover {
 
+class DeviceMemory;
+
 enum class Status {
   Ok,          ///< done: the buffer may be reused, no completion will follow
   InProgress,  ///< started: the completion will be called from progress()
@@ -189,6 +191,13 @@ class Transport {
   /// The threads this rank runs several of at once, and what their steps
   /// cost (threads.hpp): this machine's, unless the backend simulates them.
   virtual RankThreads& threads();
+  /// The rank's device memory (device_memory.hpp), or null when it has
+  /// none: set by whoever runs the rank (attach_device_memory) on hardware,
+  /// by the simulator in simulation.
+  DeviceMemory* device_memory() const { return device_memory_; }
+  /// Gives the rank device memory, owned by the caller and outliving every
+  /// Worker on this transport.
+  void attach_device_memory(DeviceMemory* memory) { device_memory_ = memory; }
   /// True when everything handed to the transport has left this rank: no
   /// byte waits in a send queue of the transport's own; what was sent is in
   /// the kernel's buffers or the peer's memory. A rank that is about to stop
@@ -223,6 +232,7 @@ class Transport {
   }
 
  private:
+  DeviceMemory* device_memory_ = nullptr;
   std::atomic<bool> claimed_{false};
   std::atomic<bool> failed_{false};
   std::string failure_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "protocols/core/device_memory.hpp"
 #include "protocols/proto.hpp"
 #include "protocols/registry.hpp"
 
@@ -33,7 +34,7 @@ const ThresholdTable& Worker::build_table(Rank peer) {
   // nodes' names.
   const Path& path = transport_.path(peer);
   const auto same = [&](const auto& entry) {
-    return entry.first.lanes == path.lanes && entry.first.memcpy_bw_local == path.memcpy_bw_local &&
+    return entry.second->mem() == MemType::Host && entry.first.lanes == path.lanes && entry.first.memcpy_bw_local == path.memcpy_bw_local &&
            entry.first.memcpy_bw_remote == path.memcpy_bw_remote;
   };
   auto shared = std::find_if(tables_.begin(), tables_.end(), same);
@@ -43,6 +44,39 @@ const ThresholdTable& Worker::build_table(Rank peer) {
   }
   state.table = static_cast<std::uint32_t>(shared - tables_.begin()) + 1;
   return *shared->second;
+}
+
+const ThresholdTable& Worker::table(Rank peer, MemType mem) {
+  if (mem == MemType::Host)
+    return table(peer);
+  Path path = transport_.path(peer);
+  if (const DeviceMemory* device = transport_.device_memory()) {
+    const DeviceCopy measured = device->figures();
+    // Both ends have the same hardware (the seed's assumption 1).
+    for (DeviceCopy* end : {&path.device_local, &path.device_remote})
+      if (end->stage_bw == 0)
+        *end = measured;
+    if (!device->ipc_reachable(peer))
+      path.device_local.ipc_bw = path.device_remote.ipc_bw = 0;
+  }
+  const auto same = [&](const auto& entry) {
+    return entry.second->mem() == mem && entry.first.lanes == path.lanes &&
+           entry.first.memcpy_bw_local == path.memcpy_bw_local &&
+           entry.first.memcpy_bw_remote == path.memcpy_bw_remote && entry.first.device_local == path.device_local &&
+           entry.first.device_remote == path.device_remote;
+  };
+  auto shared = std::find_if(tables_.begin(), tables_.end(), same);
+  if (shared == tables_.end()) {
+    auto built = std::make_unique<ThresholdTable>(ThresholdTable::build(path, config_, mem));
+    tables_.emplace_back(std::move(path), std::move(built));
+    shared = std::prev(tables_.end());
+  }
+  return *shared->second;
+}
+
+MemType Worker::memory_of(const std::byte* data, Bytes size) const {
+  const DeviceMemory* device = transport_.device_memory();
+  return device && data && device->owns(data, size) ? device->type() : MemType::Host;
 }
 
 Request* Worker::allocate(RequestKind kind) {
@@ -79,7 +113,8 @@ Request* Worker::tag_send(Rank peer, ConstBuffer buffer, Tag tag) {
   r->send_buf = buffer;
   r->length = buffer.size;
   r->seq = this->peer(peer).send_seq++;
-  const ThresholdTable& t = table(peer);
+  r->mem = memory_of(buffer.data, buffer.size);
+  const ThresholdTable& t = table(peer, r->mem);
   if (&t != last_table_ || buffer.size != last_size_) {
     last_choice_ = t.lookup(buffer.size);
     last_table_ = &t;
@@ -101,6 +136,7 @@ Request* Worker::tag_send(Rank peer, ConstBuffer buffer, Tag tag) {
 Request* Worker::tag_recv(MutableBuffer buffer, Tag tag, Tag mask) {
   Request* r = allocate(RequestKind::Recv);
   r->recv_buf = buffer;
+  r->mem = memory_of(buffer.data, buffer.size);
   r->want = tag;
   r->tag_mask = mask;
   for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {

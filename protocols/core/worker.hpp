@@ -103,6 +103,11 @@ class Worker {
     const PeerState& state = this->peer(peer);
     return state.table ? *tables_[state.table - 1].second : build_table(peer);
   }
+  /// The thresholds table of `mem` buffers toward `peer`: table(peer) for
+  /// host memory; for device memory, the path with each end's device copy
+  /// figures (the platform's, or those the rank's DeviceMemory measured,
+  /// without IPC where it cannot reach the peer), built on first use.
+  const ThresholdTable& table(Rank peer, MemType mem);
   const WorkerStats& stats() const { return stats_; }
   /// Starts a new peak of held bytes from what is held now.
   void reset_buffered_peak() { stats_.buffered_peak = stats_.buffered_now; }
@@ -126,8 +131,10 @@ class Worker {
   /// arrive() for a whole eager message, its header's fields as they came:
   /// the common case (its turn, its receive posted) builds no Incoming.
   void arrive_eager(Rank source, Tag tag, std::uint64_t seq, ConstBuffer payload);
-  /// Copies what fits of `payload` into the receive's buffer at `offset`
-  /// and counts it in `received` (a longer message is truncated there).
+  /// Copies what fits of `payload` (host memory) into the receive's buffer
+  /// at `offset` — into device memory through the DeviceMemory when the
+  /// buffer is there, failing the request if that copy fails — and counts
+  /// it in `received` (a longer message is truncated there).
   void place(Request& r, Bytes offset, ConstBuffer payload);
   /// Marks `request` done, recording `status` when it is not Ok; a request
   /// already done is left as it is.
@@ -147,6 +154,9 @@ class Worker {
 
  private:
   Request* allocate(RequestKind kind);
+  /// Where `buffer` lives: device memory when the transport's DeviceMemory
+  /// gave it, else host.
+  MemType memory_of(const std::byte* data, Bytes size) const;
   const ThresholdTable& build_table(Rank peer);
   void fail_requests();
   void match_in_order(Rank source);

@@ -71,14 +71,31 @@ struct LaneAttrs {
   bool operator==(const LaneAttrs&) const = default;
 };
 
+/// One end's device memory, as the protocols for device buffers price it
+/// (protocols/mtype/; host properties `xover:stage_o`, `xover:stage_bw`,
+/// `xover:ipc_bw`): a copy of n bytes between device and host memory costs
+/// stage_o + n/stage_bw of that end's time, and a copy out of a peer's
+/// buffer mapped through IPC stage_o + n/ipc_bw. Zeros: no device memory
+/// (no staging protocol is offered), no IPC toward the other end.
+struct DeviceCopy {
+  Seconds stage_o = 0;          ///< fixed part of one copy: the call, the DMA start, the wait
+  BytesPerSecond stage_bw = 0;  ///< device↔host copy bandwidth (PCIe, or the C2C link)
+  BytesPerSecond ipc_bw = 0;    ///< device-to-device copy from a peer's mapped buffer
+
+  bool operator==(const DeviceCopy&) const = default;
+};
+
 /// Everything the protocol core knows about one direction between two nodes:
-/// the lanes, in the platform's order, and each end's copy bandwidth.
+/// the lanes, in the platform's order, and each end's copy bandwidth and
+/// device memory.
 struct Path {
   std::string from;                          ///< sending node
   std::string to;                            ///< receiving node
   std::vector<LaneAttrs> lanes;
   BytesPerSecond memcpy_bw_local = 10e9;     ///< sender's memcpy bandwidth
   BytesPerSecond memcpy_bw_remote = 10e9;    ///< receiver's memcpy bandwidth
+  DeviceCopy device_local;                   ///< sender's device memory
+  DeviceCopy device_remote;                  ///< receiver's device memory
 };
 
 /// What a node's device and its proxy thread do per alltoall step

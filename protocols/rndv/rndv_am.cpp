@@ -115,18 +115,7 @@ void rtr_handle(Worker& worker, const AmMessage& msg) {
 // offset}. The receive's `arrived` holds the bytes that came, each once
 // (a repeated fragment is refused), `received` those that fit.
 void rndv_data_handle(Worker& worker, const AmMessage& msg) {
-  wire::HeaderReader header(msg.header);
-  Request* req = worker.find(static_cast<Request::Id>(header.get()), RequestKind::Recv);
-  const Bytes offset = header.get();
-  if (!header.exact() || !req || req->protocol != &rndv_am_proto || req->stage<RndvAmStage>() != RndvAmStage::Rtr ||
-      req->peer != msg.source || offset > req->length || msg.payload.size > req->length - offset ||
-      !req->arrived.add(offset, msg.payload.size)) {
-    worker.count_bad_header();
-    return;
-  }
-  worker.place(*req, offset, msg.payload);
-  if (req->arrived.bytes() == req->length)
-    worker.complete(*req, req->length > req->recv_buf.size ? Status::Error : Status::Ok);
+  stages::take_fragment(worker, msg, rndv_am_proto, RndvAmStage::Rtr);
 }
 
 }  // namespace xover

@@ -68,7 +68,12 @@ std::vector<Visit> sampling_plan(std::size_t curves, std::size_t sizes, std::siz
 }
 
 PairDriver::PairDriver(const Scenario& scenario, Rank rank, Transport& transport, Results& results)
-    : s_(scenario), rank_(rank), t_(transport), results_(results), worker_(transport, scenario.select) {
+    : s_(scenario),
+      rank_(rank),
+      t_(transport),
+      results_(results),
+      worker_(transport, scenario.select),
+      ready_(0, false, payload_memory()) {
   leader_ = rank % 2 == 0;
   peer_ = leader_ ? rank + 1 : rank - 1;
 }
@@ -87,7 +92,7 @@ void PairDriver::run(Step step, std::optional<PerfType> model) {
   for (std::size_t c = 0; c < s_.curves.size(); ++c) {
     configure(c);
     for (std::size_t k = 0; k < s_.sizes.size(); ++k) {
-      const ProtoChoice* choice = worker_.table(peer_).lookup(s_.sizes[k]);
+      const ProtoChoice* choice = worker_.table(peer_, s_.memory).lookup(s_.sizes[k]);
       if (!choice)
         continue;
       used[{c, k}] = 0;
@@ -149,7 +154,7 @@ Request* PairDriver::post(Payload& p, Tag tag) {
   return worker_.tag_recv(p.recv_buffer(), tag);
 }
 
-void PairDriver::finish(Point& point, Request* r, const Payload& p, std::uint64_t seq_no) {
+void PairDriver::finish(Point& point, Request* r, Payload& p, std::uint64_t seq_no) {
   worker_.wait(r);
   if (r->status != Status::Ok || !p.check(s_.seed, peer_, seq_no))
     ++point.errors;

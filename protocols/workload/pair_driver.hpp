@@ -66,6 +66,11 @@ class PairDriver {
   Rank peer() const { return peer_; }
   bool leader() const { return leader_; }
   Worker& worker() { return worker_; }
+  /// Where the scenario's payloads live: the transport's device memory for
+  /// <payload memory="cuda"/>, else null (host memory).
+  DeviceMemory* payload_memory() {
+    return s_.memory == MemType::Host ? nullptr : worker_.transport().device_memory();
+  }
   Seconds now() const { return t_.now(); }
 
   /// A tag unique to this size, iteration and `kind` of message (below
@@ -83,7 +88,7 @@ class PairDriver {
   Request* post(Payload& p, Tag tag);
   /// Waits for a posted receive, then checks what it got (message `seq_no`
   /// of the peer) and releases it; a failure is an error of `point`.
-  void finish(Point& point, Request* r, const Payload& p, std::uint64_t seq_no);
+  void finish(Point& point, Request* r, Payload& p, std::uint64_t seq_no);
 
   // When payloads are checked, the follower says it is ready (its receives
   // posted, its last check done) before the leader starts the clock, so
@@ -111,7 +116,8 @@ class PairDriver {
   /// Iterations the earlier visits of this point ran, warm-ups included:
   /// its tags and sequence numbers go on from there.
   std::size_t base_ = 0;
-  Payload ready_{0, false};
+  /// Empty, in the payloads' memory: a forced protocol serves one memory type.
+  Payload ready_;
 };
 
 /// Two ranks: one pair (Workload::ranks).

@@ -18,8 +18,8 @@ constexpr std::size_t kPairs = 2;
 
 void pingpong_step(PairDriver& d, Point& point, Bytes n) {
   const Scenario& s = d.scenario();
-  Payload out(n, s.phantom);
-  Payload in(n, s.phantom);
+  Payload out(n, s.phantom, d.payload_memory());
+  Payload in(n, s.phantom, d.payload_memory());
   for (std::size_t i = 0; i < d.warmup() + d.iterations(); ++i) {
     out.fill(s.seed, d.rank(), d.seq(i));
     if (d.leader()) {

@@ -17,8 +17,8 @@ void stream_step(PairDriver& d, Point& point, Bytes n) {
   const Scenario& s = d.scenario();
   std::vector<Payload> window;
   for (std::size_t w = 0; w < s.window; ++w)
-    window.emplace_back(n, s.phantom);
-  Payload ack(8, s.phantom);
+    window.emplace_back(n, s.phantom, d.payload_memory());
+  Payload ack(8, s.phantom, d.payload_memory());
   std::vector<Request*> reqs(s.window);
   for (std::size_t i = 0; i < d.warmup() + d.iterations(); ++i) {
     if (d.leader()) {

@@ -17,8 +17,8 @@ constexpr Seconds kDelay = 10e-6;
 
 void unexpected_step(PairDriver& d, Point& point, Bytes n) {
   const Scenario& s = d.scenario();
-  Payload data(n, s.phantom);
-  Payload ack(8, s.phantom);
+  Payload data(n, s.phantom, d.payload_memory());
+  Payload ack(8, s.phantom, d.payload_memory());
   for (std::size_t i = 0; i < d.warmup() + d.iterations(); ++i) {
     if (d.leader()) {
       data.fill(s.seed, d.rank(), d.seq(i));

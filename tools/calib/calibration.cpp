@@ -204,7 +204,7 @@ std::vector<const Point*> curve_points(const Results& results, const std::string
 void add_core_overhead(const Measurements& m, const std::string& curve, std::vector<std::size_t>& taken,
                        Calibration& out) {
   const std::vector<const Point*> points = curve_points(m.sweeps, curve);
-  const Path path{"node0", "node1", out.draft.lanes, out.draft.memcpy_bw, out.draft.memcpy_bw};
+  const Path path{"node0", "node1", out.draft.lanes, out.draft.memcpy_bw, out.draft.memcpy_bw, {}, {}};
   SelectConfig config;
   config.forced = {curve};
   const ThresholdTable table = ThresholdTable::build(path, config);
@@ -255,7 +255,7 @@ void fit_copy_from_sweep(const Measurements& m, Calibration& out) {
     out.notes.push_back("no " + curve + " sweep to fit the copy bandwidth to: the stream's kept");
     return;
   }
-  const Path path{"node0", "node1", out.draft.lanes, out.draft.memcpy_bw, out.draft.memcpy_bw};
+  const Path path{"node0", "node1", out.draft.lanes, out.draft.memcpy_bw, out.draft.memcpy_bw, {}, {}};
   const BytesPerSecond stream = out.draft.memcpy_bw;
   out.draft.memcpy_bw = fit_copy_bandwidth(path, curve, sweep);
   out.draft.comments.push_back(format("memcpy bandwidth written to the platform: %.4f GB/s, fitted to the ",
@@ -403,7 +403,7 @@ Calibration calibrate(const Measurements& m) {
                                  format(": L = %.4f us, B = %.4f GB/s, o_s = %.4f us, o_r = %.4f us, g = %.4f us",
                                         a.latency * 1e6, a.bandwidth / 1e9, a.o_send * 1e6, a.o_recv * 1e6,
                                         a.gap * 1e6));
-  const Path path{"node0", "node1", out.draft.lanes, out.draft.memcpy_bw, out.draft.memcpy_bw};
+  const Path path{"node0", "node1", out.draft.lanes, out.draft.memcpy_bw, out.draft.memcpy_bw, {}, {}};
   fit_protocols(m, path, out);
   find_protocol_changes(m, out);
   out.draft.device = m.device;
