@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "runtime/cuda/cuda_memory.hpp"
 #include "runtime/cuda/cuda_transport.hpp"
 #include "runtime/shm/shm_transport.hpp"
 #include "runtime/tcp/tcp_transport.hpp"
@@ -39,6 +40,9 @@ BackendInfo describe_cuda() {
   return {};
 }
 std::unique_ptr<DeviceAlltoall> make_cuda_alltoall(Transport&, Worker&, Bytes, std::uint64_t) {
+  throw RuntimeError("cuda: not compiled in");
+}
+std::unique_ptr<DeviceMemory> make_cuda_memory(Rank, std::vector<bool>) {
   throw RuntimeError("cuda: not compiled in");
 }
 #endif

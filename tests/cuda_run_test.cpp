@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 
 #include "runtime/backends.hpp"
 #include "runtime/cuda/cuda_transport.hpp"
@@ -89,34 +90,71 @@ TEST(CudaBackend, RunExitsTwoWithoutAGpuAndSucceedsWithOne) {
   EXPECT_FALSE(std::ifstream(out).good()) << "a CSV was written by a run that could not start";
 }
 
-// <payload memory="cuda"/>: on hardware without a GPU, exit 2 with the
-// runtime's reason, whatever the backend; with one, and in simulation,
-// exit 2 because no protocol serves cuda memory yet.
-TEST(CudaBackend, ACudaPayloadNeedsAGpuAndAProtocol) {
+// <payload memory="cuda"/> on hardware, whatever the backend: without a
+// GPU, exit 2 with the runtime's reason and no CSV; with one, every byte of
+// every message checked after it came back from the GPU, and each curve run
+// by its protocol: eager/staged and rndv/pipe through host memory, rndv/ipc
+// through a mapping of the peer's buffer (the ranks share this node).
+TEST(CudaBackend, ACudaPayloadRunsOnTheGpuOrExitsTwoWithWhy) {
   const std::string scenario = kSource + "/tests/data/scenarios/hw_small_cuda.xml";
   const std::string out = ::testing::TempDir() + "/cuda-payload.csv";
-  std::remove(out.c_str());
   const std::string why = why_not();
-  for (const char* backend : {"shm", "cuda"}) {
+  for (const char* backend : {"shm", "tcp", "cuda"}) {
+    SCOPED_TRACE(backend);
+    std::remove(out.c_str());
     const auto r = test::run_command(kXover + " run " + scenario + " --backend " + backend + " --out " + out);
-    EXPECT_EQ(r.status, 2) << backend << ": " << r.out << r.err;
-    if (std::string(backend) == "cuda" && !why.empty()) {
-      EXPECT_THAT(r.err, HasSubstr("xover run: backend cuda: " + why));
-    } else if (!why.empty()) {
-      EXPECT_THAT(r.err, HasSubstr("hw_small_cuda.xml: a cuda payload needs a GPU: " + why));
+    if (!why.empty()) {
+      EXPECT_EQ(r.status, 2) << r.out << r.err;
+      EXPECT_THAT(r.err, HasSubstr(std::string(backend) == "cuda" ? "xover run: backend cuda: " + why
+                                                                 : "hw_small_cuda.xml: a cuda payload needs a GPU: " + why));
       if (!why.starts_with("not compiled in")) {
         EXPECT_THAT(r.err, HasSubstr("no CUDA device"));
       }
-    } else {
-      EXPECT_THAT(r.err, HasSubstr("hw_small_cuda.xml: no protocol serves cuda memory yet"));
+      EXPECT_FALSE(std::ifstream(out).good()) << "a CSV was written by a run that could not start";
+      continue;
+    }
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    const auto rows = test::read_csv(out);
+    // eager/staged as far as the lane's bcopy segment goes: 4 KiB on shm,
+    // 20000 B on tcp, whose segments are larger.
+    std::map<std::string, std::size_t> per_curve;
+    for (std::size_t i = 1; i < rows.size(); ++i)
+      ++per_curve[rows[i][4]];
+    EXPECT_EQ(per_curve["auto"], 7U);
+    EXPECT_EQ(per_curve["rndv/pipe"], 7U);
+    EXPECT_EQ(per_curve["rndv/ipc"], 7U) << "the ranks share this node: every size through IPC";
+    EXPECT_GE(per_curve["eager/staged"], 4U);
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+      EXPECT_EQ(rows[i][14], "0") << "corrupt or missing messages in row " << i;
+      if (rows[i][4] != "auto") {
+        EXPECT_EQ(rows[i][5], rows[i][4]) << "row " << i;
+      } else {
+        EXPECT_THAT(rows[i][5], testing::AnyOf("eager/staged", "rndv/pipe", "rndv/ipc")) << "row " << i;
+      }
     }
   }
-  if (runtime::find_backend("sim")->compiled_in()) {
-    const auto sim = test::run_command(kXover + " run " + scenario + " --out " + out);
-    EXPECT_EQ(sim.status, 2) << sim.out << sim.err;
-    EXPECT_THAT(sim.err, HasSubstr("hw_small_cuda.xml: no protocol serves cuda memory yet"));
-  }
+}
+
+// In simulation a cuda payload needs device figures on its nodes: the
+// platform's error names the node and the properties to give it.
+TEST(CudaBackend, ACudaPayloadInSimulationNeedsDeviceFigures) {
+  if (!runtime::find_backend("sim")->compiled_in())
+    GTEST_SKIP() << runtime::find_backend("sim")->unavailable();
+  const std::string scenario = kSource + "/tests/data/scenarios/hw_small_cuda.xml";
+  const std::string out = ::testing::TempDir() + "/cuda-payload-sim.csv";
+  std::remove(out.c_str());
+  const auto bare =
+      test::run_command(kXover + " run " + scenario + " --platform " + kSource + "/platforms/shm-intra.xml --out " + out);
+  EXPECT_EQ(bare.status, 2) << bare.out << bare.err;
+  EXPECT_THAT(bare.err, HasSubstr("hw_small_cuda.xml:5: a cuda payload: node 'node0' of"));
+  EXPECT_THAT(bare.err, HasSubstr("has no device memory (give it the host properties xover:stage_o and xover:stage_bw"));
   EXPECT_FALSE(std::ifstream(out).good()) << "a CSV was written by a run that could not start";
+  const auto gpu = test::run_command(kXover + " run " + scenario + " --out " + out);
+  ASSERT_EQ(gpu.status, 0) << gpu.out << gpu.err;
+  const auto rows = test::read_csv(out);
+  ASSERT_EQ(rows.size(), 1U + 7 + 4 + 7 + 7);
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    EXPECT_EQ(rows[i][14], "0") << "corrupt or missing messages in row " << i;
 }
 
 TEST(CudaBackend, VersionAndInfoSayWhetherCudaIsCompiledIn) {

@@ -32,7 +32,7 @@ int check_payload_memory(const Scenario& scenario, const runtime::Backend& backe
     }
   if (!protocols_serve(scenario.memory)) {
     std::cerr << "xover run: " << scenario.file << ": no protocol serves " << memory
-              << " memory yet (xover proto-info --mem " << memory << " shows its empty table)\n";
+              << " memory (xover proto-info --mem " << memory << " shows its empty table)\n";
     return kExitBadInput;
   }
   return 0;

@@ -20,6 +20,7 @@
 #include "protocols/workload/workload.hpp"
 #include "runtime/backends.hpp"
 #include "runtime/common.hpp"
+#include "runtime/cuda/cuda_memory.hpp"
 #include "runtime/fault.hpp"
 #include "runtime/launch/launch.hpp"
 #include "runtime/launch/mpi_bootstrap.hpp"
@@ -58,6 +59,40 @@ int launch(const Scenario& scenario, const std::vector<std::string>& args) {
   return 1;
 }
 
+/// The rank's device memory for a scenario whose payloads live there, or
+/// null: on the GPU of its rank among the ranks of its node, mapping the
+/// buffers of those ranks through IPC (the others get theirs through host
+/// fragments). Collective over `boot`.
+std::unique_ptr<DeviceMemory> payload_memory(const Scenario& scenario, runtime::Bootstrap& boot) {
+  if (scenario.memory == MemType::Host)
+    return nullptr;
+  const std::string host = runtime::host_name();
+  const std::vector<runtime::Blob> hosts = boot.allgather(std::as_bytes(std::span(host.data(), host.size())));
+  std::vector<bool> same_node(boot.size());
+  Rank local_rank = 0;
+  for (Rank r = 0; r < boot.size(); ++r) {
+    same_node[r] = std::string_view(reinterpret_cast<const char*>(hosts[r].data()), hosts[r].size()) == host;
+    if (same_node[r] && r < boot.rank())
+      ++local_rank;
+  }
+  // One rank at a time: each measures its copies (CudaMemory::figures),
+  // and ranks sharing a GPU would measure each other's.
+  std::unique_ptr<DeviceMemory> memory;
+  for (Rank r = 0; r < boot.size(); ++r) {
+    if (r == boot.rank())
+      memory = runtime::make_cuda_memory(local_rank, same_node);
+    boot.barrier();
+  }
+  if (boot.rank() == 0) {
+    const DeviceCopy f = memory->figures();
+    std::fprintf(stderr,
+                 "xover run: rank 0's device memory, measured: a copy to or from the host %.2f us + n / %.2f GB/s, "
+                 "device to device %.1f GB/s\n",
+                 f.stage_o * 1e6, f.stage_bw / 1e9, f.ipc_bw / 1e9);
+  }
+  return memory;
+}
+
 int run_rank(const Scenario& scenario, const runtime::Backend& backend, const runtime::RuntimeOptions& options,
              runtime::Bootstrap& boot, const std::string& out, const std::string& plot) {
   const Rank need = workload_ranks(scenario);
@@ -68,6 +103,8 @@ int run_rank(const Scenario& scenario, const runtime::Backend& backend, const ru
     return kExitBadInput;
   }
   std::unique_ptr<Transport> transport = backend.make(boot, options);
+  const std::unique_ptr<DeviceMemory> device = payload_memory(scenario, boot);
+  transport->attach_device_memory(device.get());
   Results mine;
   const bool terminal = boot.rank() == 0 && isatty(STDERR_FILENO) != 0;
   if (terminal) {

@@ -1,0 +1,69 @@
+// A rank's GPU memory (protocols/core/device_memory.hpp) through the CUDA
+// runtime, for payloads in device memory (<payload memory="cuda"/>) on any
+// hardware backend: cudaMalloc'd buffers, synchronous cudaMemcpy through a
+// pinned staging buffer, CUDA IPC handles exported per allocation and peer
+// mappings opened once and kept (UCX's cuda_copy and cuda_ipc).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "protocols/core/device_memory.hpp"
+
+namespace xover::runtime {
+
+class CudaMemory final : public DeviceMemory {
+ public:
+  /// On GPU `device`, mapping the buffers of the ranks `same_node` marks
+  /// (by rank); measures the copy figures (figures()).
+  /// @throws RuntimeError naming the CUDA call and its error.
+  CudaMemory(int device, std::vector<bool> same_node);
+  ~CudaMemory() override;
+  CudaMemory(const CudaMemory&) = delete;
+  CudaMemory& operator=(const CudaMemory&) = delete;
+
+  MemType type() const override { return MemType::Cuda; }
+  bool to_host(std::byte* host, const std::byte* device, Bytes n) override;
+  bool to_device(std::byte* device, const std::byte* host, Bytes n) override;
+  bool copy_device(std::byte* to, const std::byte* from, Bytes n) override;
+  bool ipc_reachable(Rank peer) const override { return peer < same_node_.size() && same_node_[peer]; }
+  bool ipc_export(const std::byte* p, IpcBuffer& out) override;
+  const std::byte* ipc_open(Rank peer, const IpcBuffer& buffer) override;
+  std::byte* staging(Bytes n) override;
+  DeviceCopy figures() const override { return figures_; }
+
+ protected:
+  std::byte* allocate(Bytes n) override;
+  void release(std::byte* p) override;
+
+ private:
+  bool copy(void* to, const void* from, Bytes n, int kind, const char* call);
+  void measure();
+
+  int device_;
+  std::vector<bool> same_node_;
+  DeviceCopy figures_;
+  void* get_address_range_ = nullptr;      ///< the driver's cuMemGetAddressRange
+  void* get_pointer_attribute_ = nullptr;  ///< the driver's cuPointerGetAttribute
+  std::byte* staging_ = nullptr;  ///< pinned host memory
+  Bytes staging_size_ = 0;
+  std::map<const std::byte*, IpcBuffer::Handle> exported_;  ///< by the driver's allocation base
+  /// A peer's allocation mapped here: its number and the mapping.
+  struct Mapping {
+    std::uint64_t id = 0;
+    const std::byte* mapped = nullptr;
+  };
+  /// Peers' allocations mapped here, by peer and their address there.
+  std::map<std::pair<Rank, std::uint64_t>, Mapping> opened_;
+  const std::byte* map(const IpcBuffer& buffer);
+  void close_all(Rank peer);
+};
+
+/// This rank's GPU memory for payloads in device memory: GPU (local rank)
+/// mod the GPUs on the node, IPC toward the ranks `same_node` marks.
+/// @throws RuntimeError "cuda: not compiled in" in a build without CUDA, or
+/// naming the failing CUDA call.
+std::unique_ptr<DeviceMemory> make_cuda_memory(Rank local_rank, std::vector<bool> same_node);
+
+}  // namespace xover::runtime
