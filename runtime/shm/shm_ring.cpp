@@ -19,7 +19,7 @@
 namespace xover::runtime::shm {
 namespace {
 
-constexpr std::uint64_t kMagic = 0x78766572'2d6d6d32;  // "xver-mm2": rings after a page of signal words
+constexpr std::uint64_t kMagic = 0x78766572'2d6d6d33;  // "xver-mm3": rings of a FIFO and descriptors
 constexpr std::size_t kHeaderBytes = 4096;              // one page: the rings start page-aligned
 constexpr std::size_t kSignalBytes = kSignalWords * kSignalStride;
 constexpr std::size_t kRingsAt = kHeaderBytes + kSignalBytes;
@@ -34,14 +34,21 @@ struct SegmentHeader {
   std::uint32_t size;
   std::uint32_t cells;
   std::uint32_t cell_size;
+  std::uint32_t descriptors;
+  std::uint32_t descriptor_size;
 };
 
-std::size_t segment_bytes(Rank size, std::uint32_t cells) {
-  return kRingsAt + std::size_t{size} * cells * kCellSize;
+std::size_t ring_bytes(std::uint32_t descriptors) {
+  return Ring::bytes(kFifoCells, descriptors);
 }
 
-// Faults pages in now, so that no message pays a page fault (a cell's
-// second page is first touched by the first message that fills it). A hint:
+std::size_t segment_bytes(Rank size, std::uint32_t descriptors) {
+  return kRingsAt + std::size_t{size} * ring_bytes(descriptors);
+}
+
+// Faults pages in now, so that no message pays a page fault (a
+// descriptor's second page is first touched by the first message that
+// fills it). A hint:
 // kernels before 5.14 lack it and fault on first use instead.
 void prefault(std::byte* base, std::size_t bytes) {
   madvise(base, bytes, MADV_POPULATE_WRITE);
@@ -63,8 +70,10 @@ std::byte* map_and_close(int fd, std::size_t bytes, const std::string& name) {
 
 }  // namespace
 
-std::uint32_t cells_per_ring(Rank size) {
-  const std::size_t fit = kSegmentBudget / (std::size_t{std::max<Rank>(size, 1)} * kCellSize);
+std::uint32_t descriptors_per_ring(Rank size) {
+  const std::size_t per_ring = kSegmentBudget / std::max<Rank>(size, 1);
+  const std::size_t fifo = std::size_t{kFifoCells} * kCellSize;
+  const std::size_t fit = per_ring > fifo ? (per_ring - fifo) / kDescriptorSize : 0;
   return static_cast<std::uint32_t>(std::bit_floor(std::clamp<std::size_t>(fit, 16, 256)));
 }
 
@@ -77,8 +86,8 @@ Segment Segment::create(const std::string& name, Rank owner, Rank size) {
   Segment seg;
   seg.name_ = name;
   seg.linked_ = true;
-  seg.cells_ = cells_per_ring(size);
-  seg.bytes_ = segment_bytes(size, seg.cells_);
+  seg.descriptors_ = descriptors_per_ring(size);
+  seg.bytes_ = segment_bytes(size, seg.descriptors_);
   // The umask may have taken bits off 0600 (or, with a strange umask, left
   // the owner unable to write): set the mode exactly, then check it.
   struct stat st {};
@@ -95,11 +104,11 @@ Segment Segment::create(const std::string& name, Rank owner, Rank size) {
   seg.base_ = map_and_close(fd, seg.bytes_, name);
   prefault(seg.base_, seg.bytes_);
   for (Rank sender = 0; sender < size; ++sender) {
-    std::byte* ring = seg.base_ + kRingsAt + std::size_t{sender} * seg.cells_ * kCellSize;
-    for (std::uint32_t i = 0; i < seg.cells_; ++i)
-      new (ring + std::size_t{i} * kCellSize) Cell{i, 0, 0, 0, 0};
+    std::byte* ring = seg.base_ + kRingsAt + std::size_t{sender} * ring_bytes(seg.descriptors_);
+    for (std::uint32_t i = 0; i < kFifoCells; ++i)
+      new (ring + std::size_t{i} * kCellSize) Cell{i, 0, 0, kInline, 0, 0};
   }
-  new (seg.base_) SegmentHeader{kMagic, owner, size, seg.cells_, kCellSize};
+  new (seg.base_) SegmentHeader{kMagic, owner, size, kFifoCells, kCellSize, seg.descriptors_, kDescriptorSize};
   return seg;
 }
 
@@ -109,8 +118,8 @@ Segment Segment::open(const std::string& name, Rank owner, Rank size, Rank write
     fail("cannot open the segment of rank " + std::to_string(owner) + ",", name, errno);
   Segment seg;
   seg.name_ = name;
-  seg.cells_ = cells_per_ring(size);
-  seg.bytes_ = segment_bytes(size, seg.cells_);
+  seg.descriptors_ = descriptors_per_ring(size);
+  seg.bytes_ = segment_bytes(size, seg.descriptors_);
   struct stat st {};
   if (fstat(fd, &st) != 0 || static_cast<std::size_t>(st.st_size) != seg.bytes_) {
     close(fd);
@@ -120,17 +129,18 @@ Segment Segment::open(const std::string& name, Rank owner, Rank size, Rank write
   }
   seg.base_ = map_and_close(fd, seg.bytes_, name);
   const auto* header = reinterpret_cast<const SegmentHeader*>(seg.base_);
-  if (header->magic != kMagic || header->owner != owner || header->size != size || header->cells != seg.cells_ ||
-      header->cell_size != kCellSize)
+  if (header->magic != kMagic || header->owner != owner || header->size != size || header->cells != kFifoCells ||
+      header->cell_size != kCellSize || header->descriptors != seg.descriptors_ ||
+      header->descriptor_size != kDescriptorSize)
     throw RuntimeError("shm: the segment " + name + " is not the one rank " + std::to_string(owner) +
                        " of this run created (another xover version, or a stale name)");
   prefault(seg.base_ + kHeaderBytes, kSignalBytes);
-  prefault(seg.base_ + kRingsAt + std::size_t{writer} * seg.cells_ * kCellSize, std::size_t{seg.cells_} * kCellSize);
+  prefault(seg.base_ + kRingsAt + std::size_t{writer} * ring_bytes(seg.descriptors_), ring_bytes(seg.descriptors_));
   return seg;
 }
 
 Segment::Segment(Segment&& other) noexcept
-    : name_(std::move(other.name_)), base_(other.base_), bytes_(other.bytes_), cells_(other.cells_),
+    : name_(std::move(other.name_)), base_(other.base_), bytes_(other.bytes_), descriptors_(other.descriptors_),
       linked_(other.linked_) {
   other.base_ = nullptr;
   other.linked_ = false;
@@ -142,7 +152,7 @@ Segment& Segment::operator=(Segment&& other) noexcept {
     name_ = std::move(other.name_);
     base_ = other.base_;
     bytes_ = other.bytes_;
-    cells_ = other.cells_;
+    descriptors_ = other.descriptors_;
     linked_ = other.linked_;
     other.base_ = nullptr;
     other.linked_ = false;
@@ -171,7 +181,7 @@ void Segment::unlink() {
 }
 
 Ring Segment::ring(Rank sender) const {
-  return Ring(base_ + kRingsAt + std::size_t{sender} * cells_ * kCellSize, cells_, kCellSize);
+  return Ring(base_ + kRingsAt + std::size_t{sender} * ring_bytes(descriptors_), kFifoCells, descriptors_);
 }
 
 std::uint64_t* Segment::signal(std::size_t index) const {
