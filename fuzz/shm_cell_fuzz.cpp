@@ -53,10 +53,8 @@ class RingMemory {
  public:
   RingMemory() : bytes_(std::make_unique<std::byte[]>(kRingBytes)) {
     std::memset(bytes_.get(), 0, kRingBytes);
-    for (std::uint32_t i = 0; i < kCells; ++i) {
+    for (std::uint32_t i = 0; i < kCells; ++i)
       cell(i)->seq = i;
-      cell(i)->descriptor = shm::kInline;
-    }
   }
   shm::Ring ring() const { return shm::Ring(bytes_.get(), kCells, kDescriptors); }
   shm::Cell* cell(std::uint64_t index) const {
@@ -119,12 +117,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     switch (in.u8() % 4) {
       case 0: {
         shm::Cell* c = from_peer.cell(pos);
-        c->header_len = in.u16();
-        c->payload_len = in.u16();
-        c->descriptor = in.u16();
-        c->am_id = in.u8();
-        const bool inline_ = c->descriptor == shm::kInline;
-        std::byte* at = inline_ ? c->data() : from_peer.descriptor(c->descriptor);
+        c->head.header_len = in.u16();
+        c->head.payload_len = in.u16();
+        c->head.descriptor = in.u16();
+        c->head.am_id = in.u8();
+        const bool inline_ = c->head.descriptor == shm::kInline;
+        std::byte* at = inline_ ? c->data() : from_peer.descriptor(c->head.descriptor);
         const std::size_t room = inline_ ? shm::kInlineBytes : shm::kDescriptorSize;
         const std::span<const std::byte> contents = in.bytes(std::min<std::size_t>(in.u16(), room));
         std::memcpy(at, contents.data(), contents.size());

@@ -50,7 +50,7 @@ class GuardedRing {
     base_ = static_cast<std::byte*>(at);
     mprotect(base_ + mapped_ - page, page, PROT_NONE);
     for (std::uint32_t i = 0; i < kCells; ++i)
-      new (cell(i)) Cell{i, 0, 0, kInline, 0, 0};
+      new (cell(i)) Cell{i, {}};
   }
   ~GuardedRing() { munmap(base_, mapped_); }
   GuardedRing(const GuardedRing&) = delete;
@@ -89,7 +89,7 @@ TEST_F(ShmRingTest, AShortMessageLiesInlineInItsCell) {
   const std::vector<std::byte> header = patterned(1, 8);
   const std::vector<std::byte> payload = patterned(2, 8);
   ASSERT_EQ(send(header, payload), Status::Ok);
-  EXPECT_EQ(mem_.cell(0)->descriptor, kInline);
+  EXPECT_EQ(mem_.cell(0)->head.descriptor, kInline);
   int got = 0;
   t_.set_am_handler(kId, [&](const AmMessage& m) {
     ++got;
@@ -108,8 +108,8 @@ TEST_F(ShmRingTest, A112ByteMessageIsInlineAnd113BytesTakeADescriptor) {
   const std::vector<std::byte> header = patterned(1, 16);
   ASSERT_EQ(send(header, patterned(2, kInlineBytes - 16)), Status::Ok);
   ASSERT_EQ(send(header, patterned(3, kInlineBytes - 15)), Status::Ok);
-  EXPECT_EQ(mem_.cell(0)->descriptor, kInline);
-  EXPECT_EQ(mem_.cell(1)->descriptor, 1);
+  EXPECT_EQ(mem_.cell(0)->head.descriptor, kInline);
+  EXPECT_EQ(mem_.cell(1)->head.descriptor, 1);
   std::vector<const std::byte*> at;
   t_.set_am_handler(kId, [&](const AmMessage& m) { at.push_back(m.header.data()); });
   t_.progress(Transport::kForever);
@@ -121,7 +121,7 @@ TEST_F(ShmRingTest, AnEightKiBBcopyGoesThroughItsDescriptorWithEveryByte) {
   const std::vector<std::byte> header = patterned(5, 16);
   const std::vector<std::byte> payload = patterned(6, kMaxBcopy - 16);
   ASSERT_EQ(send(header, payload), Status::Ok);
-  EXPECT_EQ(mem_.cell(1)->descriptor, 1);
+  EXPECT_EQ(mem_.cell(1)->head.descriptor, 1);
   int got = 0;
   t_.set_am_handler(kId, [&](const AmMessage& m) {
     if (m.payload.size != payload.size())
@@ -198,7 +198,7 @@ TEST_F(ShmRingTest, ADescriptorIsNotReusedWhileItsMessageIsHandled) {
   EXPECT_EQ(inside, Status::NoResource);
   EXPECT_TRUE(intact);
   EXPECT_EQ(send({}, patterned(10, 1000)), Status::Ok);
-  EXPECT_EQ(mem_.cell(kDescriptors)->descriptor, 0);
+  EXPECT_EQ(mem_.cell(kDescriptors)->head.descriptor, 0);
 }
 
 TEST_F(ShmRingTest, CorruptCellsAreDroppedWithoutAReadOutsideTheRing) {

@@ -106,7 +106,7 @@ Segment Segment::create(const std::string& name, Rank owner, Rank size) {
   for (Rank sender = 0; sender < size; ++sender) {
     std::byte* ring = seg.base_ + kRingsAt + std::size_t{sender} * ring_bytes(seg.descriptors_);
     for (std::uint32_t i = 0; i < kFifoCells; ++i)
-      new (ring + std::size_t{i} * kCellSize) Cell{i, 0, 0, kInline, 0, 0};
+      new (ring + std::size_t{i} * kCellSize) Cell{i, {}};
   }
   new (seg.base_) SegmentHeader{kMagic, owner, size, kFifoCells, kCellSize, seg.descriptors_, kDescriptorSize};
   return seg;

@@ -37,7 +37,6 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
-#include <span>
 #include <string>
 
 #include "protocols/core/transport.hpp"
@@ -53,14 +52,22 @@ inline constexpr std::uint32_t kDescriptorSize = 8192;
 /// A cell's `descriptor` when its message lies inline.
 inline constexpr std::uint16_t kInline = 0xffff;
 
-/// The head of a cell; an inline message's AM header and payload follow it.
-struct Cell {
-  std::uint64_t seq;          ///< the ring protocol; accessed through std::atomic_ref only
+/// What a cell says of its message. The consumer reads it through
+/// Ring::head only, which loads each field once, so that it checks and
+/// uses the same values whatever a sender does meanwhile.
+struct CellHead {
   std::uint16_t header_len;   ///< AM header bytes
   std::uint16_t payload_len;  ///< payload bytes, after the header
   std::uint16_t descriptor;   ///< where the message lies: kInline, or a descriptor's index
   AmId am_id;
   std::uint8_t reserved;
+};
+static_assert(sizeof(CellHead) == 8);
+
+/// The head of a cell; an inline message's AM header and payload follow it.
+struct Cell {
+  std::uint64_t seq;  ///< the ring protocol; accessed through std::atomic_ref only
+  CellHead head;
 
   std::byte* data() { return reinterpret_cast<std::byte*>(this + 1); }
 };
@@ -72,18 +79,6 @@ inline constexpr std::uint32_t kInlineBytes = kCellSize - sizeof(Cell);
 /// Bytes of AM header and payload in a descriptor at most: 8 KiB less a
 /// cell header, the figure this lane has always reported as max_bcopy.
 inline constexpr std::uint32_t kDescriptorBytes = kDescriptorSize - sizeof(Cell);
-
-/// A message as its cell says it lies, checked: `ok` is false, and the
-/// spans empty, when the cell is corrupt.
-struct CellMessage {
-  bool ok = false;
-  AmId id = 0;
-  std::uint16_t descriptor = kInline;  ///< as read from the cell, for a report
-  Bytes header_len = 0;                ///< likewise
-  Bytes payload_len = 0;               ///< likewise
-  std::span<const std::byte> header;
-  ConstBuffer payload;
-};
 
 /// A view of one ring, in this process's mapping of its segment.
 class Ring {
@@ -129,32 +124,25 @@ class Ring {
   /// Producer: hands the claimed cell at `pos` to the consumer.
   static void publish(Cell* c, std::uint64_t pos) { seq(c).store(pos + 1, std::memory_order_release); }
 
+  /// Consumer: what the ready cell `c` says of its message, each field
+  /// loaded once (a relaxed load is a plain one, never repeated).
+  static CellHead head(Cell& c) {
+    return {once(c.head.header_len), once(c.head.payload_len), once(c.head.descriptor), once(c.head.am_id), 0};
+  }
   /// Consumer: the cell at position `pos` when it holds a message, else null.
   Cell* ready(std::uint64_t pos) const {
     Cell* c = cell(pos);
     return seq(c).load(std::memory_order_acquire) == pos + 1 ? c : nullptr;
   }
-  /// Consumer: where the message in the ready cell `c` at `pos` lies. The
-  /// sender may be corrupt or hostile: each field is read once, and the
-  /// message is accepted only if it fits where it lies and a descriptor it
-  /// names is the one `pos` owns; else `ok` is false.
-  CellMessage message(Cell& c, std::uint64_t pos) const {
-    CellMessage m;
-    m.id = c.am_id;
-    m.descriptor = c.descriptor;
-    m.header_len = c.header_len;
-    m.payload_len = c.payload_len;
-    std::byte* at = nullptr;
-    if (m.descriptor == kInline && m.header_len + m.payload_len <= kInlineBytes)
-      at = c.data();
-    else if (m.descriptor == descriptor_index(pos) && m.header_len + m.payload_len <= kDescriptorBytes)
-      at = descriptor(m.descriptor);
-    if (at) {
-      m.ok = true;
-      m.header = {at, m.header_len};
-      m.payload = {at + m.header_len, m.payload_len};
-    }
-    return m;
+  /// Consumer: where the message in the ready cell `c` at `pos`, whose
+  /// head is `h` (read once), lies; null when the cell is corrupt. The
+  /// sender may be corrupt or hostile: the message is accepted only if it
+  /// fits where it lies, and a descriptor it names is the one `pos` owns.
+  std::byte* locate(Cell& c, const CellHead& h, std::uint64_t pos) const {
+    const Bytes n = Bytes{h.header_len} + h.payload_len;
+    if (h.descriptor == kInline)
+      return n <= kInlineBytes ? c.data() : nullptr;
+    return h.descriptor == descriptor_index(pos) && n <= kDescriptorBytes ? descriptor(h.descriptor) : nullptr;
   }
   /// Consumer: gives the cell at `pos`, and a descriptor it named, back to
   /// the producer.
@@ -166,6 +154,10 @@ class Ring {
     return base_ + std::size_t{cells_} * kCellSize + std::size_t{index} * kDescriptorSize;
   }
   static std::atomic_ref<std::uint64_t> seq(Cell* c) { return std::atomic_ref<std::uint64_t>(c->seq); }
+  template <typename T>
+  static T once(T& field) {
+    return std::atomic_ref<T>(field).load(std::memory_order_relaxed);
+  }
 
   std::byte* base_ = nullptr;
   std::uint32_t cells_ = 1;

@@ -25,6 +25,14 @@ constexpr Seconds kAliveInterval = 0.1;
 /// polling loop that a message's arrival waits on.
 constexpr unsigned kPollsPerWatch = 256;
 
+/// The AM header then the payload, from `at` on.
+void write_message(std::byte* at, std::span<const std::byte> header, ConstBuffer payload) {
+  if (!header.empty())
+    std::memcpy(at, header.data(), header.size());
+  if (payload.size)
+    std::memcpy(at + header.size(), payload.data, payload.size);
+}
+
 }  // namespace
 
 ShmTransport::ShmTransport(Rank rank, Rank size, Seconds timeout)
@@ -46,22 +54,19 @@ Status ShmTransport::push(Rank peer, AmId id, std::span<const std::byte> header,
   Cell* cell = p.out.claim(p.out_pos);
   if (!cell)
     return Status::NoResource;
-  std::byte* at = cell->data();
-  std::uint16_t descriptor = kInline;
-  if (header.size() + payload.size > kInlineBytes) {
-    at = p.out.claim_descriptor(p.out_pos);
+  if (header.size() + payload.size <= kInlineBytes) [[likely]] {
+    write_message(cell->data(), header, payload);
+    cell->head.descriptor = kInline;
+  } else {
+    std::byte* at = p.out.claim_descriptor(p.out_pos);
     if (!at)
       return Status::NoResource;
-    descriptor = p.out.descriptor_index(p.out_pos);
+    write_message(at, header, payload);
+    cell->head.descriptor = p.out.descriptor_index(p.out_pos);
   }
-  if (!header.empty())
-    std::memcpy(at, header.data(), header.size());
-  if (payload.size)
-    std::memcpy(at + header.size(), payload.data, payload.size);
-  cell->header_len = static_cast<std::uint16_t>(header.size());
-  cell->payload_len = static_cast<std::uint16_t>(payload.size);
-  cell->descriptor = descriptor;
-  cell->am_id = id;
+  cell->head.header_len = static_cast<std::uint16_t>(header.size());
+  cell->head.payload_len = static_cast<std::uint16_t>(payload.size);
+  cell->head.am_id = id;
   Ring::publish(cell, p.out_pos++);
   moved_.store(true, std::memory_order_relaxed);
   return Status::Ok;
@@ -170,24 +175,28 @@ RemoteAddr ShmTransport::remote_addr(const MemoryRegion& region, const std::byte
 }
 
 void ShmTransport::deliver(Rank source, const Ring& ring, Cell& cell, std::uint64_t pos) {
-  // Ring::message reads every field once and checks it before any byte
-  // past the cell header is touched.
-  const CellMessage m = ring.message(cell, pos);
-  if (!m.ok || !handlers_[m.id]) {
-    char where[64];
-    if (m.descriptor == kInline)
-      std::snprintf(where, sizeof where, "inline (%u bytes)", kInlineBytes);
-    else
-      std::snprintf(where, sizeof where, "in descriptor %u (%u bytes; this cell's is %u)", m.descriptor,
-                    kDescriptorBytes, ring.descriptor_index(pos));
-    std::fprintf(stderr,
-                 "xover: shm: rank %u: dropped a corrupt cell from rank %u (AM id %u%s, %llu header + %llu payload "
-                 "bytes %s)\n",
-                 rank_, source, static_cast<unsigned>(m.id), handlers_[m.id] ? "" : " has no handler",
-                 static_cast<unsigned long long>(m.header_len), static_cast<unsigned long long>(m.payload_len), where);
+  // The head is read once, and checked before any byte past it is touched.
+  const CellHead h = Ring::head(cell);
+  const std::byte* at = ring.locate(cell, h, pos);
+  if (!at || !handlers_[h.am_id]) [[unlikely]] {
+    drop(source, ring, h, pos);
     return;
   }
-  handlers_[m.id](AmMessage{source, kMmLane, m.header, m.payload});
+  handlers_[h.am_id](AmMessage{source, kMmLane, {at, h.header_len}, ConstBuffer{at + h.header_len, h.payload_len}});
+}
+
+void ShmTransport::drop(Rank source, const Ring& ring, const CellHead& h, std::uint64_t pos) const {
+  char where[64];
+  if (h.descriptor == kInline)
+    std::snprintf(where, sizeof where, "inline (%u bytes)", kInlineBytes);
+  else
+    std::snprintf(where, sizeof where, "in descriptor %u (%u bytes; this cell's is %u)", h.descriptor, kDescriptorBytes,
+                  ring.descriptor_index(pos));
+  std::fprintf(stderr,
+               "xover: shm: rank %u: dropped a corrupt cell from rank %u (AM id %u%s, %u header + %u payload bytes "
+               "%s)\n",
+               rank_, source, static_cast<unsigned>(h.am_id), handlers_[h.am_id] ? "" : " has no handler", h.header_len,
+               h.payload_len, where);
 }
 
 void ShmTransport::progress(Seconds) {
@@ -256,10 +265,7 @@ Status shm_publish_raw_cell(Transport& transport, Rank peer, AmId id, std::uint1
   if (!cell)
     return Status::NoResource;
   std::memset(cell->data(), 0, shm::kInlineBytes);
-  cell->header_len = header_len;
-  cell->payload_len = payload_len;
-  cell->descriptor = descriptor;
-  cell->am_id = id;
+  cell->head = {header_len, payload_len, descriptor, id, 0};
   shm::Ring::publish(cell, p.out_pos++);
   return Status::Ok;
 }

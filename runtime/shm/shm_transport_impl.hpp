@@ -83,6 +83,9 @@ class ShmTransport final : public Transport {
 
  private:
   void deliver(Rank source, const Ring& ring, Cell& cell, std::uint64_t pos);
+  /// Says on stderr why the cell at `pos`, whose head is `h`, is dropped;
+  /// off the path of a good message.
+  [[gnu::cold, gnu::noinline]] void drop(Rank source, const Ring& ring, const CellHead& h, std::uint64_t pos) const;
   void watch();
 
   Rank rank_;

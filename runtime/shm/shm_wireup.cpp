@@ -230,11 +230,12 @@ class Prober {
   /// Copies the message out, as a handler would, and frees its cell;
   /// returns its code (0 for a corrupt cell).
   std::uint64_t take(shm::Peer& p, Cell& cell) {
-    const shm::CellMessage m = p.in.message(cell, p.in_pos);
+    const shm::CellHead h = shm::Ring::head(cell);
+    const std::byte* at = p.in.locate(cell, h, p.in_pos);
     std::uint64_t code = 0;
-    if (m.ok && m.header.size() == 8) {
-      std::memcpy(&code, m.header.data(), 8);
-      std::memcpy(sink_.data(), m.payload.data, m.payload.size);
+    if (at && h.header_len == 8) {
+      std::memcpy(&code, at, 8);
+      std::memcpy(sink_.data(), at + 8, h.payload_len);
     }
     p.in.release(&cell, p.in_pos++);
     return code;
