@@ -12,9 +12,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <bit>
 #include <cstring>
 #include <new>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "runtime/shm/shm_transport.hpp"
@@ -229,6 +231,53 @@ TEST_F(ShmRingTest, CorruptCellsAreDroppedWithoutAReadOutsideTheRing) {
   t_.progress(Transport::kForever);
   EXPECT_EQ(got, 2) << "the ring goes on after the corrupt cells";
   EXPECT_GT(sum, 0U);
+}
+
+TEST(ShmRingShape, SegmentsStayNear32MiBUpTo256RanksAndRingsStayValid) {
+  EXPECT_EQ(ring_shape(2).cells, 256U);
+  EXPECT_EQ(ring_shape(2).descriptors, 256U);
+  EXPECT_EQ(ring_shape(200).cells, 256U) << "descriptors go first";
+  EXPECT_EQ(ring_shape(200).descriptors, 16U);
+  EXPECT_EQ(ring_shape(256).cells, 16U);
+  for (Rank size : {1U, 2U, 3U, 8U, 15U, 16U, 17U, 64U, 127U, 128U, 200U, 205U, 256U, 1024U, 4096U}) {
+    const RingShape shape = ring_shape(size);
+    EXPECT_TRUE(std::has_single_bit(shape.cells) && std::has_single_bit(shape.descriptors)) << size;
+    EXPECT_TRUE(shape.descriptors >= 16 && shape.descriptors <= shape.cells && shape.cells <= 256) << size;
+    if (size <= 256) {
+      EXPECT_LE(std::size_t{size} * Ring::bytes(shape.cells, shape.descriptors), std::size_t{34} << 20) << size;
+    }
+  }
+}
+
+TEST(ShmRingShape, ASegmentOf256RanksCarriesMessagesInItsSmallerRings) {
+  // 256 ranks: rings of 16 cells and 16 descriptors. The owner's mapping
+  // reads what the last rank writes through its own.
+  const std::string name = "/xover-shm-ring-test-" + std::to_string(getpid());
+  Segment owner = Segment::create(name, 0, 256);
+  Segment writer = Segment::open(name, 0, 256, 255);
+  owner.unlink();
+  const Ring out = writer.ring(255);
+  const Ring in = owner.ring(255);
+  ASSERT_EQ(in.cells(), 16U);
+  ASSERT_EQ(in.descriptors(), 16U);
+  ShmTransport t(255, 256, 10);
+  t.peer(0).out = out;
+  const std::vector<std::byte> header = patterned(3, 16);
+  std::uint64_t sent = 0;
+  while (t.push(0, kId, header, {patterned(sent, 4000).data(), 4000}) == Status::Ok)
+    ++sent;
+  EXPECT_EQ(sent, 16U);
+  for (std::uint64_t pos = 0; pos < sent; ++pos) {
+    Cell* c = in.ready(pos);
+    ASSERT_NE(c, nullptr) << pos;
+    const CellHead h = Ring::head(*c);
+    const std::byte* at = in.locate(*c, h, pos);
+    ASSERT_NE(at, nullptr) << pos;
+    ASSERT_EQ(h.payload_len, 4000U);
+    EXPECT_EQ(std::memcmp(at + 16, patterned(pos, 4000).data(), 4000), 0) << pos;
+    in.release(c, pos);
+  }
+  EXPECT_EQ(t.push(0, kId, header, {patterned(0, 4000).data(), 4000}), Status::Ok) << "released, so free again";
 }
 
 }  // namespace

@@ -194,7 +194,7 @@ TEST(ShmTransport, FullRingSaysNoResourceThenDrainsInOrder) {
     std::string problems;
     constexpr Bytes kSize = 1000;
     // 1000 bytes go in descriptors, which run out first.
-    const std::uint64_t room = shm::descriptors_per_ring(2);
+    const std::uint64_t room = shm::ring_shape(2).descriptors;
     const std::uint64_t total = 3 * room + 17;
     if (boot.rank() == 0) {
       std::uint64_t sent = 0;

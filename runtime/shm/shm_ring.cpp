@@ -38,12 +38,17 @@ struct SegmentHeader {
   std::uint32_t descriptor_size;
 };
 
-std::size_t ring_bytes(std::uint32_t descriptors) {
-  return Ring::bytes(kFifoCells, descriptors);
+std::size_t ring_bytes(RingShape shape) {
+  return Ring::bytes(shape.cells, shape.descriptors);
 }
 
-std::size_t segment_bytes(Rank size, std::uint32_t descriptors) {
-  return kRingsAt + std::size_t{size} * ring_bytes(descriptors);
+std::size_t segment_bytes(Rank size, RingShape shape) {
+  return kRingsAt + std::size_t{size} * ring_bytes(shape);
+}
+
+/// The largest power of two in [16, 256] that is at most `fit`.
+std::uint32_t fitting(std::size_t fit) {
+  return static_cast<std::uint32_t>(std::bit_floor(std::clamp<std::size_t>(fit, 16, 256)));
 }
 
 // Faults pages in now, so that no message pays a page fault (a
@@ -70,11 +75,12 @@ std::byte* map_and_close(int fd, std::size_t bytes, const std::string& name) {
 
 }  // namespace
 
-std::uint32_t descriptors_per_ring(Rank size) {
+RingShape ring_shape(Rank size) {
   const std::size_t per_ring = kSegmentBudget / std::max<Rank>(size, 1);
   const std::size_t fifo = std::size_t{kFifoCells} * kCellSize;
-  const std::size_t fit = per_ring > fifo ? (per_ring - fifo) / kDescriptorSize : 0;
-  return static_cast<std::uint32_t>(std::bit_floor(std::clamp<std::size_t>(fit, 16, 256)));
+  const std::uint32_t descriptors = fitting(per_ring > fifo ? (per_ring - fifo) / kDescriptorSize : 0);
+  const std::size_t pool = std::size_t{descriptors} * kDescriptorSize;
+  return {fitting(per_ring > pool ? (per_ring - pool) / kCellSize : 0), descriptors};
 }
 
 Segment Segment::create(const std::string& name, Rank owner, Rank size) {
@@ -86,8 +92,8 @@ Segment Segment::create(const std::string& name, Rank owner, Rank size) {
   Segment seg;
   seg.name_ = name;
   seg.linked_ = true;
-  seg.descriptors_ = descriptors_per_ring(size);
-  seg.bytes_ = segment_bytes(size, seg.descriptors_);
+  seg.shape_ = ring_shape(size);
+  seg.bytes_ = segment_bytes(size, seg.shape_);
   // The umask may have taken bits off 0600 (or, with a strange umask, left
   // the owner unable to write): set the mode exactly, then check it.
   struct stat st {};
@@ -104,11 +110,12 @@ Segment Segment::create(const std::string& name, Rank owner, Rank size) {
   seg.base_ = map_and_close(fd, seg.bytes_, name);
   prefault(seg.base_, seg.bytes_);
   for (Rank sender = 0; sender < size; ++sender) {
-    std::byte* ring = seg.base_ + kRingsAt + std::size_t{sender} * ring_bytes(seg.descriptors_);
-    for (std::uint32_t i = 0; i < kFifoCells; ++i)
+    std::byte* ring = seg.base_ + kRingsAt + std::size_t{sender} * ring_bytes(seg.shape_);
+    for (std::uint32_t i = 0; i < seg.shape_.cells; ++i)
       new (ring + std::size_t{i} * kCellSize) Cell{i, {}};
   }
-  new (seg.base_) SegmentHeader{kMagic, owner, size, kFifoCells, kCellSize, seg.descriptors_, kDescriptorSize};
+  new (seg.base_)
+      SegmentHeader{kMagic, owner, size, seg.shape_.cells, kCellSize, seg.shape_.descriptors, kDescriptorSize};
   return seg;
 }
 
@@ -118,8 +125,8 @@ Segment Segment::open(const std::string& name, Rank owner, Rank size, Rank write
     fail("cannot open the segment of rank " + std::to_string(owner) + ",", name, errno);
   Segment seg;
   seg.name_ = name;
-  seg.descriptors_ = descriptors_per_ring(size);
-  seg.bytes_ = segment_bytes(size, seg.descriptors_);
+  seg.shape_ = ring_shape(size);
+  seg.bytes_ = segment_bytes(size, seg.shape_);
   struct stat st {};
   if (fstat(fd, &st) != 0 || static_cast<std::size_t>(st.st_size) != seg.bytes_) {
     close(fd);
@@ -129,18 +136,18 @@ Segment Segment::open(const std::string& name, Rank owner, Rank size, Rank write
   }
   seg.base_ = map_and_close(fd, seg.bytes_, name);
   const auto* header = reinterpret_cast<const SegmentHeader*>(seg.base_);
-  if (header->magic != kMagic || header->owner != owner || header->size != size || header->cells != kFifoCells ||
-      header->cell_size != kCellSize || header->descriptors != seg.descriptors_ ||
+  if (header->magic != kMagic || header->owner != owner || header->size != size || header->cells != seg.shape_.cells ||
+      header->cell_size != kCellSize || header->descriptors != seg.shape_.descriptors ||
       header->descriptor_size != kDescriptorSize)
     throw RuntimeError("shm: the segment " + name + " is not the one rank " + std::to_string(owner) +
                        " of this run created (another xover version, or a stale name)");
   prefault(seg.base_ + kHeaderBytes, kSignalBytes);
-  prefault(seg.base_ + kRingsAt + std::size_t{writer} * ring_bytes(seg.descriptors_), ring_bytes(seg.descriptors_));
+  prefault(seg.base_ + kRingsAt + std::size_t{writer} * ring_bytes(seg.shape_), ring_bytes(seg.shape_));
   return seg;
 }
 
 Segment::Segment(Segment&& other) noexcept
-    : name_(std::move(other.name_)), base_(other.base_), bytes_(other.bytes_), descriptors_(other.descriptors_),
+    : name_(std::move(other.name_)), base_(other.base_), bytes_(other.bytes_), shape_(other.shape_),
       linked_(other.linked_) {
   other.base_ = nullptr;
   other.linked_ = false;
@@ -152,7 +159,7 @@ Segment& Segment::operator=(Segment&& other) noexcept {
     name_ = std::move(other.name_);
     base_ = other.base_;
     bytes_ = other.bytes_;
-    descriptors_ = other.descriptors_;
+    shape_ = other.shape_;
     linked_ = other.linked_;
     other.base_ = nullptr;
     other.linked_ = false;
@@ -181,7 +188,7 @@ void Segment::unlink() {
 }
 
 Ring Segment::ring(Rank sender) const {
-  return Ring(base_ + kRingsAt + std::size_t{sender} * ring_bytes(descriptors_), kFifoCells, descriptors_);
+  return Ring(base_ + kRingsAt + std::size_t{sender} * ring_bytes(shape_), shape_.cells, shape_.descriptors);
 }
 
 std::uint64_t* Segment::signal(std::size_t index) const {

@@ -45,7 +45,7 @@ namespace xover::runtime::shm {
 
 /// Bytes of one FIFO cell, its header included: two cache lines.
 inline constexpr std::uint32_t kCellSize = 128;
-/// Cells in every FIFO.
+/// Cells in a FIFO when the ranks are not many (RingShape).
 inline constexpr std::uint32_t kFifoCells = 256;
 /// Bytes of one descriptor.
 inline constexpr std::uint32_t kDescriptorSize = 8192;
@@ -169,10 +169,16 @@ class Ring {
 inline constexpr std::size_t kSignalWords = 64;
 inline constexpr std::size_t kSignalStride = 64;
 
-/// Descriptors per ring: 256 when the ranks are few, fewer when they are
-/// many, so that a segment (one ring per sender) stays near 32 MiB; never
-/// under 16, and always a power of two. The FIFO keeps its kFifoCells.
-std::uint32_t descriptors_per_ring(Rank size);
+/// The cells and descriptors of every ring of a run of `size` ranks, so
+/// that a segment (one ring per sender) stays near 32 MiB: 256 and 256
+/// when the ranks are few; first fewer descriptors, down to 16, then fewer
+/// cells, down to 16. Both are powers of two, never more descriptors than
+/// cells.
+struct RingShape {
+  std::uint32_t cells;
+  std::uint32_t descriptors;
+};
+RingShape ring_shape(Rank size);
 
 /// One rank's segment mapped into this process: created by its owner,
 /// opened by every peer. Unmapped on destruction; the owner's copy also
@@ -209,7 +215,7 @@ class Segment {
   std::string name_;
   std::byte* base_ = nullptr;
   std::size_t bytes_ = 0;
-  std::uint32_t descriptors_ = 0;
+  RingShape shape_{};
   bool linked_ = false;  ///< this process created the name and has not unlinked it
 };
 
