@@ -10,8 +10,9 @@
 //   descriptor  [AM header][payload]
 //
 // A message of up to 112 bytes, AM header included, lies inline in its
-// cell: its arrival touches two cache lines of a 32 KiB FIFO, which stay
-// hot. A larger one (bcopy) lies in a descriptor, and its cell names it.
+// cell: its arrival touches one or two cache lines of a FIFO of at most
+// 32 KiB, whose lines stay hot. A larger one (bcopy) lies in a
+// descriptor, and its cell names it.
 //
 // A cell's `seq` is its whole protocol (Vyukov's bounded queue): the cell at
 // position p (index p % cells) is free for the producer when seq == p, and
