@@ -186,29 +186,66 @@ void shm_cell_seeds(const fs::path& root) {
     for (int i = 0; i < n; ++i)
       out += static_cast<char>(v >> (8 * i));
   };
-  const auto publish = [&](std::string& out, std::uint16_t header, std::uint32_t payload, std::uint8_t id) {
+  // Inline when header and payload fit a cell's 112 bytes, else in the
+  // descriptor that position `pos` owns (of 4), as push writes them.
+  std::uint64_t pos = 0;
+  const auto publish = [&](std::string& out, std::uint16_t header, std::uint16_t payload, std::uint8_t id) {
+    const bool fits = header + payload <= 112;
     out += '\x00';
     le(out, header, 2);
-    le(out, payload, 4);
+    le(out, payload, 2);
+    le(out, fits ? 0xffff : pos % 4, 2);
     le(out, id, 1);
-    const std::size_t contents = std::min<std::size_t>(header + payload, 8192 - 16);
+    const std::size_t contents = std::min<std::size_t>(header + payload, fits ? 112 : 8192);
     le(out, contents, 2);
     out.append(contents, '\x5a');
+    ++pos;
+  };
+  const auto push = [&](std::string& out, std::uint16_t header, std::uint16_t payload, std::uint8_t id) {
+    out += '\x03';
+    le(out, header, 2);
+    le(out, payload, 2);
+    le(out, id, 1);
+    ++pos;
   };
   std::string eager;
+  publish(eager, 16, 8, 1);
   publish(eager, 16, 100, 1);
   publish(eager, 32, 8000, 2);
   eager += '\x01';
-  seeds.write("eager-and-multi", eager);
+  seeds.write("inline-and-descriptor", eager);
+  pos = 0;
   std::string full;
   for (int i = 0; i < 20; ++i)
-    publish(full, 16, 64, 1);
+    publish(full, 16, i % 2 ? 64 : 1000, 1);
   full += '\x01';
   full += '\x01';
   seeds.write("ring-wraps", full);
+  pos = 0;
+  std::string pushed;
+  for (int i = 0; i < 20; ++i)
+    push(pushed, 16, i % 3 ? 8 : 4000, 2);
+  pushed += '\x01';
+  for (int i = 0; i < 6; ++i)
+    push(pushed, 8, 8168, 3);
+  pushed += '\x01';
+  seeds.write("pushed-until-no-resource", pushed);
+  pos = 0;
   std::string corrupt;
-  publish(corrupt, 65535, 0xffffffff, 1);
+  publish(corrupt, 65535, 0xffff, 1);
   publish(corrupt, 16, 8, 200);
+  corrupt += '\x00';  // descriptor 3 at position 2, which owns descriptor 2
+  le(corrupt, 16, 2);
+  le(corrupt, 500, 2);
+  le(corrupt, 3, 2);
+  le(corrupt, 1, 1);
+  le(corrupt, 0, 2);
+  corrupt += '\x00';  // a descriptor past the pool
+  le(corrupt, 16, 2);
+  le(corrupt, 500, 2);
+  le(corrupt, 0xfffe, 2);
+  le(corrupt, 1, 1);
+  le(corrupt, 0, 2);
   corrupt += '\x02';
   le(corrupt, 2, 1);
   le(corrupt, 3, 8);

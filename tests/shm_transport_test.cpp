@@ -193,8 +193,9 @@ TEST(ShmTransport, FullRingSaysNoResourceThenDrainsInOrder) {
     auto t = make_shm_transport(boot, {});
     std::string problems;
     constexpr Bytes kSize = 1000;
-    const std::uint64_t cells = shm::cells_per_ring(2);
-    const std::uint64_t total = 3 * cells + 17;
+    // 1000 bytes go in descriptors, which run out first.
+    const std::uint64_t room = shm::ring_shape(2).descriptors;
+    const std::uint64_t total = 3 * room + 17;
     if (boot.rank() == 0) {
       std::uint64_t sent = 0;
       auto send = [&] {
@@ -208,8 +209,8 @@ TEST(ShmTransport, FullRingSaysNoResourceThenDrainsInOrder) {
       // Rank 1 sits in the barrier, not polling: the ring fills up.
       while (send() == Status::Ok) {
       }
-      if (sent != cells)
-        problems += "the ring took " + std::to_string(sent) + " messages, not " + std::to_string(cells) + "\n";
+      if (sent != room)
+        problems += "the ring took " + std::to_string(sent) + " messages, not " + std::to_string(room) + "\n";
       if (send() != Status::NoResource)
         problems += "a full ring did not say NoResource\n";
       boot.barrier();
@@ -378,13 +379,13 @@ TEST(ShmTransport, CorruptCellsAreDroppedAndTheRingGoesOn) {
     auto t = make_shm_transport(boot, {});
     std::string problems;
     if (boot.rank() == 0) {
-      const Bytes room = t->path(1).lanes[0].max_bcopy;
-      // Lengths past the cell, a sum that overflows 32 bits, an AM id
-      // nobody handles; then a good message.
-      if (testing::shm_publish_raw_cell(*t, 1, kEcho, 60000, 100) != Status::Ok ||
-          testing::shm_publish_raw_cell(*t, 1, kEcho, 16, static_cast<std::uint32_t>(room)) != Status::Ok ||
-          testing::shm_publish_raw_cell(*t, 1, kEcho, 8, 0xffffffffU) != Status::Ok ||
-          testing::shm_publish_raw_cell(*t, 1, 99, 16, 0) != Status::Ok)
+      // Lengths past the cell, a descriptor past the pool, lengths past
+      // what even a descriptor holds, an AM id nobody handles; then a good
+      // message.
+      if (testing::shm_publish_raw_cell(*t, 1, kEcho, 60000, 100, shm::kInline) != Status::Ok ||
+          testing::shm_publish_raw_cell(*t, 1, kEcho, 16, 100, 0xfffe) != Status::Ok ||
+          testing::shm_publish_raw_cell(*t, 1, kEcho, 8, 0xffff, shm::kInline) != Status::Ok ||
+          testing::shm_publish_raw_cell(*t, 1, 99, 16, 0, shm::kInline) != Status::Ok)
         problems += "could not publish the raw cells\n";
       const std::vector<std::byte> payload = patterned(3, 40);
       const TestHeader h{40, 3};

@@ -19,7 +19,7 @@
 namespace xover::runtime::shm {
 namespace {
 
-constexpr std::uint64_t kMagic = 0x78766572'2d6d6d32;  // "xver-mm2": rings after a page of signal words
+constexpr std::uint64_t kMagic = 0x78766572'2d6d6d33;  // "xver-mm3": rings of a FIFO and descriptors
 constexpr std::size_t kHeaderBytes = 4096;              // one page: the rings start page-aligned
 constexpr std::size_t kSignalBytes = kSignalWords * kSignalStride;
 constexpr std::size_t kRingsAt = kHeaderBytes + kSignalBytes;
@@ -34,14 +34,26 @@ struct SegmentHeader {
   std::uint32_t size;
   std::uint32_t cells;
   std::uint32_t cell_size;
+  std::uint32_t descriptors;
+  std::uint32_t descriptor_size;
 };
 
-std::size_t segment_bytes(Rank size, std::uint32_t cells) {
-  return kRingsAt + std::size_t{size} * cells * kCellSize;
+std::size_t ring_bytes(RingShape shape) {
+  return Ring::bytes(shape.cells, shape.descriptors);
 }
 
-// Faults pages in now, so that no message pays a page fault (a cell's
-// second page is first touched by the first message that fills it). A hint:
+std::size_t segment_bytes(Rank size, RingShape shape) {
+  return kRingsAt + std::size_t{size} * ring_bytes(shape);
+}
+
+/// The largest power of two in [16, 256] that is at most `fit`.
+std::uint32_t fitting(std::size_t fit) {
+  return static_cast<std::uint32_t>(std::bit_floor(std::clamp<std::size_t>(fit, 16, 256)));
+}
+
+// Faults pages in now, so that no message pays a page fault (a
+// descriptor's second page is first touched by the first message that
+// fills it). A hint:
 // kernels before 5.14 lack it and fault on first use instead.
 void prefault(std::byte* base, std::size_t bytes) {
   madvise(base, bytes, MADV_POPULATE_WRITE);
@@ -63,9 +75,12 @@ std::byte* map_and_close(int fd, std::size_t bytes, const std::string& name) {
 
 }  // namespace
 
-std::uint32_t cells_per_ring(Rank size) {
-  const std::size_t fit = kSegmentBudget / (std::size_t{std::max<Rank>(size, 1)} * kCellSize);
-  return static_cast<std::uint32_t>(std::bit_floor(std::clamp<std::size_t>(fit, 16, 256)));
+RingShape ring_shape(Rank size) {
+  const std::size_t per_ring = kSegmentBudget / std::max<Rank>(size, 1);
+  const std::size_t fifo = std::size_t{kFifoCells} * kCellSize;
+  const std::uint32_t descriptors = fitting(per_ring > fifo ? (per_ring - fifo) / kDescriptorSize : 0);
+  const std::size_t pool = std::size_t{descriptors} * kDescriptorSize;
+  return {fitting(per_ring > pool ? (per_ring - pool) / kCellSize : 0), descriptors};
 }
 
 Segment Segment::create(const std::string& name, Rank owner, Rank size) {
@@ -77,8 +92,8 @@ Segment Segment::create(const std::string& name, Rank owner, Rank size) {
   Segment seg;
   seg.name_ = name;
   seg.linked_ = true;
-  seg.cells_ = cells_per_ring(size);
-  seg.bytes_ = segment_bytes(size, seg.cells_);
+  seg.shape_ = ring_shape(size);
+  seg.bytes_ = segment_bytes(size, seg.shape_);
   // The umask may have taken bits off 0600 (or, with a strange umask, left
   // the owner unable to write): set the mode exactly, then check it.
   struct stat st {};
@@ -95,11 +110,12 @@ Segment Segment::create(const std::string& name, Rank owner, Rank size) {
   seg.base_ = map_and_close(fd, seg.bytes_, name);
   prefault(seg.base_, seg.bytes_);
   for (Rank sender = 0; sender < size; ++sender) {
-    std::byte* ring = seg.base_ + kRingsAt + std::size_t{sender} * seg.cells_ * kCellSize;
-    for (std::uint32_t i = 0; i < seg.cells_; ++i)
-      new (ring + std::size_t{i} * kCellSize) Cell{i, 0, 0, 0, 0};
+    std::byte* ring = seg.base_ + kRingsAt + std::size_t{sender} * ring_bytes(seg.shape_);
+    for (std::uint32_t i = 0; i < seg.shape_.cells; ++i)
+      new (ring + std::size_t{i} * kCellSize) Cell{i, {}};
   }
-  new (seg.base_) SegmentHeader{kMagic, owner, size, seg.cells_, kCellSize};
+  new (seg.base_)
+      SegmentHeader{kMagic, owner, size, seg.shape_.cells, kCellSize, seg.shape_.descriptors, kDescriptorSize};
   return seg;
 }
 
@@ -109,8 +125,8 @@ Segment Segment::open(const std::string& name, Rank owner, Rank size, Rank write
     fail("cannot open the segment of rank " + std::to_string(owner) + ",", name, errno);
   Segment seg;
   seg.name_ = name;
-  seg.cells_ = cells_per_ring(size);
-  seg.bytes_ = segment_bytes(size, seg.cells_);
+  seg.shape_ = ring_shape(size);
+  seg.bytes_ = segment_bytes(size, seg.shape_);
   struct stat st {};
   if (fstat(fd, &st) != 0 || static_cast<std::size_t>(st.st_size) != seg.bytes_) {
     close(fd);
@@ -120,17 +136,18 @@ Segment Segment::open(const std::string& name, Rank owner, Rank size, Rank write
   }
   seg.base_ = map_and_close(fd, seg.bytes_, name);
   const auto* header = reinterpret_cast<const SegmentHeader*>(seg.base_);
-  if (header->magic != kMagic || header->owner != owner || header->size != size || header->cells != seg.cells_ ||
-      header->cell_size != kCellSize)
+  if (header->magic != kMagic || header->owner != owner || header->size != size || header->cells != seg.shape_.cells ||
+      header->cell_size != kCellSize || header->descriptors != seg.shape_.descriptors ||
+      header->descriptor_size != kDescriptorSize)
     throw RuntimeError("shm: the segment " + name + " is not the one rank " + std::to_string(owner) +
                        " of this run created (another xover version, or a stale name)");
   prefault(seg.base_ + kHeaderBytes, kSignalBytes);
-  prefault(seg.base_ + kRingsAt + std::size_t{writer} * seg.cells_ * kCellSize, std::size_t{seg.cells_} * kCellSize);
+  prefault(seg.base_ + kRingsAt + std::size_t{writer} * ring_bytes(seg.shape_), ring_bytes(seg.shape_));
   return seg;
 }
 
 Segment::Segment(Segment&& other) noexcept
-    : name_(std::move(other.name_)), base_(other.base_), bytes_(other.bytes_), cells_(other.cells_),
+    : name_(std::move(other.name_)), base_(other.base_), bytes_(other.bytes_), shape_(other.shape_),
       linked_(other.linked_) {
   other.base_ = nullptr;
   other.linked_ = false;
@@ -142,7 +159,7 @@ Segment& Segment::operator=(Segment&& other) noexcept {
     name_ = std::move(other.name_);
     base_ = other.base_;
     bytes_ = other.bytes_;
-    cells_ = other.cells_;
+    shape_ = other.shape_;
     linked_ = other.linked_;
     other.base_ = nullptr;
     other.linked_ = false;
@@ -171,7 +188,7 @@ void Segment::unlink() {
 }
 
 Ring Segment::ring(Rank sender) const {
-  return Ring(base_ + kRingsAt + std::size_t{sender} * cells_ * kCellSize, cells_, kCellSize);
+  return Ring(base_ + kRingsAt + std::size_t{sender} * ring_bytes(shape_), shape_.cells, shape_.descriptors);
 }
 
 std::uint64_t* Segment::signal(std::size_t index) const {

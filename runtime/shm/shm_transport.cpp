@@ -25,6 +25,14 @@ constexpr Seconds kAliveInterval = 0.1;
 /// polling loop that a message's arrival waits on.
 constexpr unsigned kPollsPerWatch = 256;
 
+/// The AM header then the payload, from `at` on.
+void write_message(std::byte* at, std::span<const std::byte> header, ConstBuffer payload) {
+  if (!header.empty())
+    std::memcpy(at, header.data(), header.size());
+  if (payload.size)
+    std::memcpy(at + header.size(), payload.data, payload.size);
+}
+
 }  // namespace
 
 ShmTransport::ShmTransport(Rank rank, Rank size, Seconds timeout)
@@ -46,13 +54,19 @@ Status ShmTransport::push(Rank peer, AmId id, std::span<const std::byte> header,
   Cell* cell = p.out.claim(p.out_pos);
   if (!cell)
     return Status::NoResource;
-  if (!header.empty())
-    std::memcpy(cell->data(), header.data(), header.size());
-  if (payload.size)
-    std::memcpy(cell->data() + header.size(), payload.data, payload.size);
-  cell->header_len = static_cast<std::uint16_t>(header.size());
-  cell->payload_len = static_cast<std::uint32_t>(payload.size);
-  cell->am_id = id;
+  if (header.size() + payload.size <= kInlineBytes) [[likely]] {
+    write_message(cell->data(), header, payload);
+    cell->head.descriptor = kInline;
+  } else {
+    std::byte* at = p.out.claim_descriptor(p.out_pos);
+    if (!at)
+      return Status::NoResource;
+    write_message(at, header, payload);
+    cell->head.descriptor = p.out.descriptor_index(p.out_pos);
+  }
+  cell->head.header_len = static_cast<std::uint16_t>(header.size());
+  cell->head.payload_len = static_cast<std::uint16_t>(payload.size);
+  cell->head.am_id = id;
   Ring::publish(cell, p.out_pos++);
   moved_.store(true, std::memory_order_relaxed);
   return Status::Ok;
@@ -66,14 +80,14 @@ Status ShmTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
     std::fprintf(stderr, "xover: shm: rank %u: no active messages on lane %zu to rank %u\n", rank_, lane, peer);
     return Status::Error;
   }
-  const Bytes limit = mode == AmMode::Short ? kMaxShort : peers_[peer].out.room();
+  const Bytes limit = mode == AmMode::Short ? kMaxShort : kMaxBcopy;
   if (mode == AmMode::Zcopy || header.size() + payload.size > limit || (payload.size && !payload.data)) {
     std::fprintf(stderr,
                  "xover: shm: rank %u: refused an active message of %zu + %llu bytes to rank %u (%s; "
                  "short holds %llu, bcopy %llu, no zcopy, no phantom payloads)\n",
                  rank_, header.size(), static_cast<unsigned long long>(payload.size), peer,
                  mode == AmMode::Short ? "short" : mode == AmMode::Bcopy ? "bcopy" : "zcopy",
-                 static_cast<unsigned long long>(kMaxShort), static_cast<unsigned long long>(peers_[peer].out.room()));
+                 static_cast<unsigned long long>(kMaxShort), static_cast<unsigned long long>(kMaxBcopy));
     return Status::Error;
   }
   return push(peer, id, header, payload);
@@ -160,22 +174,29 @@ RemoteAddr ShmTransport::remote_addr(const MemoryRegion& region, const std::byte
   return {region.key, reinterpret_cast<std::uint64_t>(base)};
 }
 
-void ShmTransport::deliver(Rank source, Cell& cell, Bytes room) {
-  // The sender may be corrupt or hostile: read every field once and check
-  // it before any byte past the cell header is touched.
-  const Bytes header_len = cell.header_len;
-  const Bytes payload_len = cell.payload_len;
-  const AmId id = cell.am_id;
-  if (header_len + payload_len > room || !handlers_[id]) {
-    std::fprintf(stderr,
-                 "xover: shm: rank %u: dropped a corrupt cell from rank %u (AM id %u%s, %llu header + %llu payload "
-                 "bytes in a cell of %llu)\n",
-                 rank_, source, static_cast<unsigned>(id), handlers_[id] ? "" : " has no handler",
-                 static_cast<unsigned long long>(header_len), static_cast<unsigned long long>(payload_len),
-                 static_cast<unsigned long long>(room));
+void ShmTransport::deliver(Rank source, const Ring& ring, Cell& cell, std::uint64_t pos) {
+  // The head is read once, and checked before any byte past it is touched.
+  const CellHead h = Ring::head(cell);
+  const std::byte* at = ring.locate(cell, h, pos);
+  if (!at || !handlers_[h.am_id]) [[unlikely]] {
+    drop(source, ring, h, pos);
     return;
   }
-  handlers_[id](AmMessage{source, kMmLane, {cell.data(), header_len}, ConstBuffer{cell.data() + header_len, payload_len}});
+  handlers_[h.am_id](AmMessage{source, kMmLane, {at, h.header_len}, ConstBuffer{at + h.header_len, h.payload_len}});
+}
+
+void ShmTransport::drop(Rank source, const Ring& ring, const CellHead& h, std::uint64_t pos) const {
+  char where[64];
+  if (h.descriptor == kInline)
+    std::snprintf(where, sizeof where, "inline (%u bytes)", kInlineBytes);
+  else
+    std::snprintf(where, sizeof where, "in descriptor %u (%u bytes; this cell's is %u)", h.descriptor, kDescriptorBytes,
+                  ring.descriptor_index(pos));
+  std::fprintf(stderr,
+               "xover: shm: rank %u: dropped a corrupt cell from rank %u (AM id %u%s, %u header + %u payload bytes "
+               "%s)\n",
+               rank_, source, static_cast<unsigned>(h.am_id), handlers_[h.am_id] ? "" : " has no handler", h.header_len,
+               h.payload_len, where);
 }
 
 void ShmTransport::progress(Seconds) {
@@ -188,7 +209,6 @@ void ShmTransport::progress(Seconds) {
     // whether anything waits there.
     if (s == rank_ && p.in_pos == p.out_pos)
       continue;
-    const Bytes room = p.in.room();
     for (int i = 0; i < kBatch; ++i) {
       const std::uint64_t pos = p.in_pos;
       Cell* cell = p.in.ready(pos);
@@ -197,7 +217,7 @@ void ShmTransport::progress(Seconds) {
       // Moved on before the handler runs: a handler that polls again sees
       // the next cell, not this one twice.
       ++p.in_pos;
-      deliver(s, *cell, room);
+      deliver(s, p.in, *cell, pos);
       p.in.release(cell, pos);
       arrived = true;
     }
@@ -237,17 +257,15 @@ void ShmTransport::watch() {
 
 namespace xover::runtime::testing {
 
-Status shm_publish_raw_cell(Transport& transport, Rank peer, AmId id, std::uint32_t header_len,
-                            std::uint32_t payload_len) {
+Status shm_publish_raw_cell(Transport& transport, Rank peer, AmId id, std::uint16_t header_len,
+                            std::uint16_t payload_len, std::uint16_t descriptor) {
   auto& shm = dynamic_cast<shm::ShmTransport&>(transport);
   shm::Peer& p = shm.peer(peer);
   shm::Cell* cell = p.out.claim(p.out_pos);
   if (!cell)
     return Status::NoResource;
-  std::memset(cell->data(), 0, p.out.room());
-  cell->header_len = static_cast<std::uint16_t>(header_len);
-  cell->payload_len = payload_len;
-  cell->am_id = id;
+  std::memset(cell->data(), 0, shm::kInlineBytes);
+  cell->head = {header_len, payload_len, descriptor, id, 0};
   shm::Ring::publish(cell, p.out_pos++);
   return Status::Ok;
 }

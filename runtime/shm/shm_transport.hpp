@@ -2,9 +2,11 @@
 // posix `mm` and `cma` transports. Two lanes per peer, in this order on both
 // ends (rendezvous headers carry lane indices):
 //
-//   lane 0 "mm"   active messages (short, bcopy) through a ring of 8 KiB
-//                 cells in the receiver's segment, one ring per sender
-//                 (shm_ring.hpp); the receiver busy-polls its rings
+//   lane 0 "mm"   active messages (short, bcopy) through a ring in the
+//                 receiver's segment, one per sender (shm_ring.hpp): a FIFO
+//                 of 128-byte cells, which hold messages of up to 112 bytes
+//                 inline and name an 8 KiB descriptor for larger ones; the
+//                 receiver busy-polls the FIFOs
 //   lane 1 "cma"  get and put with process_vm_readv / process_vm_writev into
 //                 the peer's address space; left out, with one line on
 //                 stderr, when the kernel refuses it (ptrace restrictions)
@@ -36,11 +38,13 @@ namespace testing {
 
 /// Test hook, for tests only: publishes a cell into `peer`'s ring whose
 /// header claims `header_len` AM header bytes and `payload_len` payload
-/// bytes for AM `id`, whatever they are, with zeroes for contents; this is
-/// how a test forges a corrupt cell. `transport` must come from
-/// make_shm_transport(). Returns NoResource when the ring is full.
-Status shm_publish_raw_cell(Transport& transport, Rank peer, AmId id, std::uint32_t header_len,
-                            std::uint32_t payload_len);
+/// bytes for AM `id` in `descriptor` (shm::kInline, or a descriptor's
+/// index), whatever they are, with zeroes for inline contents and no
+/// descriptor claimed or written; this is how a test forges a corrupt
+/// cell. `transport` must come from make_shm_transport(). Returns
+/// NoResource when the ring is full.
+Status shm_publish_raw_cell(Transport& transport, Rank peer, AmId id, std::uint16_t header_len,
+                            std::uint16_t payload_len, std::uint16_t descriptor);
 
 }  // namespace testing
 }  // namespace xover::runtime

@@ -15,8 +15,11 @@ namespace xover::runtime::shm {
 
 inline constexpr std::size_t kMmLane = 0;
 inline constexpr std::size_t kCmaLane = 1;
-/// Largest short message, AM header included: two cache lines less the cell header.
-inline constexpr Bytes kMaxShort = 128 - sizeof(Cell);
+/// Largest short message, AM header included: what lies inline in a cell.
+inline constexpr Bytes kMaxShort = kInlineBytes;
+/// Largest bcopy message, AM header included: what a descriptor holds (one
+/// of up to kMaxShort still lies inline).
+inline constexpr Bytes kMaxBcopy = kDescriptorBytes;
 /// The key of a signal word's RemoteAddr (its addr is the word's index).
 inline constexpr std::uint64_t kSignalKey = 0x7369676e616c;  // "signal"
 
@@ -63,7 +66,9 @@ class ShmTransport final : public Transport {
 
   // For the wire-up (shm_wireup.cpp) and the test hook.
 
-  /// Copies one message into `peer`'s ring; NoResource when it is full.
+  /// Copies one message into `peer`'s ring, inline in its cell when it
+  /// fits, else into the descriptor its position owns; NoResource when the
+  /// cell or that descriptor is not free yet.
   Status push(Rank peer, AmId id, std::span<const std::byte> header, ConstBuffer payload);
   /// Copies `n` bytes between `local` and address `remote` of `peer`'s
   /// process, looping on partial transfers; Error (said on stderr) if the
@@ -77,7 +82,10 @@ class ShmTransport final : public Transport {
   void start_watch();
 
  private:
-  void deliver(Rank source, Cell& cell, Bytes room);
+  void deliver(Rank source, const Ring& ring, Cell& cell, std::uint64_t pos);
+  /// Says on stderr why the cell at `pos`, whose head is `h`, is dropped;
+  /// off the path of a good message.
+  [[gnu::cold, gnu::noinline]] void drop(Rank source, const Ring& ring, const CellHead& h, std::uint64_t pos) const;
   void watch();
 
   Rank rank_;

@@ -5,12 +5,12 @@
 // Where every attribute comes from (per pair of ranks, measured once here;
 // the two ends use the same figures, so both see the same lanes):
 //   mm.o_send      the sender's time per message of a burst of 8-byte
-//                  messages into free cells (median over its peers)
+//                  messages into free cells, inline (median over its peers)
 //   mm.o_recv      the receiver's time per message to copy out and free a
 //                  burst of 8-byte messages already there (likewise)
 //   mm.latency     (median 8-byte round trip − both ends' o_send + o_recv) / 2,
 //                  over up to 200 round trips (5 ms at most) per pair
-//   mm.bandwidth   1 MiB of full cells streamed and copied out by the
+//   mm.bandwidth   1 MiB of full descriptors streamed and copied out by the
 //                  receiver: bytes / time, the better of two runs; it holds
 //                  both copies, so with the core's own n/memcpy_bw terms a
 //                  large bcopy message is predicted somewhat slow
@@ -21,7 +21,8 @@
 //   cma.o_send, cma.o_recv  0: the call is synchronous, its whole cost is
 //                  in latency and bandwidth
 //   reg_cost, reg_growth   0: neither rings nor CMA register memory
-//   max_short, max_bcopy, seg_size: the cell layout (shm_ring.hpp)
+//   max_short      what lies inline in a cell: 112 bytes
+//   max_bcopy, seg_size  what a descriptor holds: 8176 bytes (shm_ring.hpp)
 //   memcpy_bw_local/remote  the best of three 4 MiB memcpy on each end
 // Toward itself a rank has the same lanes: mm with latency 0 and its own
 // memcpy bandwidth, cma measured on its own process.
@@ -137,7 +138,7 @@ class SetupWait {
 class Prober {
  public:
   Prober(ShmTransport& t, Seconds timeout)
-      : t_(t), timeout_(timeout), sink_(t.peer(t.rank()).in.room()) {}
+      : t_(t), timeout_(timeout), sink_(shm::kMaxBcopy) {}
 
   void lead(Rank peer, Toward& out) {
     std::vector<double> rtts;
@@ -152,14 +153,14 @@ class Prober {
         break;
     }
     out.rtt = quantile(rtts, 0.5);
-    const Bytes room = t_.peer(peer).out.room();
-    const int cells = static_cast<int>(kStreamBytes / room);
+    const Bytes payload = shm::kMaxBcopy - 8;
+    const int messages = static_cast<int>(kStreamBytes / shm::kMaxBcopy);
     for (int run = 0; run < 2; ++run) {
       const Seconds t0 = clock_now();
-      for (int i = 0; i < cells; ++i)
-        send(peer, i + 1 == cells ? kLastStream : kStream, room - 8);
+      for (int i = 0; i < messages; ++i)
+        send(peer, i + 1 == messages ? kLastStream : kStream, payload);
       receive(peer);
-      out.stream_bw = std::max(out.stream_bw, static_cast<double>(cells * (room - 8)) / (clock_now() - t0));
+      out.stream_bw = std::max(out.stream_bw, static_cast<double>(messages * payload) / (clock_now() - t0));
     }
     burst_send(peer);
     burst_receive(peer);
@@ -204,7 +205,7 @@ class Prober {
       wait.spin();
     const Seconds t0 = clock_now();
     for (int i = 0; i < n; ++i)
-      take(p, p.in.ready(p.in_pos));
+      take(p, *p.in.ready(p.in_pos));
     pop_.push_back((clock_now() - t0) / n);
   }
 
@@ -221,18 +222,22 @@ class Prober {
     SetupWait wait(t_, peer, timeout_);
     for (;;) {
       if (Cell* cell = p.in.ready(p.in_pos))
-        return take(p, cell);
+        return take(p, *cell);
       wait.spin();
     }
   }
 
-  /// Copies the cell out, as a handler would, and frees it; returns its code.
-  std::uint64_t take(shm::Peer& p, Cell* cell) {
+  /// Copies the message out, as a handler would, and frees its cell;
+  /// returns its code (0 for a corrupt cell).
+  std::uint64_t take(shm::Peer& p, Cell& cell) {
+    const shm::CellHead h = shm::Ring::head(cell);
+    const std::byte* at = p.in.locate(cell, h, p.in_pos);
     std::uint64_t code = 0;
-    if (cell->header_len == 8)
-      std::memcpy(&code, cell->data(), 8);
-    std::memcpy(sink_.data(), cell->data() + 8, std::min<Bytes>(cell->payload_len, sink_.size() - 8));
-    p.in.release(cell, p.in_pos++);
+    if (at && h.header_len == 8) {
+      std::memcpy(&code, at, 8);
+      std::memcpy(sink_.data(), at + 8, h.payload_len);
+    }
+    p.in.release(&cell, p.in_pos++);
     return code;
   }
 
@@ -374,9 +379,9 @@ std::unique_ptr<Transport> make_shm_transport(Bootstrap& boot, const RuntimeOpti
     mm.reg_cost = 0;
     mm.reg_growth = 0;
     mm.max_short = shm::kMaxShort;
-    mm.max_bcopy = t->peer(r).out.room();
+    mm.max_bcopy = shm::kMaxBcopy;
     mm.max_zcopy = 0;
-    mm.seg_size = t->peer(r).out.room();
+    mm.seg_size = shm::kMaxBcopy;
     mm.caps = {LaneCap::AmShort, LaneCap::AmBcopy, LaneCap::ConnectToIface};
 
     shm::Peer& p = t->peer(r);
