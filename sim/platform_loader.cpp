@@ -336,7 +336,9 @@ s4u::Host* LogGPPlatform::nic_host(std::size_t node, std::size_t nic) const {
 }
 
 LogGPPlatform::IndexedRoute LogGPPlatform::route(std::size_t from, std::size_t to) const {
-  IndexedRoute out{Path{{}, {}, {}, impl_->nodes_.at(from).memcpy_bw, impl_->nodes_.at(to).memcpy_bw}, {}};
+  const PlatformNode& src = impl_->nodes_.at(from);
+  const PlatformNode& dst = impl_->nodes_.at(to);
+  IndexedRoute out{Path{{}, {}, {}, src.memcpy_bw, dst.memcpy_bw, src.memcpy_steps, dst.memcpy_steps}, {}};
   for (Impl::Lane& lane : impl_->lanes(from, to)) {
     out.path.lanes.push_back(std::move(lane.attrs));
     out.nics.emplace_back(lane.src_nic, lane.dst_nic);

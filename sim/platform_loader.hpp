@@ -32,6 +32,7 @@ struct PlatformNode {
   std::string name;                 ///< the node's host name
   std::vector<std::string> nics;    ///< NIC host names in platform order; {name} when the node has no NIC hosts
   BytesPerSecond memcpy_bw = 10e9;  ///< the `xover:memcpy_bw` host property (default 10GBps)
+  SizeSteps memcpy_steps = {};           ///< its steps by copy size when it has several (memcpy_bw is the first's)
   Seconds gap = 0;                  ///< `xover:gap` on the node: its NIC's gap, for lanes whose links set a smaller one
   DeviceAttrs device;               ///< `xover:device_o`, `xover:threads`, `xover:proxy_o`, `xover:proxy_wake`
 };

@@ -17,11 +17,12 @@ struct LinkProp {
   PropKind kind;
   double LaneAttrs::*seconds;  ///< for Time and TimePerByte
   Bytes LaneAttrs::*bytes;     ///< for Size
+  SizeSteps LaneAttrs::*steps = nullptr;  ///< for a Time that may change with the operation's size
 };
 
 constexpr std::array kLinkProps{
-    LinkProp{"xover:o_send", PropKind::Time, &LaneAttrs::o_send, nullptr},
-    LinkProp{"xover:o_recv", PropKind::Time, &LaneAttrs::o_recv, nullptr},
+    LinkProp{"xover:o_send", PropKind::Time, &LaneAttrs::o_send, nullptr, &LaneAttrs::o_send_steps},
+    LinkProp{"xover:o_recv", PropKind::Time, &LaneAttrs::o_recv, nullptr, &LaneAttrs::o_recv_steps},
     LinkProp{"xover:gap", PropKind::Time, &LaneAttrs::gap, nullptr},
     LinkProp{"xover:reg_cost", PropKind::Time, &LaneAttrs::reg_cost, nullptr},
     LinkProp{"xover:reg_growth", PropKind::TimePerByte, &LaneAttrs::reg_growth, nullptr},
@@ -58,6 +59,33 @@ LaneCaps intersect(LaneCaps a, LaneCaps b) {
   return both;
 }
 
+// A figure given by size steps: `plain` takes the first step's value, and
+// `steps` the steps when there is more than one (a plain value is one).
+void read_steps(std::string_view text, double (*parse_value)(std::string_view), double& plain, SizeSteps* steps) {
+  SizeSteps read = SizeSteps::parse(text, parse_value);
+  if (read.steps().size() > 1 && steps == nullptr)
+    throw std::invalid_argument("takes one value, not size steps");
+  plain = read.steps().front().value;
+  if (steps != nullptr)
+    *steps = read.steps().size() > 1 ? std::move(read) : SizeSteps();
+}
+
+// The larger of two figures given by steps at every size, as steps.
+SizeSteps max_steps(const SizeSteps& a, double a_plain, const SizeSteps& b, double b_plain) {
+  if (a.empty() && b.empty())
+    return {};
+  std::vector<Bytes> sizes = a.breakpoints();
+  const std::vector<Bytes> more = b.breakpoints();
+  sizes.insert(sizes.end(), more.begin(), more.end());
+  sizes.push_back(0);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  std::vector<SizeStep> out;
+  for (Bytes size : sizes)
+    out.push_back({size, std::max(a.at(size, a_plain), b.at(size, b_plain))});
+  return SizeSteps(std::move(out));
+}
+
 std::string known_link_props() {
   std::string names;
   for (const LinkProp& prop : kLinkProps)
@@ -92,7 +120,8 @@ LinkProps read_link_props(const std::string& file, const std::string& xml_id,
     try {
       switch (prop->kind) {
         case PropKind::Time:
-          info.values.*prop->seconds = parse_time(value);
+          read_steps(value, parse_time, info.values.*prop->seconds,
+                     prop->steps != nullptr ? &(info.values.*prop->steps) : nullptr);
           break;
         case PropKind::TimePerByte: {
           // Seconds per byte, written as a time ("0.06ns"), optionally "/B".
@@ -110,7 +139,11 @@ LinkProps read_link_props(const std::string& file, const std::string& xml_id,
     } catch (const std::invalid_argument& error) {
       fail(file, line, what + ": " + error.what());
     }
-    if (prop->seconds != nullptr && info.values.*prop->seconds < 0)
+    const bool negative_step =
+        prop->steps != nullptr && std::any_of((info.values.*prop->steps).steps().begin(),
+                                              (info.values.*prop->steps).steps().end(),
+                                              [](const SizeStep& step) { return step.value < 0; });
+    if (prop->seconds != nullptr && (info.values.*prop->seconds < 0 || negative_step))
       fail(file, line, what + " must not be negative (got '" + value + "')");
     info.set |= 1U << (prop - kLinkProps.begin());
   }
@@ -133,6 +166,11 @@ void merge_link_props(LaneAttrs& lane, std::uint32_t& merged, const LinkProps& l
       continue;
     const LinkProp& prop = kLinkProps[i];
     const bool first = (merged & bit) == 0;
+    if (prop.steps != nullptr && !first)
+      lane.*prop.steps =
+          max_steps(lane.*prop.steps, lane.*prop.seconds, link.values.*prop.steps, link.values.*prop.seconds);
+    else if (prop.steps != nullptr)
+      lane.*prop.steps = link.values.*prop.steps;
     if (prop.seconds != nullptr)
       lane.*prop.seconds = first ? link.values.*prop.seconds : std::max(lane.*prop.seconds, link.values.*prop.seconds);
     else if (prop.bytes != nullptr)
@@ -145,7 +183,7 @@ void merge_link_props(LaneAttrs& lane, std::uint32_t& merged, const LinkProps& l
 
 bool read_node_prop(PlatformNode& node, std::string_view key, const std::string& value) {
   if (key == "xover:memcpy_bw") {
-    node.memcpy_bw = parse_bandwidth(value);
+    read_steps(value, parse_bandwidth, node.memcpy_bw, &node.memcpy_steps);
     return true;
   }
   if (key == "xover:threads") {

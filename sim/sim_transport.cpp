@@ -43,7 +43,9 @@ SimNetwork::Route SimNetwork::route(Rank from, Rank to) {
     auto same = std::find_if(mine.begin(), mine.end(), [&](const auto& shape) {
       return shape->nic_index == found.nics && shape->path.lanes == found.path.lanes &&
              shape->path.memcpy_bw_local == found.path.memcpy_bw_local &&
-             shape->path.memcpy_bw_remote == found.path.memcpy_bw_remote;
+             shape->path.memcpy_bw_remote == found.path.memcpy_bw_remote &&
+             shape->path.memcpy_local_steps == found.path.memcpy_local_steps &&
+             shape->path.memcpy_remote_steps == found.path.memcpy_remote_steps;
     });
     if (same == mine.end()) {
       mine.push_back(std::make_unique<Shape>(Shape{std::move(found.path), std::move(found.nics)}));
@@ -82,6 +84,7 @@ void SimNetwork::inject(s4u::Host* nic, Bytes bytes, BytesPerSecond bandwidth, S
 
 SimTransport::SimTransport(SimNetwork& network, Rank rank)
     : network_(network), rank_(rank), memcpy_bw_(network.platform().node(network.node(rank)).memcpy_bw),
+      memcpy_steps_(network.platform().node(network.node(rank)).memcpy_steps),
       threads_(network.host(rank), network.platform().node(network.node(rank)).device, "rank" + std::to_string(rank)) {}
 
 void SimTransport::quiesce() {
@@ -110,7 +113,9 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   if (lane >= route.path->lanes.size())
     return Status::Error;
   const LaneAttrs& attrs = route.path->lanes[lane];
-  busy(attrs.o_send + (mode == AmMode::Bcopy ? static_cast<double>(payload.size) / route.path->memcpy_bw_local : 0));
+  // Figures that change with size take the payload's (LaneAttrs::o_send_steps).
+  busy(attrs.o_send_at(payload.size) +
+       (mode == AmMode::Bcopy ? static_cast<double>(payload.size) / route.path->memcpy_local_at(payload.size) : 0));
   settle();
   auto [src, dst] = route.nics(lane);
   const Bytes wire_bytes = header.size() + payload.size;
@@ -124,7 +129,7 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   flight->header.assign(header.begin(), header.end());
   flight->size = payload.size;
   flight->phantom = payload.data == nullptr;
-  flight->o_recv = attrs.o_recv;
+  flight->o_recv = attrs.o_recv_at(payload.size);
   if (mode == AmMode::Zcopy) {
     flight->zcopy_src = payload.data;
     flight->done = std::move(done);
@@ -141,7 +146,7 @@ Status SimTransport::get(std::size_t lane, Rank peer, MutableBuffer local, Remot
   const SimNetwork::Route route = network_.route(rank_, peer);
   if (lane >= route.path->lanes.size())
     return Status::Error;
-  busy(route.path->lanes[lane].o_send);
+  busy(route.path->lanes[lane].o_send_at(local.size));
   // The read request crosses to the peer's NIC (L); the data comes back
   // when it arrives (L + n/B), see landed().
   auto flight = new_flight();
@@ -165,7 +170,7 @@ Status SimTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteA
   if (lane >= route.path->lanes.size())
     return Status::Error;
   const LaneAttrs& attrs = route.path->lanes[lane];
-  busy(attrs.o_send);
+  busy(attrs.o_send_at(local.size));
   settle();
   auto [src, dst] = route.nics(lane);
   network_.inject(src, wire::kRmaHdr + local.size, attrs.bandwidth, attrs.gap);
@@ -256,7 +261,7 @@ RemoteAddr SimTransport::remote_addr(const MemoryRegion& region, const std::byte
 }
 
 void SimTransport::copy(std::byte* dst, const std::byte* src, Bytes n) {
-  busy(static_cast<double>(n) / memcpy_bw_);
+  busy(static_cast<double>(n) / memcpy_steps_.at(n, memcpy_bw_));
   if (dst && src && n)
     std::memcpy(dst, src, n);
 }
@@ -330,7 +335,7 @@ void SimTransport::landed(std::unique_ptr<Flight> flight) {
       return;
   }
   // A get or put completion is polled from the completion queue: o_recv.
-  const Seconds cpu = path(flight->peer).lanes[flight->lane].o_recv;
+  const Seconds cpu = path(flight->peer).lanes[flight->lane].o_recv_at(flight->size);
   ready_.push_back({nullptr, std::move(flight->done), Status::Ok, cpu});
   recycle(std::move(flight));
 }

@@ -34,7 +34,9 @@ const ThresholdTable& Worker::build_table(Rank peer) {
   const Path& path = transport_.path(peer);
   const auto same = [&](const auto& entry) {
     return entry.first.lanes == path.lanes && entry.first.memcpy_bw_local == path.memcpy_bw_local &&
-           entry.first.memcpy_bw_remote == path.memcpy_bw_remote;
+           entry.first.memcpy_bw_remote == path.memcpy_bw_remote &&
+           entry.first.memcpy_local_steps == path.memcpy_local_steps &&
+           entry.first.memcpy_remote_steps == path.memcpy_remote_steps;
   };
   auto shared = std::find_if(tables_.begin(), tables_.end(), same);
   if (shared == tables_.end()) {

@@ -13,7 +13,10 @@
 // posts end before the first completion (2L + n/ΣB ≥ (k−1)·o_s). A share
 // above a lane's max_zcopy goes as several gets posted back to back; each
 // moves max_zcopy bytes (a gibibyte by default), so the wire hides their
-// posting and the formula holds.
+// posting and the formula holds. Figures that change with the operation's
+// size (LaneAttrs::o_send_steps) are taken at 0 for RTS and ACK and at n
+// for the gets: exact on one lane; over k lanes each get moves its share,
+// whose step the model takes to be n's.
 //
 // Stages (RndvGetStage): Rts at the sender, Fetch then Ack at the receiver;
 // the ACK releases the sender's request and completes it.
@@ -38,7 +41,9 @@ std::optional<ProtoCandidate> probe_rndv_get(const ProbeContext& ctx) {
   const std::vector<LaneShare>& lanes = ctx.bw_lanes;
   if (!ctx.lanes.am || lanes.empty())
     return std::nullopt;
-  const LaneAttrs& am = ctx.path.lanes[*ctx.lanes.am];
+  // RTS and ACK carry no payload: their figures are the lane's at 0.
+  const Path control = ctx.path.at(0);
+  const LaneAttrs& am = control.lanes[*ctx.lanes.am];
   const LaneAttrs& first = ctx.path.lanes[lanes.front().lane];
   const double k = static_cast<double>(lanes.size());
   BytesPerSecond total_bw = 0;
