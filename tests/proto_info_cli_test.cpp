@@ -112,6 +112,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"--platform " + data("no_route.xml") + " --from a --to lonely",
                  data("no_route.xml") + ": no route from a to lonely"},
         BadInput{"--platform " + data("unknown_prop.xml"), "unknown property 'xover:o_snd'"},
+        BadInput{"--platform " + data("bad_steps_unsorted.xml"),
+                 data("bad_steps_unsorted.xml") + ":12: link 'l': xover:o_send: size steps must be in increasing"},
         BadInput{"--platform " + data("duplicate_route.xml"),
                  data("duplicate_route.xml") + ":9: the route from 'b' to 'a' is already declared at line 8"},
         BadInput{"--from node0 --to nodeX", "unknown node 'nodeX' (nodes: node0, node1)"}));

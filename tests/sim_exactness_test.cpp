@@ -119,6 +119,37 @@ TEST(SimExactness, EveryProtocolOnOneRailMatchesItsModel) {
   EXPECT_GT(bounded, 10);
 }
 
+// Figures that change with the operation's size (one_rail_steps.xml: memcpy
+// steps at 2 KiB and 1 MiB, o_send at 1 KiB, o_recv at 64 KiB): every
+// protocol still matches its model below, at and above each breakpoint,
+// where the model is exact; fragmented messages whose last fragment is
+// short stay within its slowest stage.
+TEST(SimExactness, SizeStepsOnOneRailMatchTheModelOnBothSidesOfEachBreakpoint) {
+  const std::vector<std::string> curves{"eager/short",       "eager/bcopy", "eager/zcopy", "eager/multi/bcopy",
+                                        "eager/multi/zcopy", "rndv/am",     "rndv/get"};
+  const std::vector<Bytes> sizes{0,     200,   1023,  1024,  1025,  2047,  2048,  2049,    kMultiFragment,
+                                 kRndvAmFragment, 3 * kMultiFragment, 65535, 65536, 65537, 16 * kRndvAmFragment,
+                                 (1 << 20) - 1,   1 << 20,            (1 << 20) + 1, 1 << 22};
+  const auto results = simulate(kData + "one_rail_steps.xml", curves, sizes,
+                                {{"cache", with("reg_cache", "on")}, {"nocache", with("reg_cache", "off")}});
+  int exact = 0;
+  for (const auto& [key, points] : results) {
+    for (const Measured& m : points) {
+      ASSERT_GT(m.model, 0) << key << " " << m.size;
+      const bool multi = m.protocol.starts_with("eager/multi");
+      const Bytes fragment = multi ? kMultiFragment : kRndvAmFragment;
+      const bool fragmented = (multi || m.protocol == "rndv/am") && m.size > fragment;
+      if (!fragmented || m.size % fragment == 0) {
+        EXPECT_NEAR(m.time, m.model, 1e-9 * m.model) << key << " at " << m.size << " B";
+        ++exact;
+      } else {
+        EXPECT_NEAR(m.time, m.model, 1.5e-6) << key << " at " << m.size << " B";
+      }
+    }
+  }
+  EXPECT_GE(exact, 120);
+}
+
 // Two equal rails of 10 GB/s: rndv/get over both against rndv/get over one.
 // Both match their models, and the difference between them is n/(2B) plus a
 // constant (one more get to post and take in): the wire time halves.
