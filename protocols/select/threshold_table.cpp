@@ -80,7 +80,13 @@ std::optional<ProtoCandidate> probe_by_step(const Protocol& protocol, const Path
     clip(part->ranges, lo, hi);
     if (!out)
       out = ProtoCandidate{{}, part->lanes};
-    out->ranges.insert(out->ranges.end(), part->ranges.begin(), part->ranges.end());
+    for (const PerfRange& range : part->ranges) {
+      // A step that changes none of this protocol's figures leaves one range.
+      if (!out->ranges.empty() && out->ranges.back().to + 1 == range.from && out->ranges.back().factors == range.factors)
+        out->ranges.back().to = range.to;
+      else
+        out->ranges.push_back(range);
+    }
   }
   return out;
 }
