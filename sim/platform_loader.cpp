@@ -130,6 +130,16 @@ void LogGPPlatform::Impl::read_links(const s4u::Engine& engine, const PlatformXm
     if (split)
       props.merge(sorted(s4u::SplitDuplexLink::by_name(*split)->get_properties()));
     LinkInfo info{{}, detail::read_link_props(file_, xml_id, props, index)};
+    // SimGrid moves the bytes on the link: a flow can be held below its
+    // bandwidth, never pushed above it.
+    for (const SizeStep& step : info.props.values.bandwidth_steps.steps())
+      if (step.value > link->get_bandwidth()) {
+        const int prop_line = index.line("link " + xml_id + " xover:bandwidth");
+        fail(file_, prop_line > 0 ? prop_line : line,
+             "link '" + xml_id + "': xover:bandwidth: " + format_rate(step.value) + " from " +
+                 format_size(step.from) + " is above the link's bandwidth " + format_rate(link->get_bandwidth()) +
+                 " (a step can only be slower than the link)");
+      }
     info.lane_name = split_base(name, [&](const std::string& base) {
                        const std::string other = name.ends_with("_UP") ? base + "_DOWN" : base + "_UP";
                        return engine.link_by_name_or_null(other) != nullptr;
@@ -267,6 +277,15 @@ LaneAttrs LogGPPlatform::Impl::merge(const std::vector<s4u::Link*>& route) const
   for (const s4u::Link* link : route) {
     attrs.bandwidth = std::min(attrs.bandwidth, link->get_bandwidth());
     detail::merge_link_props(attrs, merged, link_info_.at(link)->props);
+  }
+  // `xover:bandwidth` on some links: the lane moves at the slowest of those
+  // steps and the other links' bandwidth, size by size.
+  if (!attrs.bandwidth_steps.empty()) {
+    std::vector<SizeStep> steps = attrs.bandwidth_steps.steps();
+    for (SizeStep& step : steps)
+      step.value = std::min(step.value, attrs.bandwidth);
+    attrs.bandwidth_steps = SizeSteps(std::move(steps));
+    attrs.bandwidth = attrs.bandwidth_steps.steps().front().value;
   }
   return attrs;
 }

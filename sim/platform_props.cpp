@@ -9,7 +9,7 @@
 namespace xover::sim::detail {
 namespace {
 
-enum class PropKind { Time, TimePerByte, Size, Caps };
+enum class PropKind { Time, TimePerByte, Size, Caps, Bandwidth };
 
 /// One `xover:` link property and the LaneAttrs field it sets.
 struct LinkProp {
@@ -31,6 +31,7 @@ constexpr std::array kLinkProps{
     LinkProp{"xover:max_zcopy", PropKind::Size, nullptr, &LaneAttrs::max_zcopy},
     LinkProp{"xover:seg_size", PropKind::Size, nullptr, &LaneAttrs::seg_size},
     LinkProp{"xover:caps", PropKind::Caps, nullptr, nullptr},
+    LinkProp{"xover:bandwidth", PropKind::Bandwidth, nullptr, nullptr, &LaneAttrs::bandwidth_steps},
 };
 constexpr std::string_view kPrefix = "xover:";
 
@@ -70,8 +71,9 @@ void read_steps(std::string_view text, double (*parse_value)(std::string_view), 
     *steps = read.steps().size() > 1 ? std::move(read) : SizeSteps();
 }
 
-// The larger of two figures given by steps at every size, as steps.
-SizeSteps max_steps(const SizeSteps& a, double a_plain, const SizeSteps& b, double b_plain) {
+// The larger (or, for rates, the smaller) of two figures given by steps at
+// every size, as steps.
+SizeSteps combine_steps(const SizeSteps& a, double a_plain, const SizeSteps& b, double b_plain, bool larger) {
   if (a.empty() && b.empty())
     return {};
   std::vector<Bytes> sizes = a.breakpoints();
@@ -82,7 +84,8 @@ SizeSteps max_steps(const SizeSteps& a, double a_plain, const SizeSteps& b, doub
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   std::vector<SizeStep> out;
   for (Bytes size : sizes)
-    out.push_back({size, std::max(a.at(size, a_plain), b.at(size, b_plain))});
+    out.push_back({size, larger ? std::max(a.at(size, a_plain), b.at(size, b_plain))
+                                : std::min(a.at(size, a_plain), b.at(size, b_plain))});
   return SizeSteps(std::move(out));
 }
 
@@ -135,6 +138,11 @@ LinkProps read_link_props(const std::string& file, const std::string& xml_id,
         case PropKind::Caps:
           info.values.caps = LaneCaps::parse(value);
           break;
+        case PropKind::Bandwidth:
+          // Kept as steps even when one: the simulator then moves the lane's
+          // bytes at this rate rather than the link's.
+          info.values.bandwidth_steps = SizeSteps::parse(value, parse_bandwidth);
+          break;
       }
     } catch (const std::invalid_argument& error) {
       fail(file, line, what + ": " + error.what());
@@ -166,18 +174,23 @@ void merge_link_props(LaneAttrs& lane, std::uint32_t& merged, const LinkProps& l
       continue;
     const LinkProp& prop = kLinkProps[i];
     const bool first = (merged & bit) == 0;
-    if (prop.steps != nullptr && !first)
-      lane.*prop.steps =
-          max_steps(lane.*prop.steps, lane.*prop.seconds, link.values.*prop.steps, link.values.*prop.seconds);
-    else if (prop.steps != nullptr)
-      lane.*prop.steps = link.values.*prop.steps;
+    merged |= bit;
+    if (prop.kind == PropKind::Bandwidth) {
+      // The slowest link sets the pace at every size.
+      lane.bandwidth_steps = first ? link.values.bandwidth_steps
+                                   : combine_steps(lane.bandwidth_steps, 0, link.values.bandwidth_steps, 0, false);
+      continue;
+    }
+    if (prop.steps != nullptr)
+      lane.*prop.steps = first ? link.values.*prop.steps
+                               : combine_steps(lane.*prop.steps, lane.*prop.seconds, link.values.*prop.steps,
+                                               link.values.*prop.seconds, true);
     if (prop.seconds != nullptr)
       lane.*prop.seconds = first ? link.values.*prop.seconds : std::max(lane.*prop.seconds, link.values.*prop.seconds);
     else if (prop.bytes != nullptr)
       lane.*prop.bytes = first ? link.values.*prop.bytes : std::max(lane.*prop.bytes, link.values.*prop.bytes);
     else
       lane.caps = first ? link.values.caps : intersect(lane.caps, link.values.caps);
-    merged |= bit;
   }
 }
 

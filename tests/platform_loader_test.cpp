@@ -181,12 +181,13 @@ TEST(PlatformLoader, SizeStepsGiveTheFirstStepAndTheSteps) {
                  "o_send 0:3e-07; 1K:5e-07\n"
                  "o_recv 0:2e-07; 64K:4e-07\n"
                  "memcpy 0:1.6e+10; 2K:8e+09; 1M:4e+09\n"
-                 "breaks 1024 2048 65536 1048576\n"
+                 "breaks 1024 2048 16384 65536 1048576\n"
                  "at 64K: o=5e-07/4e-07 memcpy 8e+09\n");
 }
 
 // Size steps out of order, not from 0, with an empty section or a bad unit,
-// or on a figure that takes one value: the file and line, and what is wrong.
+// on a figure that takes one value, or faster than the link: the file and
+// line, and what is wrong.
 TEST(PlatformLoader, BadSizeStepsNameTheFileAndLine) {
   const std::vector<std::pair<std::string, std::string>> cases{
       {"bad_steps_unsorted.xml", ":12: link 'l': xover:o_send: size steps must be in increasing size order (1K after 4K)"},
@@ -195,6 +196,7 @@ TEST(PlatformLoader, BadSizeStepsNameTheFileAndLine) {
       {"bad_steps_unit.xml", ":12: link 'l': xover:o_send: '0.5xs': unknown time unit 'xs'"},
       {"bad_steps_gap.xml", ":12: link 'l': xover:gap: takes one value, not size steps"},
       {"bad_steps_memcpy.xml", ":10: host 'a': xover:memcpy_bw: size steps must be in increasing size order"},
+      {"bad_steps_above_link.xml", ":12: link 'l': xover:bandwidth: 9e+11 B/s from 1K is above the link's bandwidth"},
   };
   for (const auto& [name, what] : cases)
     EXPECT_THAT(load_error(fixture(name)), StartsWith("ERROR: " + fixture(name) + what)) << name;
@@ -247,7 +249,7 @@ TEST(PlatformLoader, UnknownXoverPropertyListsTheKnownOnes) {
   EXPECT_EQ(load_error(file), "ERROR: " + file +
                                   ":12: link 'l': unknown property 'xover:o_snd' (known: xover:o_send, xover:o_recv, "
                                   "xover:gap, xover:reg_cost, xover:reg_growth, xover:max_short, xover:max_bcopy, "
-                                  "xover:max_zcopy, xover:seg_size, xover:caps)");
+                                  "xover:max_zcopy, xover:seg_size, xover:caps, xover:bandwidth)");
 }
 
 TEST(PlatformLoader, UnknownHostProperty) {

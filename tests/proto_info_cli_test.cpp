@@ -49,6 +49,7 @@ TEST(ProtoInfoCli, SizeStepsShowUnderTheirLaneAndSplitTheCostLines) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("#     lane r0 o_send by size: 0:300.000ns; 1K:500.000ns\n"));
   EXPECT_THAT(r.out, HasSubstr("#     lane r0 o_recv by size: 0:200.000ns; 64K:400.000ns\n"));
+  EXPECT_THAT(r.out, HasSubstr("#     lane r0 bandwidth by size: 0:10.000 GB/s; 16K:8.000 GB/s; 1M:5.000 GB/s\n"));
   EXPECT_THAT(r.out, HasSubstr("#     memcpy at node1 by size: 0:16.000 GB/s; 2K:8.000 GB/s; 1M:4.000 GB/s\n"));
   EXPECT_THAT(r.out, HasSubstr("  eager/bcopy          0..1023                c 2.502us     m  0.22500 ns/B"));
   EXPECT_THAT(r.out, HasSubstr("  eager/bcopy          1024..2047             c 2.702us     m  0.22500 ns/B"));

@@ -120,7 +120,8 @@ TEST(SimExactness, EveryProtocolOnOneRailMatchesItsModel) {
 }
 
 // Figures that change with the operation's size (one_rail_steps.xml: memcpy
-// steps at 2 KiB and 1 MiB, o_send at 1 KiB, o_recv at 64 KiB): every
+// steps at 2 KiB and 1 MiB, o_send at 1 KiB, o_recv at 64 KiB, the wire's
+// bandwidth at 16 KiB and 1 MiB, moved at a SimGrid flow rate): every
 // protocol still matches its model below, at and above each breakpoint,
 // where the model is exact; fragmented messages whose last fragment is
 // short stay within its slowest stage.
@@ -128,7 +129,8 @@ TEST(SimExactness, SizeStepsOnOneRailMatchTheModelOnBothSidesOfEachBreakpoint) {
   const std::vector<std::string> curves{"eager/short",       "eager/bcopy", "eager/zcopy", "eager/multi/bcopy",
                                         "eager/multi/zcopy", "rndv/am",     "rndv/get"};
   const std::vector<Bytes> sizes{0,     200,   1023,  1024,  1025,  2047,  2048,  2049,    kMultiFragment,
-                                 kRndvAmFragment, 3 * kMultiFragment, 65535, 65536, 65537, 16 * kRndvAmFragment,
+                                 kRndvAmFragment, 3 * kMultiFragment, 16383, 16384, 16385, 65535, 65536, 65537,
+                                 16 * kRndvAmFragment,
                                  (1 << 20) - 1,   1 << 20,            (1 << 20) + 1, 1 << 22};
   const auto results = simulate(kData + "one_rail_steps.xml", curves, sizes,
                                 {{"cache", with("reg_cache", "on")}, {"nocache", with("reg_cache", "off")}});

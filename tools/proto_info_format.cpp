@@ -130,6 +130,7 @@ std::string format_steps(const Path& path) {
   for (const LaneAttrs& lane : path.lanes) {
     line("lane " + lane.name + " o_send", lane.o_send_steps, time_text);
     line("lane " + lane.name + " o_recv", lane.o_recv_steps, time_text);
+    line("lane " + lane.name + " bandwidth", lane.bandwidth_steps, rate_text);
   }
   line("memcpy at " + path.from, path.memcpy_local_steps, rate_text);
   line("memcpy at " + path.to, path.memcpy_remote_steps, rate_text);
@@ -220,6 +221,7 @@ std::string format_proto_info_json(const ProtoInfoReport& r) {
     j.key("caps").value(lane.caps.to_string());
     steps_json(j, "o_send_steps", lane.o_send_steps);
     steps_json(j, "o_recv_steps", lane.o_recv_steps);
+    steps_json(j, "bandwidth_steps", lane.bandwidth_steps);
     j.end_object();
   }
   j.end_array();

@@ -9,7 +9,7 @@
 //           t_s = o_s + S/M_s (bcopy) or o_s (zcopy), t_r = o_r + S/M_r;
 //   zcopy adds reg(n) on every eager lane's memory domain before the first.
 // Figures that change with the operation's size (LaneAttrs::o_send_steps,
-// the memcpy steps) are taken at n for one fragment and at S for many.
+// bandwidth_steps, the memcpy steps) are taken at n for one fragment and at S for many.
 //
 // One stage at each end, so no stage is kept in the request. The sender
 // cuts the message and sends every fragment {tag, seq, total, offset} back
@@ -57,7 +57,7 @@ std::optional<ProtoCandidate> probe_multi(const ProbeContext& ctx, bool zcopy) {
   PerfFactors one = cost::am_message(first, wire::kMultiHdr);
   one[Factor::LocalCpu] += send_copy;
   one[Factor::RemoteCpu] += recv_copy;
-  PerfFactors many = cost::fragment_pipeline(ctx.path, lanes, payload, wire::kMultiHdr,
+  PerfFactors many = cost::fragment_pipeline(fragment, lanes, payload, wire::kMultiHdr,
                                              LinearFunc::constant(first_fragment.o_send) + fragment_send_copy,
                                              LinearFunc::constant(first_fragment.o_recv) + fragment_recv_copy);
   if (zcopy) {

@@ -67,6 +67,7 @@ LaneAttrs LaneAttrs::at(Bytes n) const {
   LaneAttrs out = *this;
   out.o_send = o_send_at(n);
   out.o_recv = o_recv_at(n);
+  out.bandwidth = bandwidth_at(n);
   return out;
 }
 
@@ -88,6 +89,7 @@ std::vector<Bytes> Path::breakpoints() const {
   for (const LaneAttrs& lane : lanes) {
     add(lane.o_send_steps);
     add(lane.o_recv_steps);
+    add(lane.bandwidth_steps);
   }
   add(memcpy_local_steps);
   add(memcpy_remote_steps);

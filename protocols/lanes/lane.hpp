@@ -68,19 +68,24 @@ struct LaneAttrs {
   Bytes max_zcopy = Bytes{1} << 30; ///< largest zero-copy operation
   Bytes seg_size = 8192;            ///< receive segment: the largest active message that lands
   LaneCaps caps = LaneCaps::all();
-  /// o_s and o_r by the size of the operation (an active message's payload,
-  /// a get's or put's bytes), where they change with it; empty when o_send
-  /// and o_recv hold at every size. With steps, o_send and o_recv hold the
-  /// figures of the operation size the lane was resolved at (at()): the
-  /// first step's as loaded.
+  /// o_s, o_r and 1/G by the size of the operation (an active message's
+  /// payload, a get's or put's bytes), where they change with it; empty when
+  /// the plain field holds at every size. With steps, o_send, o_recv and
+  /// bandwidth hold the figures of the operation size the lane was resolved
+  /// at (at()): the first step's as loaded. A simulated lane with bandwidth
+  /// steps moves each operation's bytes at its step's rate, at most the
+  /// links' bandwidth.
   SizeSteps o_send_steps = {};
   SizeSteps o_recv_steps = {};
+  SizeSteps bandwidth_steps = {};
 
   /// o_s for an operation of n bytes.
   Seconds o_send_at(Bytes n) const { return o_send_steps.at(n, o_send); }
   /// o_r for an operation of n bytes.
   Seconds o_recv_at(Bytes n) const { return o_recv_steps.at(n, o_recv); }
-  /// The lane as an operation of n bytes sees it: o_send and o_recv at n,
+  /// 1/G for an operation of n bytes.
+  BytesPerSecond bandwidth_at(Bytes n) const { return bandwidth_steps.at(n, bandwidth); }
+  /// The lane as an operation of n bytes sees it: o_send, o_recv and bandwidth at n,
   /// the steps kept.
   LaneAttrs at(Bytes n) const;
 

@@ -7,8 +7,8 @@
 //   data(n) = o_s + L + (16+n)/B + o_r + n/M_r         for n ≤ S
 //           = cost::fragment_pipeline(t_s = o_s, t_r = o_r + S/M_r)  above
 // with S = segment − header. Counted to the receiver's completion. Figures
-// that change with the operation's size (LaneAttrs::o_send_steps, the memcpy
-// steps) are taken at 0 for RTS and RTR, at n for a message of one fragment,
+// that change with the operation's size (LaneAttrs::o_send_steps, bandwidth_steps,
+// the memcpy steps) are taken at 0 for RTS and RTR, at n for a message of one fragment,
 // and at S for the fragments of a longer one.
 //
 // Stages (RndvAmStage): Rts at the sender, Rtr at the receiver, Data at the
@@ -69,7 +69,7 @@ std::optional<ProtoCandidate> probe_rndv_am(const ProbeContext& ctx) {
 
   PerfFactors one = cost::am_message(first, wire::kRndvDataHdr);
   one[Factor::RemoteCpu] += recv_copy;
-  const PerfFactors many = cost::fragment_pipeline(ctx.path, lanes, payload, wire::kRndvDataHdr,
+  const PerfFactors many = cost::fragment_pipeline(fragment, lanes, payload, wire::kRndvDataHdr,
                                                    LinearFunc::constant(first_fragment.o_send),
                                                    LinearFunc::constant(first_fragment.o_recv) + fragment_copy);
   return ProtoCandidate{{PerfRange{0, payload, handshake + one}, PerfRange{payload + 1, kSizeMax, handshake + many}},

@@ -14,8 +14,8 @@
 // above a lane's max_zcopy goes as several gets posted back to back; each
 // moves max_zcopy bytes (a gibibyte by default), so the wire hides their
 // posting and the formula holds. Figures that change with the operation's
-// size (LaneAttrs::o_send_steps) are taken at 0 for RTS and ACK and at n
-// for the gets: exact on one lane; over k lanes each get moves its share,
+// size (LaneAttrs::o_send_steps, bandwidth_steps) are taken at 0 for RTS,
+// ACK and the read request, and at n for the gets: exact on one lane; over k lanes each get moves its share,
 // whose step the model takes to be n's.
 //
 // Stages (RndvGetStage): Rts at the sender, Fetch then Ack at the receiver;
@@ -60,7 +60,9 @@ std::optional<ProtoCandidate> probe_rndv_get(const ProbeContext& ctx) {
   p[Factor::RemoteCpu] += LinearFunc::constant(std::max(k * first.o_send + first.o_recv, first.o_send + k * first.o_recv));
   p[Factor::RemoteCpu] += LinearFunc::constant(am.o_send);
   p[Factor::Latency] += LinearFunc::constant(2 * latency);
-  p[Factor::Network] += LinearFunc{static_cast<double>(wire::kRmaHdr) / first.bandwidth, 1.0 / total_bw};
+  // The read request carries no payload either.
+  const BytesPerSecond request_bw = control.lanes[lanes.front().lane].bandwidth;
+  p[Factor::Network] += LinearFunc{static_cast<double>(wire::kRmaHdr) / request_bw, 1.0 / total_bw};
   p.gap = std::max(p.gap, first.gap);
   // An empty message reads nothing: RTS, then straight to the ACK.
   PerfFactors empty = cost::control_message(am, wire::kRtsHdr + wire::kRtsLaneHdr * lanes.size());
