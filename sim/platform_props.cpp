@@ -17,7 +17,7 @@ struct LinkProp {
   PropKind kind;
   double LaneAttrs::*seconds;  ///< for Time and TimePerByte
   Bytes LaneAttrs::*bytes;     ///< for Size
-  SizeSteps LaneAttrs::*steps = nullptr;  ///< for a Time that may change with the operation's size
+  SizeSteps LaneAttrs::*steps = nullptr;  ///< for a figure that may change with the operation's size
 };
 
 constexpr std::array kLinkProps{
