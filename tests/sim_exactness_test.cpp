@@ -177,5 +177,23 @@ TEST(SimExactness, StripingOverTwoRailsHalvesTheWireTime) {
   EXPECT_NEAR(constant.front(), -(0.8e-6 - 0.5e-6) - 24.0 / 10e9, 1e-12);
 }
 
+// The same two rails with a bandwidth step at 16 KiB (10 GB/s, then 6 GB/s):
+// where each rail's share is in the message's step, rndv/get over both
+// matches its model, and its wire time is n/(2·6 GB/s).
+TEST(SimExactness, StripingWithBandwidthStepsMatchesTheModel) {
+  const std::vector<Bytes> sizes{100000, 1 << 20, 1 << 22};
+  const auto results = simulate(kData + "two_rails_steps.xml", {"rndv/get"}, sizes,
+                                {{"one", with("max_rndv_lanes", "1")}, {"two", with("max_rndv_lanes", "2")}});
+  const auto& one = results.at("one rndv/get");
+  const auto& two = results.at("two rndv/get");
+  ASSERT_EQ(one.size(), sizes.size());
+  ASSERT_EQ(two.size(), sizes.size());
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    EXPECT_NEAR(one[i].time, one[i].model, 1e-9 * one[i].model) << sizes[i];
+    EXPECT_NEAR(two[i].time, two[i].model, 1e-9 * two[i].model) << sizes[i];
+  }
+  EXPECT_NEAR((one[2].time - two[2].time) - (one[1].time - two[1].time), 3.0 * (1 << 20) / 12e9, 1e-12);
+}
+
 }  // namespace
 }  // namespace xover

@@ -91,11 +91,13 @@ void finish_gets(Worker& worker, Request& req) {
 }
 
 // The Fetch stage, once a receive matched the RTS: the lanes the sender
-// registered on, weighted by bandwidth as this side sees them. Gets that
+// registered on, weighted by bandwidth as this side sees them for a message
+// of this size (its bandwidth steps, as the probe takes them). Gets that
 // complete while it still posts leave finishing to the Ack stage.
 void recv_start_rndv_get(Worker& worker, Request& req) {
   req.set_stage(RndvGetStage::Fetch);
   const Path& path = worker.transport().path(req.peer);
+  const Bytes fit = std::min(req.length, req.recv_buf.size);
   double total_bw = 0;
   for (const LaneShare& share : req.lanes) {
     if (share.lane >= path.lanes.size() || !path.lanes[share.lane].caps.has(LaneCap::GetZcopy)) {
@@ -103,9 +105,8 @@ void recv_start_rndv_get(Worker& worker, Request& req) {
       finish_gets(worker, req);
       return;
     }
-    total_bw += path.lanes[share.lane].bandwidth;
+    total_bw += path.lanes[share.lane].bandwidth_at(fit);
   }
-  const Bytes fit = std::min(req.length, req.recv_buf.size);
   if (fit == 0 || req.lanes.empty()) {
     finish_gets(worker, req);
     return;
@@ -114,7 +115,7 @@ void recv_start_rndv_get(Worker& worker, Request& req) {
   double before = 0;
   Bytes start = 0;
   for (std::size_t i = 0; i < req.lanes.size(); ++i) {
-    before += path.lanes[req.lanes[i].lane].bandwidth;
+    before += path.lanes[req.lanes[i].lane].bandwidth_at(fit);
     const Bytes end = i + 1 == req.lanes.size() ? fit : static_cast<Bytes>(std::llround(fit * (before / total_bw)));
     const Bytes max_get = std::max<Bytes>(path.lanes[req.lanes[i].lane].max_zcopy, 1);
     for (Bytes offset = start; offset < end;) {
