@@ -9,12 +9,13 @@
 // the properties the file gives its links and hosts (what SimGrid hands
 // back), then a path built from the links that passed (latency and
 // bandwidth attributes through xover's unit parsers, consecutive links
-// merged as the loader merges a route) into a thresholds table.
+// merged as the loader merges a route, size steps kept) into a thresholds table.
 // Checks: every refusal is a PlatformError naming the file (or
 // std::invalid_argument from a node property); what is accepted has no
 // negative time, no zero size a capability needs, and gives a sound table.
 #include <pugixml.hpp>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -61,6 +62,9 @@ std::optional<Link> read_link(const pugi::xml_node& node, const detail::Platform
   const LaneAttrs& values = link.props.values;
   check(values.o_send >= 0 && values.o_recv >= 0 && values.gap >= 0 && values.reg_cost >= 0 && values.reg_growth >= 0,
         "an accepted link has no negative time");
+  for (const SizeSteps* steps : {&values.o_send_steps, &values.o_recv_steps})
+    check(std::all_of(steps->steps().begin(), steps->steps().end(), [](const SizeStep& step) { return step.value >= 0; }),
+          "an accepted link has no negative time in its size steps");
   try {
     link.latency = parse_time(node.attribute("latency").as_string("0"));
     link.bandwidth = parse_bandwidth(node.attribute("bandwidth").value());
@@ -82,6 +86,10 @@ void read_node(const pugi::xml_node& node, PlatformNode& out) {
       continue;
     }
     check(out.memcpy_bw > 0 && out.gap >= 0 && out.device.threads > 0, "an accepted node property is in range");
+    check(std::all_of(out.memcpy_steps.steps().begin(), out.memcpy_steps.steps().end(),
+                      [&](const SizeStep& step) { return step.value > 0; }) &&
+              (out.memcpy_steps.empty() || out.memcpy_steps.steps().front().value == out.memcpy_bw),
+          "accepted memcpy steps are positive and the first is memcpy_bw");
   }
 }
 
@@ -124,6 +132,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (nodes.size() >= 2) {
     path.memcpy_bw_local = nodes[0].memcpy_bw;
     path.memcpy_bw_remote = nodes[1].memcpy_bw;
+    path.memcpy_local_steps = nodes[0].memcpy_steps;
+    path.memcpy_remote_steps = nodes[1].memcpy_steps;
   }
   for (std::size_t i = 0; i < links.size() && path.lanes.size() < kMaxLanes; ++i) {
     LaneAttrs lane;

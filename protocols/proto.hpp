@@ -59,7 +59,13 @@ struct ProtoCandidate {
 };
 
 /// Everything a probe may read.
+/// A probe runs once for each range of sizes over which no figure of the path
+/// changes step (Path::breakpoints()); selection keeps the candidate's
+/// ranges inside that range.
 struct ProbeContext {
+  /// Resolved at the range's sizes (Path::at): the figures of an operation
+  /// as large as the message. An operation of another size takes its own,
+  /// `path.at(size)`: a control message's are at 0, a fragment's at its size.
   const Path& path;
   const EndpointLanes& lanes;  ///< the AM lane carries the protocol's messages or its control
   /// The probed protocol's bandwidth lanes: its Protocol::bw_lanes resolved;

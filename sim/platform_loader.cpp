@@ -130,6 +130,16 @@ void LogGPPlatform::Impl::read_links(const s4u::Engine& engine, const PlatformXm
     if (split)
       props.merge(sorted(s4u::SplitDuplexLink::by_name(*split)->get_properties()));
     LinkInfo info{{}, detail::read_link_props(file_, xml_id, props, index)};
+    // SimGrid moves the bytes on the link: a flow can be held below its
+    // bandwidth, never pushed above it.
+    for (const SizeStep& step : info.props.values.bandwidth_steps.steps())
+      if (step.value > link->get_bandwidth()) {
+        const int prop_line = index.line("link " + xml_id + " xover:bandwidth");
+        fail(file_, prop_line > 0 ? prop_line : line,
+             "link '" + xml_id + "': xover:bandwidth: " + format_rate(step.value) + " from " +
+                 format_size(step.from) + " is above the link's bandwidth " + format_rate(link->get_bandwidth()) +
+                 " (a step can only be slower than the link)");
+      }
     info.lane_name = split_base(name, [&](const std::string& base) {
                        const std::string other = name.ends_with("_UP") ? base + "_DOWN" : base + "_UP";
                        return engine.link_by_name_or_null(other) != nullptr;
@@ -268,6 +278,15 @@ LaneAttrs LogGPPlatform::Impl::merge(const std::vector<s4u::Link*>& route) const
     attrs.bandwidth = std::min(attrs.bandwidth, link->get_bandwidth());
     detail::merge_link_props(attrs, merged, link_info_.at(link)->props);
   }
+  // `xover:bandwidth` on some links: the lane moves at the slowest of those
+  // steps and the other links' bandwidth, size by size.
+  if (!attrs.bandwidth_steps.empty()) {
+    std::vector<SizeStep> steps = attrs.bandwidth_steps.steps();
+    for (SizeStep& step : steps)
+      step.value = std::min(step.value, attrs.bandwidth);
+    attrs.bandwidth_steps = SizeSteps(std::move(steps));
+    attrs.bandwidth = attrs.bandwidth_steps.steps().front().value;
+  }
   return attrs;
 }
 
@@ -336,10 +355,18 @@ s4u::Host* LogGPPlatform::nic_host(std::size_t node, std::size_t nic) const {
 }
 
 LogGPPlatform::IndexedRoute LogGPPlatform::route(std::size_t from, std::size_t to) const {
-  const PlatformNode& source = impl_->nodes_.at(from);
-  const PlatformNode& target = impl_->nodes_.at(to);
-  IndexedRoute out{
-      Path{{}, {}, {}, source.memcpy_bw, target.memcpy_bw, source.device_copy, target.device_copy}, {}};
+  const PlatformNode& src = impl_->nodes_.at(from);
+  const PlatformNode& dst = impl_->nodes_.at(to);
+  IndexedRoute out{Path{{},
+                        {},
+                        {},
+                        src.memcpy_bw,
+                        dst.memcpy_bw,
+                        src.memcpy_steps,
+                        dst.memcpy_steps,
+                        src.device_copy,
+                        dst.device_copy},
+                   {}};
   for (Impl::Lane& lane : impl_->lanes(from, to)) {
     out.path.lanes.push_back(std::move(lane.attrs));
     out.nics.emplace_back(lane.src_nic, lane.dst_nic);

@@ -32,6 +32,7 @@ struct PlatformNode {
   std::string name;                 ///< the node's host name
   std::vector<std::string> nics;    ///< NIC host names in platform order; {name} when the node has no NIC hosts
   BytesPerSecond memcpy_bw = 10e9;  ///< the `xover:memcpy_bw` host property (default 10GBps)
+  SizeSteps memcpy_steps = {};           ///< its steps by copy size when it has several (memcpy_bw is the first's)
   Seconds gap = 0;                  ///< `xover:gap` on the node: its NIC's gap, for lanes whose links set a smaller one
   DeviceAttrs device;               ///< `xover:device_o`, `xover:threads`, `xover:proxy_o`, `xover:proxy_wake`
   DeviceCopy device_copy;           ///< `xover:stage_o`, `xover:stage_bw`, `xover:ipc_bw` (zeros: no device memory)
@@ -54,7 +55,10 @@ struct PlatformNode {
 /// other attributes come from the `xover:` link properties (`o_send`,
 /// `o_recv`, `gap`, `reg_cost`: times; `reg_growth`: seconds per byte written
 /// as a time, "0.06ns" or "0.06ns/B"; `max_short`, `max_bcopy`, `max_zcopy`,
-/// `seg_size`: sizes; `caps`: LaneCaps::parse list). When several links of a
+/// `seg_size`: sizes; `caps`: LaneCaps::parse list; `bandwidth`: the lane's
+/// bandwidth in place of the links', at most theirs). `o_send`, `o_recv`,
+/// `bandwidth` and the hosts' `memcpy_bw` may be size steps
+/// ("0:0.3us;1KiB:0.5us", SizeSteps::parse). When several links of a
 /// route set one, times and sizes take the largest value and `caps` the
 /// intersection; when none does, LaneAttrs' default applies. Properties
 /// written on a SPLITDUPLEX `<link>` apply to both directions. On node hosts

@@ -9,7 +9,7 @@
 namespace xover::sim::detail {
 namespace {
 
-enum class PropKind { Time, TimePerByte, Size, Caps };
+enum class PropKind { Time, TimePerByte, Size, Caps, Bandwidth };
 
 /// One `xover:` link property and the LaneAttrs field it sets.
 struct LinkProp {
@@ -17,11 +17,12 @@ struct LinkProp {
   PropKind kind;
   double LaneAttrs::*seconds;  ///< for Time and TimePerByte
   Bytes LaneAttrs::*bytes;     ///< for Size
+  SizeSteps LaneAttrs::*steps = nullptr;  ///< for a figure that may change with the operation's size
 };
 
 constexpr std::array kLinkProps{
-    LinkProp{"xover:o_send", PropKind::Time, &LaneAttrs::o_send, nullptr},
-    LinkProp{"xover:o_recv", PropKind::Time, &LaneAttrs::o_recv, nullptr},
+    LinkProp{"xover:o_send", PropKind::Time, &LaneAttrs::o_send, nullptr, &LaneAttrs::o_send_steps},
+    LinkProp{"xover:o_recv", PropKind::Time, &LaneAttrs::o_recv, nullptr, &LaneAttrs::o_recv_steps},
     LinkProp{"xover:gap", PropKind::Time, &LaneAttrs::gap, nullptr},
     LinkProp{"xover:reg_cost", PropKind::Time, &LaneAttrs::reg_cost, nullptr},
     LinkProp{"xover:reg_growth", PropKind::TimePerByte, &LaneAttrs::reg_growth, nullptr},
@@ -30,6 +31,7 @@ constexpr std::array kLinkProps{
     LinkProp{"xover:max_zcopy", PropKind::Size, nullptr, &LaneAttrs::max_zcopy},
     LinkProp{"xover:seg_size", PropKind::Size, nullptr, &LaneAttrs::seg_size},
     LinkProp{"xover:caps", PropKind::Caps, nullptr, nullptr},
+    LinkProp{"xover:bandwidth", PropKind::Bandwidth, nullptr, nullptr, &LaneAttrs::bandwidth_steps},
 };
 constexpr std::string_view kPrefix = "xover:";
 
@@ -56,6 +58,35 @@ LaneCaps intersect(LaneCaps a, LaneCaps b) {
       both.add(cap);
   }
   return both;
+}
+
+// A figure given by size steps: `plain` takes the first step's value, and
+// `steps` the steps when there is more than one (a plain value is one).
+void read_steps(std::string_view text, double (*parse_value)(std::string_view), double& plain, SizeSteps* steps) {
+  SizeSteps read = SizeSteps::parse(text, parse_value);
+  if (read.steps().size() > 1 && steps == nullptr)
+    throw std::invalid_argument("takes one value, not size steps");
+  plain = read.steps().front().value;
+  if (steps != nullptr)
+    *steps = read.steps().size() > 1 ? std::move(read) : SizeSteps();
+}
+
+// The larger (or, for rates, the smaller) of two figures given by steps at
+// every size, as steps.
+SizeSteps combine_steps(const SizeSteps& a, double a_plain, const SizeSteps& b, double b_plain, bool larger) {
+  if (a.empty() && b.empty())
+    return {};
+  std::vector<Bytes> sizes = a.breakpoints();
+  const std::vector<Bytes> more = b.breakpoints();
+  sizes.insert(sizes.end(), more.begin(), more.end());
+  sizes.push_back(0);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  std::vector<SizeStep> out;
+  for (Bytes size : sizes)
+    out.push_back({size, larger ? std::max(a.at(size, a_plain), b.at(size, b_plain))
+                                : std::min(a.at(size, a_plain), b.at(size, b_plain))});
+  return SizeSteps(std::move(out));
 }
 
 std::string known_link_props() {
@@ -92,7 +123,8 @@ LinkProps read_link_props(const std::string& file, const std::string& xml_id,
     try {
       switch (prop->kind) {
         case PropKind::Time:
-          info.values.*prop->seconds = parse_time(value);
+          read_steps(value, parse_time, info.values.*prop->seconds,
+                     prop->steps != nullptr ? &(info.values.*prop->steps) : nullptr);
           break;
         case PropKind::TimePerByte: {
           // Seconds per byte, written as a time ("0.06ns"), optionally "/B".
@@ -106,11 +138,20 @@ LinkProps read_link_props(const std::string& file, const std::string& xml_id,
         case PropKind::Caps:
           info.values.caps = LaneCaps::parse(value);
           break;
+        case PropKind::Bandwidth:
+          // Kept as steps even when one: the simulator then moves the lane's
+          // bytes at this rate rather than the link's.
+          info.values.bandwidth_steps = SizeSteps::parse(value, parse_bandwidth);
+          break;
       }
     } catch (const std::invalid_argument& error) {
       fail(file, line, what + ": " + error.what());
     }
-    if (prop->seconds != nullptr && info.values.*prop->seconds < 0)
+    const bool negative_step =
+        prop->steps != nullptr && std::any_of((info.values.*prop->steps).steps().begin(),
+                                              (info.values.*prop->steps).steps().end(),
+                                              [](const SizeStep& step) { return step.value < 0; });
+    if (prop->seconds != nullptr && (info.values.*prop->seconds < 0 || negative_step))
       fail(file, line, what + " must not be negative (got '" + value + "')");
     info.set |= 1U << (prop - kLinkProps.begin());
   }
@@ -133,19 +174,29 @@ void merge_link_props(LaneAttrs& lane, std::uint32_t& merged, const LinkProps& l
       continue;
     const LinkProp& prop = kLinkProps[i];
     const bool first = (merged & bit) == 0;
+    merged |= bit;
+    if (prop.kind == PropKind::Bandwidth) {
+      // The slowest link sets the pace at every size.
+      lane.bandwidth_steps = first ? link.values.bandwidth_steps
+                                   : combine_steps(lane.bandwidth_steps, 0, link.values.bandwidth_steps, 0, false);
+      continue;
+    }
+    if (prop.steps != nullptr)
+      lane.*prop.steps = first ? link.values.*prop.steps
+                               : combine_steps(lane.*prop.steps, lane.*prop.seconds, link.values.*prop.steps,
+                                               link.values.*prop.seconds, true);
     if (prop.seconds != nullptr)
       lane.*prop.seconds = first ? link.values.*prop.seconds : std::max(lane.*prop.seconds, link.values.*prop.seconds);
     else if (prop.bytes != nullptr)
       lane.*prop.bytes = first ? link.values.*prop.bytes : std::max(lane.*prop.bytes, link.values.*prop.bytes);
     else
       lane.caps = first ? link.values.caps : intersect(lane.caps, link.values.caps);
-    merged |= bit;
   }
 }
 
 bool read_node_prop(PlatformNode& node, std::string_view key, const std::string& value) {
   if (key == "xover:memcpy_bw") {
-    node.memcpy_bw = parse_bandwidth(value);
+    read_steps(value, parse_bandwidth, node.memcpy_bw, &node.memcpy_steps);
     return true;
   }
   if (key == "xover:stage_bw" || key == "xover:ipc_bw") {

@@ -3,12 +3,62 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <unordered_set>
+#include <vector>
+
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 
 #include "protocols/wire.hpp"
 
 namespace s4u = simgrid::s4u;
 
 namespace xover::sim {
+namespace {
+
+// The rate of an operation of `size` bytes on `lane`: its bandwidth step's
+// where the lane's bandwidth changes with size, else 0 (the links' own).
+double rate_of(const LaneAttrs& lane, Bytes size) {
+  return lane.bandwidth_steps.empty() ? 0 : lane.bandwidth_at(size);
+}
+
+// The rate of the transfer being started, read by the bandwidth factor
+// below while SimGrid creates it; 0 between transfers.
+double starting_rate = 0;
+
+// SimGrid's bandwidth factor of a transfer: its rate over the slowest link
+// of its route, or 1 (a host-to-host transfer in SimGrid 3.32 ignores
+// Comm::set_rate). Set once, on the first transfer with a rate, so that a
+// platform without bandwidth steps keeps its own factors.
+void install_rate_factor() {
+  static bool installed = false;
+  if (installed)
+    return;
+  installed = true;
+  s4u::Engine::get_instance()->get_netzone_root()->get_network_model()->set_bw_factor_cb(
+      [](double, const s4u::Host*, const s4u::Host*, const std::vector<s4u::Link*>& links,
+         const std::unordered_set<s4u::NetZone*>&) {
+        if (starting_rate == 0 || links.empty())
+          return 1.0;
+        double slowest = links.front()->get_bandwidth();
+        for (const s4u::Link* link : links)
+          slowest = std::min(slowest, link->get_bandwidth());
+        return starting_rate / slowest;
+      });
+}
+
+// Starts moving `bytes` from `src` to `dst`, at `rate` when it is not 0
+// (L + bytes/rate on a free link), else at the links' bandwidth.
+s4u::CommPtr transfer(s4u::Host* src, s4u::Host* dst, Bytes bytes, double rate) {
+  if (rate == 0)
+    return s4u::Comm::sendto_async(src, dst, bytes);
+  install_rate_factor();
+  starting_rate = rate;
+  s4u::CommPtr comm = s4u::Comm::sendto_async(src, dst, bytes);
+  starting_rate = 0;
+  return comm;
+}
+
+}  // namespace
 
 SimNetwork::SimNetwork(const LogGPPlatform& platform, std::vector<std::string> rank_nodes)
     : platform_(platform), rank_nodes_(std::move(rank_nodes)) {
@@ -43,7 +93,9 @@ SimNetwork::Route SimNetwork::route(Rank from, Rank to) {
     auto same = std::find_if(mine.begin(), mine.end(), [&](const auto& shape) {
       return shape->nic_index == found.nics && shape->path.lanes == found.path.lanes &&
              shape->path.memcpy_bw_local == found.path.memcpy_bw_local &&
-             shape->path.memcpy_bw_remote == found.path.memcpy_bw_remote;
+             shape->path.memcpy_bw_remote == found.path.memcpy_bw_remote &&
+             shape->path.memcpy_local_steps == found.path.memcpy_local_steps &&
+             shape->path.memcpy_remote_steps == found.path.memcpy_remote_steps;
     });
     if (same == mine.end()) {
       mine.push_back(std::make_unique<Shape>(Shape{std::move(found.path), std::move(found.nics)}));
@@ -82,6 +134,7 @@ void SimNetwork::inject(s4u::Host* nic, Bytes bytes, BytesPerSecond bandwidth, S
 
 SimTransport::SimTransport(SimNetwork& network, Rank rank)
     : network_(network), rank_(rank), memcpy_bw_(network.platform().node(network.node(rank)).memcpy_bw),
+      memcpy_steps_(network.platform().node(network.node(rank)).memcpy_steps),
       threads_(network.host(rank), network.platform().node(network.node(rank)).device, "rank" + std::to_string(rank)) {
   const PlatformNode& node = network.platform().node(network.node(rank));
   device_ = std::make_unique<SimDeviceMemory>(node.device_copy, node.name, [this](Seconds t) { busy(t); });
@@ -119,11 +172,13 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   if (mode != AmMode::Zcopy &&
       header.size() + payload.size > std::min(mode == AmMode::Short ? attrs.max_short : attrs.max_bcopy, attrs.seg_size))
     return Status::Error;
-  busy(attrs.o_send + (mode == AmMode::Bcopy ? static_cast<double>(payload.size) / route.path->memcpy_bw_local : 0));
+  // Figures that change with size take the payload's (LaneAttrs::o_send_steps).
+  busy(attrs.o_send_at(payload.size) +
+       (mode == AmMode::Bcopy ? static_cast<double>(payload.size) / route.path->memcpy_local_at(payload.size) : 0));
   settle();
   auto [src, dst] = route.nics(lane);
   const Bytes wire_bytes = header.size() + payload.size;
-  network_.inject(src, wire_bytes, attrs.bandwidth, attrs.gap);
+  network_.inject(src, wire_bytes, attrs.bandwidth_at(payload.size), attrs.gap);
 
   auto flight = new_flight();
   flight->kind = Flight::Kind::Am;
@@ -133,7 +188,7 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   flight->header.assign(header.begin(), header.end());
   flight->size = payload.size;
   flight->phantom = payload.data == nullptr;
-  flight->o_recv = attrs.o_recv;
+  flight->o_recv = attrs.o_recv_at(payload.size);
   if (mode == AmMode::Zcopy) {
     flight->zcopy_src = payload.data;
     flight->done = std::move(done);
@@ -141,7 +196,7 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   } else if (payload.data) {
     flight->bytes.assign(payload.data, payload.data + payload.size);
   }
-  flight->comm = s4u::Comm::sendto_async(src, dst, wire_bytes);
+  flight->comm = transfer(src, dst, wire_bytes, rate_of(attrs, payload.size));
   network_.transport(peer).add_flight(std::move(flight));
   return mode == AmMode::Zcopy ? Status::InProgress : Status::Ok;
 }
@@ -150,7 +205,7 @@ Status SimTransport::get(std::size_t lane, Rank peer, MutableBuffer local, Remot
   const SimNetwork::Route route = network_.route(rank_, peer);
   if (lane >= route.path->lanes.size())
     return Status::Error;
-  busy(route.path->lanes[lane].o_send);
+  busy(route.path->lanes[lane].o_send_at(local.size));
   // The read request crosses to the peer's NIC (L); the data comes back
   // when it arrives (L + n/B), see landed().
   auto flight = new_flight();
@@ -164,7 +219,7 @@ Status SimTransport::get(std::size_t lane, Rank peer, MutableBuffer local, Remot
   flight->done = std::move(done);
   auto [src, dst] = route.nics(lane);
   settle();
-  flight->comm = s4u::Comm::sendto_async(src, dst, wire::kRmaHdr);
+  flight->comm = transfer(src, dst, wire::kRmaHdr, rate_of(route.path->lanes[lane], 0));
   add_flight(std::move(flight));
   return Status::InProgress;
 }
@@ -174,10 +229,10 @@ Status SimTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteA
   if (lane >= route.path->lanes.size())
     return Status::Error;
   const LaneAttrs& attrs = route.path->lanes[lane];
-  busy(attrs.o_send);
+  busy(attrs.o_send_at(local.size));
   settle();
   auto [src, dst] = route.nics(lane);
-  network_.inject(src, wire::kRmaHdr + local.size, attrs.bandwidth, attrs.gap);
+  network_.inject(src, wire::kRmaHdr + local.size, attrs.bandwidth_at(local.size), attrs.gap);
   auto flight = new_flight();
   flight->kind = Flight::Kind::PutData;
   flight->peer = peer;
@@ -187,7 +242,7 @@ Status SimTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteA
   flight->zcopy_src = local.data;
   flight->remote = remote;
   flight->done = std::move(done);
-  flight->comm = s4u::Comm::sendto_async(src, dst, wire::kRmaHdr + local.size);
+  flight->comm = transfer(src, dst, wire::kRmaHdr + local.size, rate_of(attrs, local.size));
   add_flight(std::move(flight));
   return Status::InProgress;
 }
@@ -202,7 +257,8 @@ Status SimTransport::put_signal(std::size_t lane, Rank peer, ConstBuffer local, 
     return Status::Error;
   const LaneAttrs& attrs = route.path->lanes[lane];
   auto [src, dst] = route.nics(lane);
-  const Seconds at = network_.book(src, local.size, attrs.bandwidth, attrs.gap);
+  const Seconds at = network_.book(src, local.size, attrs.bandwidth_at(local.size), attrs.gap);
+  const double rate = rate_of(attrs, local.size);
   auto flight = new_flight();
   flight->kind = Flight::Kind::PutSignal;
   flight->peer = rank_;
@@ -216,7 +272,7 @@ Status SimTransport::put_signal(std::size_t lane, Rank peer, ConstBuffer local, 
   flight->done = std::move(done);
   flight->sender = this;
   if (at <= s4u::Engine::get_clock() && local.size > 0) {
-    flight->comm = s4u::Comm::sendto_async(src, dst, local.size);
+    flight->comm = transfer(src, dst, local.size, rate);
     target.add_flight(std::move(flight));
     return Status::InProgress;
   }
@@ -224,11 +280,11 @@ Status SimTransport::put_signal(std::size_t lane, Rank peer, ConstBuffer local, 
   // the transfer at its date (or lands the signal a latency later), so
   // that the caller goes on meanwhile.
   const Seconds latency = attrs.latency;
-  s4u::Actor::create("nic", src, [&target, src, dst, at, latency, f = flight.release()] {
+  s4u::Actor::create("nic", src, [&target, src, dst, at, latency, rate, f = flight.release()] {
     std::unique_ptr<Flight> flight(f);
     s4u::this_actor::sleep_until(at);
     if (flight->size > 0) {
-      flight->comm = s4u::Comm::sendto_async(src, dst, flight->size);
+      flight->comm = transfer(src, dst, flight->size, rate);
       target.add_flight(std::move(flight));
       return;
     }
@@ -265,7 +321,7 @@ RemoteAddr SimTransport::remote_addr(const MemoryRegion& region, const std::byte
 }
 
 void SimTransport::copy(std::byte* dst, const std::byte* src, Bytes n) {
-  busy(static_cast<double>(n) / memcpy_bw_);
+  busy(static_cast<double>(n) / memcpy_steps_.at(n, memcpy_bw_));
   if (dst && src && n)
     std::memcpy(dst, src, n);
 }
@@ -320,7 +376,7 @@ void SimTransport::landed(std::unique_ptr<Flight> flight) {
       const SimNetwork::Route route = network_.route(rank_, flight->peer);
       auto [mine, theirs] = route.nics(flight->lane);
       flight->kind = Flight::Kind::GetData;
-      flight->comm = s4u::Comm::sendto_async(theirs, mine, flight->size);
+      flight->comm = transfer(theirs, mine, flight->size, rate_of(route.path->lanes[flight->lane], flight->size));
       flights_.push_back(std::move(flight));
       return;
     }
@@ -339,7 +395,7 @@ void SimTransport::landed(std::unique_ptr<Flight> flight) {
       return;
   }
   // A get or put completion is polled from the completion queue: o_recv.
-  const Seconds cpu = path(flight->peer).lanes[flight->lane].o_recv;
+  const Seconds cpu = path(flight->peer).lanes[flight->lane].o_recv_at(flight->size);
   ready_.push_back({nullptr, std::move(flight->done), Status::Ok, cpu});
   recycle(std::move(flight));
 }

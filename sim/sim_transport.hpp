@@ -194,6 +194,7 @@ class SimTransport final : public Transport {
   Rank rank_;
   std::unique_ptr<SimDeviceMemory> device_;
   BytesPerSecond memcpy_bw_;
+  SizeSteps memcpy_steps_;  ///< memcpy_bw_ by the size of the copy, where it changes with it
   std::vector<AmHandler> handlers_;  ///< by AM id, as far as the largest id set: 8 KiB less per rank than all 256
   std::unique_ptr<Flight> new_flight();
   void recycle(std::unique_ptr<Flight> flight);

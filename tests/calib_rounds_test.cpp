@@ -102,7 +102,7 @@ Path copy_path(BytesPerSecond memcpy_bw) {
   mm.max_bcopy = 8176;
   mm.seg_size = 8192;
   mm.max_zcopy = 0;
-  return Path{"node0", "node1", {mm}, memcpy_bw, memcpy_bw, {}, {}};
+  return Path{"node0", "node1", {mm}, memcpy_bw, memcpy_bw};
 }
 
 /// The model's time of `curve` at n bytes on `path`.

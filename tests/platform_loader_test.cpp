@@ -160,6 +160,48 @@ TEST(PlatformLoader, MultiLinkRouteMergesItsLinks) {
                  "seg=8192 caps=am_short,am_bcopy,put_zcopy\n");
 }
 
+// one_rail_steps.xml: o_send, o_recv and memcpy_bw in size:value sections.
+TEST(PlatformLoader, SizeStepsGiveTheFirstStepAndTheSteps) {
+  const std::string out = with_platform(fixture("one_rail_steps.xml"), [](const LogGPPlatform& p) {
+    const Path path = p.path("node0", "node1");
+    const LaneAttrs& lane = path.lanes.at(0);
+    const auto bytes_per_second = [](double v) { return num(v); };
+    const auto seconds = [](double v) { return num(v); };
+    std::string breaks;
+    for (Bytes b : path.breakpoints())
+      breaks += " " + std::to_string(b);
+    return describe(path) + "o_send " + lane.o_send_steps.to_string(seconds) + "\no_recv " +
+           lane.o_recv_steps.to_string(seconds) + "\nmemcpy " + path.memcpy_remote_steps.to_string(bytes_per_second) +
+           "\nbreaks" + breaks + "\nat 64K: o=" + num(path.at(65536).lanes[0].o_send) + "/" +
+           num(path.at(65536).lanes[0].o_recv) + " memcpy " + num(path.at(65536).memcpy_bw_local) + "\n";
+  });
+  EXPECT_EQ(out, "node0->node1 memcpy 1.6e+10 1.6e+10\n"
+                 "r0 L=2e-06 B=1e+10 o=3e-07/2e-07 g=1e-08 reg=5e-06+2e-12/B short=256 bcopy=4096 zcopy=1073741824 "
+                 "seg=4096 caps=" + std::string(kAllCaps) + "\n"
+                 "o_send 0:3e-07; 1K:5e-07\n"
+                 "o_recv 0:2e-07; 64K:4e-07\n"
+                 "memcpy 0:1.6e+10; 2K:8e+09; 1M:4e+09\n"
+                 "breaks 1024 2048 16384 65536 1048576\n"
+                 "at 64K: o=5e-07/4e-07 memcpy 8e+09\n");
+}
+
+// Size steps out of order, not from 0, with an empty section or a bad unit,
+// on a figure that takes one value, or faster than the link: the file and
+// line, and what is wrong.
+TEST(PlatformLoader, BadSizeStepsNameTheFileAndLine) {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"bad_steps_unsorted.xml", ":12: link 'l': xover:o_send: size steps must be in increasing size order (1K after 4K)"},
+      {"bad_steps_no_zero.xml", ":12: link 'l': xover:o_send: the first size step must start at 0 (got 1K)"},
+      {"bad_steps_empty.xml", ":12: link 'l': xover:o_send: '' is not a size:value section"},
+      {"bad_steps_unit.xml", ":12: link 'l': xover:o_send: '0.5xs': unknown time unit 'xs'"},
+      {"bad_steps_gap.xml", ":12: link 'l': xover:gap: takes one value, not size steps"},
+      {"bad_steps_memcpy.xml", ":10: host 'a': xover:memcpy_bw: size steps must be in increasing size order"},
+      {"bad_steps_above_link.xml", ":12: link 'l': xover:bandwidth: 9e+11 B/s from 1K is above the link's bandwidth"},
+  };
+  for (const auto& [name, what] : cases)
+    EXPECT_THAT(load_error(fixture(name)), StartsWith("ERROR: " + fixture(name) + what)) << name;
+}
+
 TEST(PlatformLoader, ConnectedDijkstraZoneLoads) {
   const std::string out = with_platform(fixture("dijkstra.xml"), [](const LogGPPlatform& p) {
     const LaneAttrs lane = p.path("b", "a").lanes.at(0);
@@ -207,7 +249,7 @@ TEST(PlatformLoader, UnknownXoverPropertyListsTheKnownOnes) {
   EXPECT_EQ(load_error(file), "ERROR: " + file +
                                   ":12: link 'l': unknown property 'xover:o_snd' (known: xover:o_send, xover:o_recv, "
                                   "xover:gap, xover:reg_cost, xover:reg_growth, xover:max_short, xover:max_bcopy, "
-                                  "xover:max_zcopy, xover:seg_size, xover:caps)");
+                                  "xover:max_zcopy, xover:seg_size, xover:caps, xover:bandwidth)");
 }
 
 TEST(PlatformLoader, UnknownHostProperty) {

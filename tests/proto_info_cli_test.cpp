@@ -41,6 +41,30 @@ TEST(ProtoInfoCli, DefaultPlatformTable) {
   EXPECT_EQ(r.err, "");
 }
 
+// tests/data/platforms/one_rail_steps.xml: each figure that changes with
+// size under its lane, and the cost lines split where a protocol's figures
+// change (eager/bcopy: o_send at 1 KiB, the copies at 2 KiB).
+TEST(ProtoInfoCli, SizeStepsShowUnderTheirLaneAndSplitTheCostLines) {
+  const auto r = proto_info("--platform " + data("one_rail_steps.xml"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("#     lane r0 o_send by size: 0:300.000ns; 1K:500.000ns\n"));
+  EXPECT_THAT(r.out, HasSubstr("#     lane r0 o_recv by size: 0:200.000ns; 64K:400.000ns\n"));
+  EXPECT_THAT(r.out, HasSubstr("#     lane r0 bandwidth by size: 0:10.000 GB/s; 16K:8.000 GB/s; 1M:5.000 GB/s\n"));
+  EXPECT_THAT(r.out, HasSubstr("#     memcpy at node1 by size: 0:16.000 GB/s; 2K:8.000 GB/s; 1M:4.000 GB/s\n"));
+  EXPECT_THAT(r.out, HasSubstr("  eager/bcopy          0..1023                c 2.502us     m  0.22500 ns/B"));
+  EXPECT_THAT(r.out, HasSubstr("  eager/bcopy          1024..2047             c 2.702us     m  0.22500 ns/B"));
+  EXPECT_THAT(r.out, HasSubstr("  eager/bcopy          2048..4080             c 2.702us     m  0.35000 ns/B"));
+  const auto json = test::run_command(kXover + " proto-info --json --platform " + data("one_rail_steps.xml") +
+                                      " | python3 -c '"
+                                      "import json, sys\n"
+                                      "d = json.load(sys.stdin)\n"
+                                      "assert d[\"lanes\"][0][\"o_send_steps\"][1] == {\"from\": 1024, \"value\": 5e-07}\n"
+                                      "assert [s[\"from\"] for s in d[\"memcpy_remote_steps\"]] == [0, 2048, 1048576]\n"
+                                      "print(\"json ok\")'");
+  EXPECT_EQ(json.status, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("json ok"));
+}
+
 TEST(ProtoInfoCli, JsonCarriesRangesCostsAndClosedForm) {
   const auto r = test::run_command(
       kXover + " proto-info --json --platform " + kSource +
@@ -112,6 +136,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"--platform " + data("no_route.xml") + " --from a --to lonely",
                  data("no_route.xml") + ": no route from a to lonely"},
         BadInput{"--platform " + data("unknown_prop.xml"), "unknown property 'xover:o_snd'"},
+        BadInput{"--platform " + data("bad_steps_unsorted.xml"),
+                 data("bad_steps_unsorted.xml") + ":12: link 'l': xover:o_send: size steps must be in increasing"},
         BadInput{"--platform " + data("duplicate_route.xml"),
                  data("duplicate_route.xml") + ":9: the route from 'b' to 'a' is already declared at line 8"},
         BadInput{"--from node0 --to nodeX", "unknown node 'nodeX' (nodes: node0, node1)"}));

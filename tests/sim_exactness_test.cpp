@@ -158,6 +158,39 @@ TEST(SimExactness, DeviceMemoryProtocolsMatchTheirModels) {
   EXPECT_EQ(bounded, 3);
 }
 
+// Figures that change with the operation's size (one_rail_steps.xml: memcpy
+// steps at 2 KiB and 1 MiB, o_send at 1 KiB, o_recv at 64 KiB, the wire's
+// bandwidth at 16 KiB and 1 MiB, moved at a SimGrid flow rate): every
+// protocol still matches its model below, at and above each breakpoint,
+// where the model is exact; fragmented messages whose last fragment is
+// short stay within its slowest stage.
+TEST(SimExactness, SizeStepsOnOneRailMatchTheModelOnBothSidesOfEachBreakpoint) {
+  const std::vector<std::string> curves{"eager/short",       "eager/bcopy", "eager/zcopy", "eager/multi/bcopy",
+                                        "eager/multi/zcopy", "rndv/am",     "rndv/get"};
+  const std::vector<Bytes> sizes{0,     200,   1023,  1024,  1025,  2047,  2048,  2049,    kMultiFragment,
+                                 kRndvAmFragment, 3 * kMultiFragment, 16383, 16384, 16385, 65535, 65536, 65537,
+                                 16 * kRndvAmFragment,
+                                 (1 << 20) - 1,   1 << 20,            (1 << 20) + 1, 1 << 22};
+  const auto results = simulate(kData + "one_rail_steps.xml", curves, sizes,
+                                {{"cache", with("reg_cache", "on")}, {"nocache", with("reg_cache", "off")}});
+  int exact = 0;
+  for (const auto& [key, points] : results) {
+    for (const Measured& m : points) {
+      ASSERT_GT(m.model, 0) << key << " " << m.size;
+      const bool multi = m.protocol.starts_with("eager/multi");
+      const Bytes fragment = multi ? kMultiFragment : kRndvAmFragment;
+      const bool fragmented = (multi || m.protocol == "rndv/am") && m.size > fragment;
+      if (!fragmented || m.size % fragment == 0) {
+        EXPECT_NEAR(m.time, m.model, 1e-9 * m.model) << key << " at " << m.size << " B";
+        ++exact;
+      } else {
+        EXPECT_NEAR(m.time, m.model, 1.5e-6) << key << " at " << m.size << " B";
+      }
+    }
+  }
+  EXPECT_GE(exact, 120);
+}
+
 // Two equal rails of 10 GB/s: rndv/get over both against rndv/get over one.
 // Both match their models, and the difference between them is n/(2B) plus a
 // constant (one more get to post and take in): the wire time halves.
@@ -181,6 +214,24 @@ TEST(SimExactness, StripingOverTwoRailsHalvesTheWireTime) {
   // o_s + k·o_r) grows from 0.5 us to max(0.8, 0.7) = 0.8 us, and the RTS
   // carries a second (lane, key, address): 24 B at 10 GB/s.
   EXPECT_NEAR(constant.front(), -(0.8e-6 - 0.5e-6) - 24.0 / 10e9, 1e-12);
+}
+
+// The same two rails with a bandwidth step at 16 KiB (10 GB/s, then 6 GB/s):
+// where each rail's share is in the message's step, rndv/get over both
+// matches its model, and its wire time is n/(2·6 GB/s).
+TEST(SimExactness, StripingWithBandwidthStepsMatchesTheModel) {
+  const std::vector<Bytes> sizes{100000, 1 << 20, 1 << 22};
+  const auto results = simulate(kData + "two_rails_steps.xml", {"rndv/get"}, sizes,
+                                {{"one", with("max_rndv_lanes", "1")}, {"two", with("max_rndv_lanes", "2")}});
+  const auto& one = results.at("one rndv/get");
+  const auto& two = results.at("two rndv/get");
+  ASSERT_EQ(one.size(), sizes.size());
+  ASSERT_EQ(two.size(), sizes.size());
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    EXPECT_NEAR(one[i].time, one[i].model, 1e-9 * one[i].model) << sizes[i];
+    EXPECT_NEAR(two[i].time, two[i].model, 1e-9 * two[i].model) << sizes[i];
+  }
+  EXPECT_NEAR((one[2].time - two[2].time) - (one[1].time - two[1].time), 3.0 * (1 << 20) / 12e9, 1e-12);
 }
 
 }  // namespace

@@ -73,6 +73,53 @@ TEST(ThresholdTableGolden, OneLaneNoRegistrationCache) {
                                           {175301, kSizeMax, "rndv/get"}}));
 }
 
+// The lane above with a memcpy that leaves the cache at 2 KiB: 4 GB/s
+// (0.25 ns/B) below, 1 GB/s (1 ns/B) from 2048 B. Registration cache off.
+//   eager/bcopy   1816 + 1.5n below 2048, 1816 + 3n from it
+//   eager/zcopy   2746.1 + 1.25n below 2048, 2746.1 + 2n from it
+//     below 2048 bcopy stays cheaper (they would cross at 3720.4); from
+//     2048 zcopy is: the handover moves to the breakpoint
+//   eager/multi/zcopy, S = 4072, fragments copied at 1 ns/B: t_s = 400,
+//     t_w = 4104, t_r = 4472, m* = 4472/4072 = 1.0982318, fill 9976
+//     → 6434.1 + 1.0982318n past S
+//   rndv/get  6878.718 + 0.99n, as above (it copies nothing): meets
+//     multi/zcopy at 444.618 / 0.1082318 = 4108.02
+TEST(ThresholdTableGolden, MemcpyStepMovesTheCopyHandoverToItsBreakpoint) {
+  Path path = test::path({one_lane()}, 4);
+  path.memcpy_local_steps = SizeSteps({{0, 4e9}, {2048, 1e9}});
+  path.memcpy_remote_steps = path.memcpy_local_steps;
+  const ThresholdTable table = ThresholdTable::build(path, no_reg_cache());
+  EXPECT_EQ(rows(table), (std::vector<Row>{{0, 56, "eager/short"},
+                                          {57, 2047, "eager/bcopy"},
+                                          {2048, 4088, "eager/zcopy"},
+                                          {4089, 4108, "eager/multi/zcopy"},
+                                          {4109, kSizeMax, "rndv/get"}}));
+  const std::size_t bcopy = table.lookup(100) - table.choices().data();
+  EXPECT_NEAR(*table.selection_cost(bcopy, 2047), (1816 + 1.5 * 2047) * 1e-9, 1e-15);
+  EXPECT_NEAR(*table.selection_cost(bcopy, 2048), (1816 + 3 * 2048) * 1e-9, 1e-15);
+}
+
+// An o_send that grows at 1 KiB: control messages keep the first step's,
+// so rndv/get's RTS and ACK cost what they did, and only the gets' post
+// (one o_send at n) moves: rndv/get past 1 KiB costs 0.99 × 600 ns more
+// than without the step; eager/bcopy, whose one message is n bytes, pays
+// the full 600 ns.
+TEST(ThresholdTableGolden, ControlMessagesTakeTheFirstStep) {
+  LaneAttrs stepped = one_lane();
+  stepped.o_send_steps = SizeSteps({{0, 400e-9}, {1024, 1000e-9}});
+  const ThresholdTable plain = ThresholdTable::build(test::path({one_lane()}, 4), no_reg_cache());
+  const ThresholdTable table = ThresholdTable::build(test::path({stepped}, 4), no_reg_cache());
+  const auto cost = [](const ThresholdTable& t, std::string_view name, Bytes n) {
+    for (std::size_t i = 0; i < t.choices().size(); ++i)
+      if (t.choices()[i].protocol->name == name)
+        return *t.selection_cost(i, n);
+    return -1.0;
+  };
+  EXPECT_NEAR(cost(table, "rndv/get", 1023), cost(plain, "rndv/get", 1023), 1e-15);
+  EXPECT_NEAR(cost(table, "rndv/get", 1024) - cost(plain, "rndv/get", 1024), 0.99 * 600e-9, 1e-15);
+  EXPECT_NEAR(cost(table, "eager/bcopy", 1024) - cost(plain, "eager/bcopy", 1024), 600e-9, 1e-15);
+}
+
 // A table per memory type: the host table is the one above whatever asks
 // for it, and holds no protocol of device memory; the cuda table holds
 // only those, and is empty on a path without device figures.

@@ -108,6 +108,50 @@ std::string format_lane_line(const LaneAttrs& lane) {
   return buf;
 }
 
+namespace {
+
+std::string time_text(double t) {
+  return format_time(t);
+}
+
+std::string rate_text(double rate) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f GB/s", rate / 1e9);
+  return buf;
+}
+
+// The figures of `path` that change with the operation's size, a line each.
+std::string format_steps(const Path& path) {
+  std::string out;
+  auto line = [&out](const std::string& what, const SizeSteps& steps, std::string (*text)(double)) {
+    if (!steps.empty())
+      out += "#     " + what + " by size: " + steps.to_string(text) + "\n";
+  };
+  for (const LaneAttrs& lane : path.lanes) {
+    line("lane " + lane.name + " o_send", lane.o_send_steps, time_text);
+    line("lane " + lane.name + " o_recv", lane.o_recv_steps, time_text);
+    line("lane " + lane.name + " bandwidth", lane.bandwidth_steps, rate_text);
+  }
+  line("memcpy at " + path.from, path.memcpy_local_steps, rate_text);
+  line("memcpy at " + path.to, path.memcpy_remote_steps, rate_text);
+  return out;
+}
+
+void steps_json(JsonWriter& j, std::string_view key, const SizeSteps& steps) {
+  if (steps.empty())
+    return;
+  j.key(key).begin_array();
+  for (const SizeStep& step : steps.steps()) {
+    j.begin_object();
+    j.key("from").value(static_cast<std::uint64_t>(step.from));
+    j.key("value").value(step.value);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+}  // namespace
+
 std::string format_proto_info_text(const ProtoInfoReport& r) {
   const Path& path = r.path;
   const EndpointLanes& el = r.table.lanes();
@@ -117,6 +161,7 @@ std::string format_proto_info_text(const ProtoInfoReport& r) {
   os << "# path        " << path.from << " -> " << path.to << "\n";
   for (const LaneAttrs& lane : path.lanes)
     os << format_lane_line(lane);
+  os << format_steps(path);
   os << "# operation   tag_send, " << mem_type_name(r.table.mem()) << " memory, optimised for "
      << perf_name(r.table.perf()) << "\n";
   settings_line(os, r.config);
@@ -174,9 +219,14 @@ std::string format_proto_info_json(const ProtoInfoReport& r) {
     j.key("o_recv").value(lane.o_recv);
     j.key("gap").value(lane.gap);
     j.key("caps").value(lane.caps.to_string());
+    steps_json(j, "o_send_steps", lane.o_send_steps);
+    steps_json(j, "o_recv_steps", lane.o_recv_steps);
+    steps_json(j, "bandwidth_steps", lane.bandwidth_steps);
     j.end_object();
   }
   j.end_array();
+  steps_json(j, "memcpy_local_steps", path.memcpy_local_steps);
+  steps_json(j, "memcpy_remote_steps", path.memcpy_remote_steps);
   auto shares = [&](const std::vector<LaneShare>& lanes) {
     j.begin_array();
     for (const LaneShare& share : lanes) {

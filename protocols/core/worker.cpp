@@ -35,7 +35,9 @@ const ThresholdTable& Worker::build_table(Rank peer) {
   const Path& path = transport_.path(peer);
   const auto same = [&](const auto& entry) {
     return entry.second->mem() == MemType::Host && entry.first.lanes == path.lanes && entry.first.memcpy_bw_local == path.memcpy_bw_local &&
-           entry.first.memcpy_bw_remote == path.memcpy_bw_remote;
+           entry.first.memcpy_bw_remote == path.memcpy_bw_remote &&
+           entry.first.memcpy_local_steps == path.memcpy_local_steps &&
+           entry.first.memcpy_remote_steps == path.memcpy_remote_steps;
   };
   auto shared = std::find_if(tables_.begin(), tables_.end(), same);
   if (shared == tables_.end()) {
@@ -62,7 +64,9 @@ const ThresholdTable& Worker::table(Rank peer, MemType mem) {
   const auto same = [&](const auto& entry) {
     return entry.second->mem() == mem && entry.first.lanes == path.lanes &&
            entry.first.memcpy_bw_local == path.memcpy_bw_local &&
-           entry.first.memcpy_bw_remote == path.memcpy_bw_remote && entry.first.device_local == path.device_local &&
+           entry.first.memcpy_bw_remote == path.memcpy_bw_remote &&
+           entry.first.memcpy_local_steps == path.memcpy_local_steps &&
+           entry.first.memcpy_remote_steps == path.memcpy_remote_steps && entry.first.device_local == path.device_local &&
            entry.first.device_remote == path.device_remote;
   };
   auto shared = std::find_if(tables_.begin(), tables_.end(), same);

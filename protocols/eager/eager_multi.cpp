@@ -8,6 +8,8 @@
 //   n > S:  cost::fragment_pipeline with per fragment
 //           t_s = o_s + S/M_s (bcopy) or o_s (zcopy), t_r = o_r + S/M_r;
 //   zcopy adds reg(n) on every eager lane's memory domain before the first.
+// Figures that change with the operation's size (LaneAttrs::o_send_steps,
+// bandwidth_steps, the memcpy steps) are taken at n for one fragment and at S for many.
 //
 // One stage at each end, so no stage is kept in the request. The sender
 // cuts the message and sends every fragment {tag, seq, total, offset} back
@@ -46,13 +48,18 @@ std::optional<ProtoCandidate> probe_multi(const ProbeContext& ctx, bool zcopy) {
   const LaneAttrs& first = ctx.path.lanes[lanes.front().lane];
   const LinearFunc send_copy = zcopy ? LinearFunc{} : cost::copy(ctx.path.memcpy_bw_local);
   const LinearFunc recv_copy = cost::copy(ctx.path.memcpy_bw_remote);
+  // Past one fragment, every operation moves `payload` bytes.
+  const Path fragment = ctx.path.at(payload);
+  const LaneAttrs& first_fragment = fragment.lanes[lanes.front().lane];
+  const LinearFunc fragment_send_copy = zcopy ? LinearFunc{} : cost::copy(fragment.memcpy_bw_local);
+  const LinearFunc fragment_recv_copy = cost::copy(fragment.memcpy_bw_remote);
 
   PerfFactors one = cost::am_message(first, wire::kMultiHdr);
   one[Factor::LocalCpu] += send_copy;
   one[Factor::RemoteCpu] += recv_copy;
-  PerfFactors many = cost::fragment_pipeline(ctx.path, lanes, payload, wire::kMultiHdr,
-                                             LinearFunc::constant(first.o_send) + send_copy,
-                                             LinearFunc::constant(first.o_recv) + recv_copy);
+  PerfFactors many = cost::fragment_pipeline(fragment, lanes, payload, wire::kMultiHdr,
+                                             LinearFunc::constant(first_fragment.o_send) + fragment_send_copy,
+                                             LinearFunc::constant(first_fragment.o_recv) + fragment_recv_copy);
   if (zcopy) {
     const LinearFunc reg = cost::registration(ctx.path, lanes, ctx.config.reg_cache);
     one[Factor::LocalCpu] += reg;

@@ -1,5 +1,6 @@
 #include "protocols/lanes/lane.hpp"
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 #include <utility>
@@ -60,6 +61,41 @@ LaneCaps LaneCaps::parse(std::string_view text) {
     text.remove_prefix(comma + 1);
   }
   return caps;
+}
+
+LaneAttrs LaneAttrs::at(Bytes n) const {
+  LaneAttrs out = *this;
+  out.o_send = o_send_at(n);
+  out.o_recv = o_recv_at(n);
+  out.bandwidth = bandwidth_at(n);
+  return out;
+}
+
+Path Path::at(Bytes n) const {
+  Path out = *this;
+  for (LaneAttrs& lane : out.lanes)
+    lane = lane.at(n);
+  out.memcpy_bw_local = memcpy_local_at(n);
+  out.memcpy_bw_remote = memcpy_remote_at(n);
+  return out;
+}
+
+std::vector<Bytes> Path::breakpoints() const {
+  std::vector<Bytes> out;
+  auto add = [&out](const SizeSteps& steps) {
+    const std::vector<Bytes> more = steps.breakpoints();
+    out.insert(out.end(), more.begin(), more.end());
+  };
+  for (const LaneAttrs& lane : lanes) {
+    add(lane.o_send_steps);
+    add(lane.o_recv_steps);
+    add(lane.bandwidth_steps);
+  }
+  add(memcpy_local_steps);
+  add(memcpy_remote_steps);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 }  // namespace xover

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "protocols/lanes/size_steps.hpp"
 #include "protocols/units.hpp"
 
 namespace xover {
@@ -67,6 +68,26 @@ struct LaneAttrs {
   Bytes max_zcopy = Bytes{1} << 30; ///< largest zero-copy operation
   Bytes seg_size = 8192;            ///< receive segment: the largest active message that lands
   LaneCaps caps = LaneCaps::all();
+  /// o_s, o_r and 1/G by the size of the operation (an active message's
+  /// payload, a get's or put's bytes), where they change with it; empty when
+  /// the plain field holds at every size. With steps, o_send, o_recv and
+  /// bandwidth hold the figures of the operation size the lane was resolved
+  /// at (at()): the first step's as loaded. A simulated lane with bandwidth
+  /// steps moves each operation's bytes at its step's rate, at most the
+  /// links' bandwidth.
+  SizeSteps o_send_steps = {};
+  SizeSteps o_recv_steps = {};
+  SizeSteps bandwidth_steps = {};
+
+  /// o_s for an operation of n bytes.
+  Seconds o_send_at(Bytes n) const { return o_send_steps.at(n, o_send); }
+  /// o_r for an operation of n bytes.
+  Seconds o_recv_at(Bytes n) const { return o_recv_steps.at(n, o_recv); }
+  /// 1/G for an operation of n bytes.
+  BytesPerSecond bandwidth_at(Bytes n) const { return bandwidth_steps.at(n, bandwidth); }
+  /// The lane as an operation of n bytes sees it: o_send, o_recv and bandwidth at n,
+  /// the steps kept.
+  LaneAttrs at(Bytes n) const;
 
   bool operator==(const LaneAttrs&) const = default;
 };
@@ -94,8 +115,24 @@ struct Path {
   std::vector<LaneAttrs> lanes;
   BytesPerSecond memcpy_bw_local = 10e9;     ///< sender's memcpy bandwidth
   BytesPerSecond memcpy_bw_remote = 10e9;    ///< receiver's memcpy bandwidth
-  DeviceCopy device_local;                   ///< sender's device memory
-  DeviceCopy device_remote;                  ///< receiver's device memory
+  /// Each end's memcpy bandwidth by the size of the copy, where it changes
+  /// with it (in cache, past the last level); empty when the figure above
+  /// holds at every size. With steps, the figures above are the ones at the
+  /// size the path was resolved at (at()): the first step's as loaded.
+  SizeSteps memcpy_local_steps = {};
+  SizeSteps memcpy_remote_steps = {};
+  DeviceCopy device_local = {};              ///< sender's device memory
+  DeviceCopy device_remote = {};             ///< receiver's device memory
+
+  /// The sender's memcpy bandwidth for a copy of n bytes.
+  BytesPerSecond memcpy_local_at(Bytes n) const { return memcpy_local_steps.at(n, memcpy_bw_local); }
+  /// The receiver's memcpy bandwidth for a copy of n bytes.
+  BytesPerSecond memcpy_remote_at(Bytes n) const { return memcpy_remote_steps.at(n, memcpy_bw_remote); }
+  /// The path as operations of n bytes see it: every lane and copy figure
+  /// at n, the steps kept.
+  Path at(Bytes n) const;
+  /// The sizes where any figure of the path changes step, ascending, each once.
+  std::vector<Bytes> breakpoints() const;
 };
 
 /// What a node's device and its proxy thread do per alltoall step

@@ -52,6 +52,8 @@ struct PerfFactors {
   PiecewiseFunc cost(PerfType type, Bytes from, Bytes to) const;
   /// Every factor multiplied by `k` (the rendezvous bias of the seed's `d`).
   PerfFactors scaled(double k) const;
+
+  bool operator==(const PerfFactors&) const = default;
 };
 
 }  // namespace xover

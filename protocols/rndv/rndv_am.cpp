@@ -6,7 +6,10 @@
 //   T(n) = reg(n) + RTS(o_s + L + 48/B + o_r) + RTR(o_s + L + 16/B + o_r) + data(n)
 //   data(n) = o_s + L + (16+n)/B + o_r + n/M_r         for n ≤ S
 //           = cost::fragment_pipeline(t_s = o_s, t_r = o_r + S/M_r)  above
-// with S = segment − header. Counted to the receiver's completion.
+// with S = segment − header. Counted to the receiver's completion. Figures
+// that change with the operation's size (LaneAttrs::o_send_steps, bandwidth_steps,
+// the memcpy steps) are taken at 0 for RTS and RTR, at n for a message of one fragment,
+// and at S for the fragments of a longer one.
 //
 // Stages (RndvAmStage): Rts at the sender, Rtr at the receiver, Data at the
 // sender; the receiver takes the fragments in its Rtr stage.
@@ -52,18 +55,23 @@ std::optional<ProtoCandidate> probe_rndv_am(const ProbeContext& ctx) {
   const Bytes payload = fragment_payload(ctx.path, lanes);
   if (payload == 0)
     return std::nullopt;
-  const LaneAttrs& am = ctx.path.lanes[*ctx.lanes.am];
+  // Control messages carry no payload; fragments carry `payload` bytes each.
+  const Path control = ctx.path.at(0);
+  const Path fragment = ctx.path.at(payload);
+  const LaneAttrs& am = control.lanes[*ctx.lanes.am];
   const LaneAttrs& first = ctx.path.lanes[lanes.front().lane];
+  const LaneAttrs& first_fragment = fragment.lanes[lanes.front().lane];
   const LinearFunc recv_copy = cost::copy(ctx.path.memcpy_bw_remote);
+  const LinearFunc fragment_copy = cost::copy(fragment.memcpy_bw_remote);
 
   PerfFactors handshake = cost::control_message(am, wire::kRtsHdr) + reply_message(am);
   handshake[Factor::LocalCpu] += cost::registration(ctx.path, lanes, ctx.config.reg_cache);
 
   PerfFactors one = cost::am_message(first, wire::kRndvDataHdr);
   one[Factor::RemoteCpu] += recv_copy;
-  const PerfFactors many = cost::fragment_pipeline(ctx.path, lanes, payload, wire::kRndvDataHdr,
-                                                   LinearFunc::constant(first.o_send),
-                                                   LinearFunc::constant(first.o_recv) + recv_copy);
+  const PerfFactors many = cost::fragment_pipeline(fragment, lanes, payload, wire::kRndvDataHdr,
+                                                   LinearFunc::constant(first_fragment.o_send),
+                                                   LinearFunc::constant(first_fragment.o_recv) + fragment_copy);
   return ProtoCandidate{{PerfRange{0, payload, handshake + one}, PerfRange{payload + 1, kSizeMax, handshake + many}},
                         lanes};
 }

@@ -13,7 +13,10 @@
 // posts end before the first completion (2L + n/ΣB ≥ (k−1)·o_s). A share
 // above a lane's max_zcopy goes as several gets posted back to back; each
 // moves max_zcopy bytes (a gibibyte by default), so the wire hides their
-// posting and the formula holds.
+// posting and the formula holds. Figures that change with the operation's
+// size (LaneAttrs::o_send_steps, bandwidth_steps) are taken at 0 for RTS,
+// ACK and the read request, and at n for the gets: exact on one lane; over k lanes each get moves its share,
+// whose step the model takes to be n's.
 //
 // Stages (RndvGetStage): Rts at the sender, Fetch then Ack at the receiver;
 // the ACK releases the sender's request and completes it.
@@ -38,7 +41,9 @@ std::optional<ProtoCandidate> probe_rndv_get(const ProbeContext& ctx) {
   const std::vector<LaneShare>& lanes = ctx.bw_lanes;
   if (!ctx.lanes.am || lanes.empty())
     return std::nullopt;
-  const LaneAttrs& am = ctx.path.lanes[*ctx.lanes.am];
+  // RTS and ACK carry no payload: their figures are the lane's at 0.
+  const Path control = ctx.path.at(0);
+  const LaneAttrs& am = control.lanes[*ctx.lanes.am];
   const LaneAttrs& first = ctx.path.lanes[lanes.front().lane];
   const double k = static_cast<double>(lanes.size());
   BytesPerSecond total_bw = 0;
@@ -55,7 +60,9 @@ std::optional<ProtoCandidate> probe_rndv_get(const ProbeContext& ctx) {
   p[Factor::RemoteCpu] += LinearFunc::constant(std::max(k * first.o_send + first.o_recv, first.o_send + k * first.o_recv));
   p[Factor::RemoteCpu] += LinearFunc::constant(am.o_send);
   p[Factor::Latency] += LinearFunc::constant(2 * latency);
-  p[Factor::Network] += LinearFunc{static_cast<double>(wire::kRmaHdr) / first.bandwidth, 1.0 / total_bw};
+  // The read request carries no payload either.
+  const BytesPerSecond request_bw = control.lanes[lanes.front().lane].bandwidth;
+  p[Factor::Network] += LinearFunc{static_cast<double>(wire::kRmaHdr) / request_bw, 1.0 / total_bw};
   p.gap = std::max(p.gap, first.gap);
   // An empty message reads nothing: RTS, then straight to the ACK.
   PerfFactors empty = cost::control_message(am, wire::kRtsHdr + wire::kRtsLaneHdr * lanes.size());
@@ -84,11 +91,13 @@ void finish_gets(Worker& worker, Request& req) {
 }
 
 // The Fetch stage, once a receive matched the RTS: the lanes the sender
-// registered on, weighted by bandwidth as this side sees them. Gets that
+// registered on, weighted by bandwidth as this side sees them for a message
+// of this size (its bandwidth steps, as the probe takes them). Gets that
 // complete while it still posts leave finishing to the Ack stage.
 void recv_start_rndv_get(Worker& worker, Request& req) {
   req.set_stage(RndvGetStage::Fetch);
   const Path& path = worker.transport().path(req.peer);
+  const Bytes fit = std::min(req.length, req.recv_buf.size);
   double total_bw = 0;
   for (const LaneShare& share : req.lanes) {
     if (share.lane >= path.lanes.size() || !path.lanes[share.lane].caps.has(LaneCap::GetZcopy)) {
@@ -96,9 +105,8 @@ void recv_start_rndv_get(Worker& worker, Request& req) {
       finish_gets(worker, req);
       return;
     }
-    total_bw += path.lanes[share.lane].bandwidth;
+    total_bw += path.lanes[share.lane].bandwidth_at(fit);
   }
-  const Bytes fit = std::min(req.length, req.recv_buf.size);
   if (fit == 0 || req.lanes.empty()) {
     finish_gets(worker, req);
     return;
@@ -107,7 +115,7 @@ void recv_start_rndv_get(Worker& worker, Request& req) {
   double before = 0;
   Bytes start = 0;
   for (std::size_t i = 0; i < req.lanes.size(); ++i) {
-    before += path.lanes[req.lanes[i].lane].bandwidth;
+    before += path.lanes[req.lanes[i].lane].bandwidth_at(fit);
     const Bytes end = i + 1 == req.lanes.size() ? fit : static_cast<Bytes>(std::llround(fit * (before / total_bw)));
     const Bytes max_get = std::max<Bytes>(path.lanes[req.lanes[i].lane].max_zcopy, 1);
     for (Bytes offset = start; offset < end;) {

@@ -174,6 +174,10 @@ std::vector<ClosedFormComparison> compare_closed_form(const ThresholdTable& tabl
     if (config.perf == PerfType::Streaming)
       cmp.reasons.push_back("the table optimises streaming; the closed form and the crossover are single-message "
                             "latency");
+    if (!path.breakpoints().empty())
+      cmp.reasons.push_back("the path's figures change with the operation's size (steps from " +
+                            format_size(path.breakpoints().front()) +
+                            "); the seed's inputs and both lines are the first step's, the table's are each size's");
     out.push_back(std::move(cmp));
   }
   return out;

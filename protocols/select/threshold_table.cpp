@@ -60,6 +60,37 @@ void apply_limits(ProtoChoice& choice, const SelectConfig& config) {
   }
 }
 
+// Probes `protocol` once per range of sizes between the path's breakpoints,
+// with the path resolved there, and keeps each answer's ranges inside its
+// own: a cost that is linear on each step. Empty when no range probes.
+std::optional<ProtoCandidate> probe_by_step(const Protocol& protocol, const Path& path, const EndpointLanes& lanes,
+                                            const SelectConfig& config, MemType mem) {
+  static const std::vector<LaneShare> none;
+  const std::vector<LaneShare>& bw = protocol.bw_lanes ? lanes.bw(*protocol.bw_lanes) : none;
+  std::vector<Bytes> starts = path.breakpoints();
+  starts.insert(starts.begin(), 0);
+  std::optional<ProtoCandidate> out;
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    const Bytes lo = starts[i];
+    const Bytes hi = i + 1 < starts.size() ? starts[i + 1] - 1 : kSizeMax;
+    const Path resolved = starts.size() == 1 ? path : path.at(lo);
+    std::optional<ProtoCandidate> part = protocol.probe(ProbeContext{resolved, lanes, bw, config, mem});
+    if (!part)
+      continue;
+    clip(part->ranges, lo, hi);
+    if (!out)
+      out = ProtoCandidate{{}, part->lanes};
+    for (const PerfRange& range : part->ranges) {
+      // A step that changes none of this protocol's figures leaves one range.
+      if (!out->ranges.empty() && out->ranges.back().to + 1 == range.from && out->ranges.back().factors == range.factors)
+        out->ranges.back().to = range.to;
+      else
+        out->ranges.push_back(range);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 ThresholdTable ThresholdTable::build(const Path& path, const SelectConfig& config, MemType mem) {
@@ -77,8 +108,7 @@ ThresholdTable ThresholdTable::build(const Path& path, const SelectConfig& confi
       continue;
     if ((protocol->mem_types & mem_bit(mem)) == 0)
       continue;
-    const ProbeContext ctx{path, table.lanes_, table.bw_lanes(*protocol), config, mem};
-    std::optional<ProtoCandidate> candidate = protocol->probe(ctx);
+    std::optional<ProtoCandidate> candidate = probe_by_step(*protocol, path, table.lanes_, config, mem);
     if (!candidate)
       continue;
     ProtoChoice choice{protocol, std::move(*candidate), protocol->family == ProtoFamily::Rndv ? config.rndv_bias() : 1};

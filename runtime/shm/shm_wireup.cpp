@@ -386,7 +386,7 @@ std::unique_ptr<Transport> make_shm_transport(Bootstrap& boot, const RuntimeOpti
 
     shm::Peer& p = t->peer(r);
     p.path = Path{host + ":" + std::to_string(me), host + ":" + std::to_string(r), {mm}, hello[me].memcpy_bw,
-                  hello[r].memcpy_bw, {}, {}};
+                  hello[r].memcpy_bw};
     p.cma = mine_to.cma_ok != 0 && theirs_to.cma_ok != 0 && mine_to.cma_bw > 0 && theirs_to.cma_bw > 0;
     if (p.cma) {
       LaneAttrs cma;

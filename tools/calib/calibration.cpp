@@ -15,7 +15,10 @@
 //                    (fit_copy_bandwidth; a message that fits the caches
 //                    copies faster than the 4 MiB stream, whose 1/G it
 //                    replaces, and one M holds the sweep's sizes between
-//                    the two); elsewhere the transport's memcpy figure
+//                    the two); elsewhere the transport's memcpy figure;
+//                    by copy size (memcpy steps) where the eager/bcopy
+//                    sweep, whose copies are its messages, needs more than
+//                    one line (fit_copy_steps: segmented least squares)
 //   bandwidth        a lane with gets: 1/slope of the get time (a get lands
 //                    in the user's buffer, with no copy of the core); a lane
 //                    of active messages only: what is left of one message's
@@ -41,6 +44,7 @@
 
 #include "protocols/perf/envelope.hpp"
 #include "protocols/select/threshold_table.hpp"
+#include "tools/calib/segments.hpp"
 
 namespace xover::calib {
 namespace {
@@ -204,7 +208,7 @@ std::vector<const Point*> curve_points(const Results& results, const std::string
 void add_core_overhead(const Measurements& m, const std::string& curve, std::vector<std::size_t>& taken,
                        Calibration& out) {
   const std::vector<const Point*> points = curve_points(m.sweeps, curve);
-  const Path path{"node0", "node1", out.draft.lanes, out.draft.memcpy_bw, out.draft.memcpy_bw, {}, {}};
+  const Path path{"node0", "node1", out.draft.lanes, out.draft.memcpy_bw, out.draft.memcpy_bw};
   SelectConfig config;
   config.forced = {curve};
   const ThresholdTable table = ThresholdTable::build(path, config);
@@ -244,6 +248,27 @@ void add_core_overhead(const Measurements& m, const std::string& curve, std::vec
                                         static_cast<double>(extra.size()), core * 1e6));
 }
 
+/// Copies that change pace with their size (in cache, past it): the
+/// eager/bcopy sweep, whose copies are its messages, in segments; memcpy
+/// steps when it has more than one, the draft's memcpy figure otherwise.
+void fit_copy_steps_from_sweep(const Measurements& m, Calibration& out) {
+  const std::string curve = "eager/bcopy";
+  std::vector<std::pair<Bytes, Seconds>> sweep;
+  for (const Point* p : curve_points(m.sweeps, curve))
+    sweep.emplace_back(p->size, p->median());
+  const Path path{"node0", "node1", out.draft.lanes, out.draft.memcpy_bw, out.draft.memcpy_bw};
+  SizeSteps steps = fit_copy_steps(path, curve, sweep);
+  if (steps.empty())
+    return;
+  std::string text;
+  for (const SizeStep& step : steps.steps())
+    text += (text.empty() ? "" : ", ") + format("%.4f GB/s from ", step.value / 1e9) + format_size(step.from);
+  out.draft.comments.push_back("memcpy bandwidth by copy size, written to the platform: " + text + " (the " + curve +
+                               " sweep in segments by least squares, the copy bandwidth fitted to each)");
+  out.draft.memcpy_steps = std::move(steps);
+  out.draft.memcpy_bw = out.draft.memcpy_steps.steps().front().value;
+}
+
 /// Where the copies are the lane (shared memory): the copy bandwidth fitted
 /// to the eager/multi/bcopy sweep, the protocol that copies most.
 void fit_copy_from_sweep(const Measurements& m, Calibration& out) {
@@ -255,7 +280,7 @@ void fit_copy_from_sweep(const Measurements& m, Calibration& out) {
     out.notes.push_back("no " + curve + " sweep to fit the copy bandwidth to: the stream's kept");
     return;
   }
-  const Path path{"node0", "node1", out.draft.lanes, out.draft.memcpy_bw, out.draft.memcpy_bw, {}, {}};
+  const Path path{"node0", "node1", out.draft.lanes, out.draft.memcpy_bw, out.draft.memcpy_bw};
   const BytesPerSecond stream = out.draft.memcpy_bw;
   out.draft.memcpy_bw = fit_copy_bandwidth(path, curve, sweep);
   out.draft.comments.push_back(format("memcpy bandwidth written to the platform: %.4f GB/s, fitted to the ",
@@ -314,6 +339,29 @@ void find_protocol_changes(const Measurements& m, Calibration& out) {
 }
 
 }  // namespace
+
+SizeSteps fit_copy_steps(const Path& path, const std::string& curve,
+                         const std::vector<std::pair<Bytes, Seconds>>& sweep) {
+  std::vector<double> x, y;
+  for (const auto& [size, seconds] : sweep) {
+    if (!(seconds > 0))
+      return {};
+    x.push_back(static_cast<double>(size));
+    y.push_back(seconds);
+  }
+  if (sweep.size() < 6)
+    return {};
+  const std::vector<Segment> parts = fit_segments(x, y);
+  if (parts.size() < 2)
+    return {};
+  std::vector<SizeStep> steps;
+  for (const Segment& part : parts) {
+    const std::vector<std::pair<Bytes, Seconds>> points(sweep.begin() + static_cast<std::ptrdiff_t>(part.first),
+                                                        sweep.begin() + static_cast<std::ptrdiff_t>(part.last) + 1);
+    steps.push_back({steps.empty() ? 0 : sweep[part.first].first, fit_copy_bandwidth(path, curve, points)});
+  }
+  return SizeSteps(std::move(steps));
+}
 
 BytesPerSecond fit_copy_bandwidth(const Path& path, const std::string& curve,
                                   const std::vector<std::pair<Bytes, Seconds>>& sweep) {
@@ -398,12 +446,14 @@ Calibration calibrate(const Measurements& m) {
   add_core_overhead(m, "rndv/get", taken, out);
   if (copy_lane)
     fit_copy_from_sweep(m, out);
+  fit_copy_steps_from_sweep(m, out);
   for (const LaneAttrs& a : out.draft.lanes)
     out.draft.comments.push_back("lane " + a.name +
                                  format(": L = %.4f us, B = %.4f GB/s, o_s = %.4f us, o_r = %.4f us, g = %.4f us",
                                         a.latency * 1e6, a.bandwidth / 1e9, a.o_send * 1e6, a.o_recv * 1e6,
                                         a.gap * 1e6));
-  const Path path{"node0", "node1", out.draft.lanes, out.draft.memcpy_bw, out.draft.memcpy_bw, {}, {}};
+  const Path path{"node0", "node1", out.draft.lanes, out.draft.memcpy_bw, out.draft.memcpy_bw,
+                  out.draft.memcpy_steps, out.draft.memcpy_steps};
   fit_protocols(m, path, out);
   find_protocol_changes(m, out);
   out.draft.device = m.device;

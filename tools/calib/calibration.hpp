@@ -73,6 +73,15 @@ struct Calibration {
 BytesPerSecond fit_copy_bandwidth(const Path& path, const std::string& curve,
                                   const std::vector<std::pair<Bytes, Seconds>>& sweep);
 
+/// The copy bandwidth of `curve` by copy size, for a protocol whose copies
+/// are as large as its messages (eager/bcopy): the sweep in segments
+/// (fit_segments: a new one only where it cuts the residuals materially,
+/// at most four), fit_copy_bandwidth on each; a step from each segment's
+/// first size. Empty when one segment fits, or the sweep has fewer than
+/// six sizes.
+SizeSteps fit_copy_steps(const Path& path, const std::string& curve,
+                         const std::vector<std::pair<Bytes, Seconds>>& sweep);
+
 /// Fits every lane and protocol and drafts the platform.
 /// @throws std::invalid_argument when a lane has too few points to fit.
 Calibration calibrate(const Measurements& m);

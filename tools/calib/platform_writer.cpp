@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 
@@ -25,6 +26,16 @@ std::string bandwidth_text(const std::string& lane, BytesPerSecond b) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.0fBps", b);
   return buf;
+}
+
+// `plain` through `text`, or `steps` as "0:...;32768:..." when there are any.
+std::string stepped(const SizeSteps& steps, double plain, const std::function<std::string(double)>& text) {
+  if (steps.empty())
+    return text(plain);
+  std::string out;
+  for (const SizeStep& step : steps.steps())
+    out += (out.empty() ? "" : ";") + std::to_string(step.from) + ":" + text(step.value);
+  return out;
 }
 
 std::string prop(const std::string& id, const std::string& value) {
@@ -63,11 +74,13 @@ std::string platform_xml(const PlatformDraft& draft) {
      << "    <prop id=\"surf/precision\" value=\"1e-12\"/>\n"
      << "  </config>\n\n"
      << "  <zone id=\"machine\" routing=\"Full\">\n";
-  char memcpy_bw[48];
-  std::snprintf(memcpy_bw, sizeof memcpy_bw, "%.0fBps", draft.memcpy_bw);
-  if (!std::isfinite(draft.memcpy_bw) || !(draft.memcpy_bw > 0))
-    throw std::invalid_argument("calibrated memcpy bandwidth " + std::to_string(draft.memcpy_bw) +
-                                " B/s is not positive");
+  const std::string memcpy_bw = stepped(draft.memcpy_steps, draft.memcpy_bw, [](double b) {
+    if (!std::isfinite(b) || !(b > 0))
+      throw std::invalid_argument("calibrated memcpy bandwidth " + std::to_string(b) + " B/s is not positive");
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.0fBps", b);
+    return std::string(buf);
+  });
   std::string device;
   if (draft.device)
     device = prop("device_o", time_text("device", "device_o", draft.device->device_o)) +
@@ -84,16 +97,23 @@ std::string platform_xml(const PlatformDraft& draft) {
   os << "\n";
   for (const LaneAttrs& lane : draft.lanes) {
     const std::string rail = rail_name(lane.name);
+    const auto time_of = [&rail](const char* what) {
+      return [&rail, what](double t) { return time_text(rail, what, t); };
+    };
     os << "    <link id=\"" << rail << "\" bandwidth=\"" << bandwidth_text(rail, lane.bandwidth) << "\" latency=\""
        << time_text(rail, "latency", lane.latency) << "\" sharing_policy=\"SPLITDUPLEX\">\n"
-       << prop("o_send", time_text(rail, "o_send", lane.o_send)) << prop("o_recv", time_text(rail, "o_recv", lane.o_recv))
+       << prop("o_send", stepped(lane.o_send_steps, lane.o_send, time_of("o_send")))
+       << prop("o_recv", stepped(lane.o_recv_steps, lane.o_recv, time_of("o_recv")))
        << prop("gap", time_text(rail, "gap", lane.gap)) << prop("reg_cost", time_text(rail, "reg_cost", lane.reg_cost))
        << prop("reg_growth", time_text(rail, "reg_growth", lane.reg_growth))
        << prop("max_short", std::to_string(lane.max_short) + "B")
        << prop("max_bcopy", std::to_string(lane.max_bcopy) + "B")
        << prop("max_zcopy", std::to_string(lane.max_zcopy) + "B")
-       << prop("seg_size", std::to_string(lane.seg_size) + "B") << prop("caps", lane.caps.to_string())
-       << "    </link>\n";
+       << prop("seg_size", std::to_string(lane.seg_size) + "B") << prop("caps", lane.caps.to_string());
+    if (!lane.bandwidth_steps.empty())
+      os << prop("bandwidth", stepped(lane.bandwidth_steps, lane.bandwidth,
+                                      [&rail](double b) { return bandwidth_text(rail, b); }));
+    os << "    </link>\n";
   }
   os << "\n    <!-- node1 to node0 takes the _DOWN half of each link (symmetrical routes). -->\n";
   for (const LaneAttrs& lane : draft.lanes) {

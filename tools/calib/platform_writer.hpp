@@ -18,6 +18,9 @@ struct PlatformDraft {
   std::vector<std::string> comments;  ///< the fit report, one line each
   std::vector<LaneAttrs> lanes;       ///< in the order the hardware lists them; names are rail names
   BytesPerSecond memcpy_bw = 10e9;    ///< both nodes' `xover:memcpy_bw`
+  /// The same by copy size, where it changes with it (written as size
+  /// steps, platforms/README.md); memcpy_bw is then the first step's.
+  SizeSteps memcpy_steps = {};
   /// Both nodes' `xover:device_o`, `threads`, `proxy_o`, `proxy_wake`; none
   /// written when absent.
   std::optional<DeviceAttrs> device;
@@ -27,7 +30,9 @@ struct PlatformDraft {
 /// becomes '-' ("tcp:lo.0" → "tcp-lo-0").
 std::string rail_name(const std::string& lane);
 
-/// The platform XML (SimGrid v4.1, CM02 config block) of `draft`.
+/// The platform XML (SimGrid v4.1, CM02 config block) of `draft`. A lane's
+/// o_send, o_recv and bandwidth steps and the memcpy steps are written as
+/// size steps ("0:33000000000Bps;32768:8000000000Bps").
 /// @throws std::invalid_argument when a lane's bandwidth is not positive or
 /// a time is negative or not finite.
 std::string platform_xml(const PlatformDraft& draft);
