@@ -21,6 +21,7 @@
 
 #include "runtime/shm/shm_transport.hpp"
 #include "runtime/shm/shm_transport_impl.hpp"
+#include "tests/support/pattern.hpp"
 
 namespace xover::runtime::shm {
 namespace {
@@ -29,16 +30,8 @@ constexpr std::uint32_t kCells = 16;
 constexpr std::uint32_t kDescriptors = 4;
 constexpr AmId kId = 3;
 
-std::byte pattern(std::uint64_t seed, std::size_t i) {
-  return static_cast<std::byte>((seed * 131 + i * 7 + (i >> 8)) & 0xff);
-}
-
-std::vector<std::byte> patterned(std::uint64_t seed, std::size_t n) {
-  std::vector<std::byte> v(n);
-  for (std::size_t i = 0; i < n; ++i)
-    v[i] = pattern(seed, i);
-  return v;
-}
+using test::pattern;
+using test::patterned;
 
 /// A ring mapped so that the page right after its last descriptor faults.
 class GuardedRing {

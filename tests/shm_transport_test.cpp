@@ -23,22 +23,15 @@
 #include "runtime/launch/launch.hpp"
 #include "runtime/shm/shm_ring.hpp"
 #include "runtime/shm/shm_transport.hpp"
+#include "tests/support/pattern.hpp"
 
 namespace xover::runtime {
 namespace {
 
 constexpr AmId kEcho = 7;
 
-std::byte pattern(std::uint64_t seed, std::size_t i) {
-  return static_cast<std::byte>((seed * 131 + i * 7 + (i >> 8)) & 0xff);
-}
-
-std::vector<std::byte> patterned(std::uint64_t seed, std::size_t n) {
-  std::vector<std::byte> v(n);
-  for (std::size_t i = 0; i < n; ++i)
-    v[i] = pattern(seed, i);
-  return v;
-}
+using test::pattern;
+using test::patterned;
 
 /// Header of a test message: the payload size and a sequence number that
 /// seeds its pattern.
