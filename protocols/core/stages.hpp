@@ -35,6 +35,25 @@ void part_done(Worker& worker, Request& req, Status status, bool all_handed_over
 void send_fragments(Worker& worker, Request& req, wire::AmKind kind, AmMode mode, Bytes payload,
                     const std::function<void(wire::FragmentHeader&, Bytes offset)>& header);
 
+/// At a sender: an RTR {sender request, receiver request} for a send of
+/// `protocol` waiting in its stage `waiting`, which moves on to `next`.
+/// Returns the send, and the receiver's request in `receiver`; null (and a
+/// bad header counted) when it fits no such send, a second RTR among them.
+template <ProtoStage S>
+Request* take_rtr(Worker& worker, const AmMessage& msg, const Protocol& protocol, S waiting, S next,
+                  Request::Id& receiver) {
+  wire::HeaderReader header(msg.header);
+  Request* req = worker.find(static_cast<Request::Id>(header.get()), RequestKind::Send);
+  receiver = static_cast<Request::Id>(header.get());
+  if (!header.exact() || !req || req->protocol != &protocol || req->peer != msg.source ||
+      req->stage<S>() != waiting) {
+    worker.count_bad_header();
+    return nullptr;
+  }
+  req->set_stage(next);
+  return req;
+}
+
 /// At a receiver: a data fragment {receiver request, offset} + payload of a
 /// receive carried by `protocol` and in its stage `stage`. Placed into the
 /// receive's buffer, each byte once (a repeated fragment is refused, its

@@ -129,15 +129,10 @@ const Protocol rndv_pipe_proto{.name = "rndv/pipe",
 // The RTR {sender request, receiver request} moves the sender from Rts to
 // Data; a second one for the same request is dropped.
 void pipe_rtr_handle(Worker& worker, const AmMessage& msg) {
-  wire::HeaderReader header(msg.header);
-  Request* req = worker.find(static_cast<Request::Id>(header.get()), RequestKind::Send);
-  const auto receiver = static_cast<Request::Id>(header.get());
-  if (!header.exact() || !req || req->protocol != &rndv_pipe_proto || req->peer != msg.source ||
-      req->stage<RndvPipeStage>() != RndvPipeStage::Rts) {
-    worker.count_bad_header();
+  Request::Id receiver = 0;
+  Request* req = stages::take_rtr(worker, msg, rndv_pipe_proto, RndvPipeStage::Rts, RndvPipeStage::Data, receiver);
+  if (!req)
     return;
-  }
-  req->set_stage(RndvPipeStage::Data);
   send_staged_fragments(worker, *req, receiver, fragment_payload(worker.transport().path(req->peer), req->lanes));
 }
 

@@ -105,15 +105,10 @@ const Protocol rndv_am_proto{.name = "rndv/am",
 // The RTR {sender request, receiver request} moves the sender from Rts to
 // Data; a second one for the same request is dropped, not sent twice.
 void rtr_handle(Worker& worker, const AmMessage& msg) {
-  wire::HeaderReader header(msg.header);
-  Request* req = worker.find(static_cast<Request::Id>(header.get()), RequestKind::Send);
-  const auto receiver = static_cast<Request::Id>(header.get());
-  if (!header.exact() || !req || req->protocol != &rndv_am_proto || req->peer != msg.source ||
-      req->stage<RndvAmStage>() != RndvAmStage::Rts) {
-    worker.count_bad_header();
+  Request::Id receiver = 0;
+  Request* req = stages::take_rtr(worker, msg, rndv_am_proto, RndvAmStage::Rts, RndvAmStage::Data, receiver);
+  if (!req)
     return;
-  }
-  req->set_stage(RndvAmStage::Data);
   stages::send_fragments(worker, *req, wire::kAmRndvData, AmMode::Zcopy,
                          fragment_payload(worker.transport().path(req->peer), req->lanes),
                          [receiver](wire::FragmentHeader& data, Bytes offset) { data.put(receiver).put(offset); });
