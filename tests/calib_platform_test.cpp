@@ -60,6 +60,7 @@ PlatformDraft draft() {
   d.lanes = {mm_lane(), cma_lane()};
   d.memcpy_bw = 11.25e9;
   d.device = DeviceAttrs{0.4213e-6, 1, 0.5e-6, 0.1664e-6};
+  d.device_copy = DeviceCopy{6.96e-6, 54.86e9, 1480.7e9};
   return d;
 }
 
@@ -82,6 +83,9 @@ TEST(CalibratedPlatform, LoadsAndGivesBackItsLanes) {
       std::snprintf(buf, sizeof buf, "%s device %.1f %u %.1f %.1f\n", node, d.device_o * 1e9, d.threads,
                     d.proxy_o * 1e9, d.proxy_wake * 1e9);
       out += buf;
+      const DeviceCopy& c = platform.node(node).device_copy;
+      std::snprintf(buf, sizeof buf, "%s copies %.1f %.0f %.0f\n", node, c.stage_o * 1e9, c.stage_bw, c.ipc_bw);
+      out += buf;
     }
     for (const Path& path : {platform.path("node0", "node1"), platform.path("node1", "node0")}) {
       out += path.from + ">" + path.to + " memcpy " + std::to_string(path.memcpy_bw_local) + "\n";
@@ -102,7 +106,8 @@ TEST(CalibratedPlatform, LoadsAndGivesBackItsLanes) {
       "am_short,am_bcopy,connect_to_iface\n"
       "cma L 902.300 B 13835800000 o 0.000/0.000 g 0.000 short 0 bcopy 0 seg 0 caps "
       "put_zcopy,get_zcopy,connect_to_iface\n";
-  EXPECT_EQ(report, "node0 device 421.3 1 500.0 166.4\nnode1 device 421.3 1 500.0 166.4\n"
+  EXPECT_EQ(report, "node0 device 421.3 1 500.0 166.4\nnode0 copies 6960.0 54860000000 1480700000000\n"
+                    "node1 device 421.3 1 500.0 166.4\nnode1 copies 6960.0 54860000000 1480700000000\n"
                     "node0>node1 memcpy 11250000000.000000\n" + lanes + "node1>node0 memcpy 11250000000.000000\n" +
                         lanes);
 }

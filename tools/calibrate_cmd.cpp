@@ -9,7 +9,8 @@
 // near; rank 0 fits, writes the platform and prints the fits. Last, the
 // alltoall's device figures (calib/device_probe.hpp; on a backend with an
 // engine for device memory, that engine's: calib/engine_probe.hpp) go on
-// the platform's nodes.
+// the platform's nodes, and on a backend with a GPU, its memory's copies
+// (runtime/cuda/cuda_memory.hpp: xover:stage_o, stage_bw, ipc_bw).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,6 +30,7 @@
 #include "runtime/launch/launch.hpp"
 #include "tools/calib/calibration.hpp"
 #include "tools/calib/device_probe.hpp"
+#include "runtime/cuda/cuda_memory.hpp"
 #include "tools/calib/engine_probe.hpp"
 #include "tools/calib/rounds.hpp"
 #include "tools/commands.hpp"
@@ -202,6 +204,10 @@ int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
                                           : calib::probe_device(t, boot, puts);
   m.device = DeviceAttrs{device.device_o, 1, device.proxy_o, device.proxy_wake};
   m.device_o_burst = device.device_o_burst;
+  // A backend with an engine for device memory has a GPU: its copies, for
+  // the memory-type protocols.
+  if (s.backend->device_alltoall)
+    m.device_copy = runtime::make_rank_device_memory(boot)->figures();
   const std::string text = mine.to_text();
   const std::vector<runtime::Blob> all = boot.allgather(std::as_bytes(std::span(text.data(), text.size())));
   transport.reset();

@@ -60,29 +60,13 @@ int launch(const Scenario& scenario, const std::vector<std::string>& args) {
 }
 
 /// The rank's device memory for a scenario whose payloads live there, or
-/// null: on the GPU of its rank among the ranks of its node, mapping the
-/// buffers of those ranks through IPC (the others get theirs through host
-/// fragments). Collective over `boot`.
+/// null (runtime::make_rank_device_memory: the peers of its node get
+/// its buffers through IPC, the others through host fragments); rank 0
+/// says what it measured. Collective over `boot`.
 std::unique_ptr<DeviceMemory> payload_memory(const Scenario& scenario, runtime::Bootstrap& boot) {
   if (scenario.memory == MemType::Host)
     return nullptr;
-  const std::string host = runtime::host_name();
-  const std::vector<runtime::Blob> hosts = boot.allgather(std::as_bytes(std::span(host.data(), host.size())));
-  std::vector<bool> same_node(boot.size());
-  Rank local_rank = 0;
-  for (Rank r = 0; r < boot.size(); ++r) {
-    same_node[r] = std::string_view(reinterpret_cast<const char*>(hosts[r].data()), hosts[r].size()) == host;
-    if (same_node[r] && r < boot.rank())
-      ++local_rank;
-  }
-  // One rank at a time: each measures its copies (CudaMemory::figures),
-  // and ranks sharing a GPU would measure each other's.
-  std::unique_ptr<DeviceMemory> memory;
-  for (Rank r = 0; r < boot.size(); ++r) {
-    if (r == boot.rank())
-      memory = runtime::make_cuda_memory(local_rank, same_node);
-    boot.barrier();
-  }
+  std::unique_ptr<DeviceMemory> memory = runtime::make_rank_device_memory(boot);
   if (boot.rank() == 0) {
     const DeviceCopy f = memory->figures();
     std::fprintf(stderr,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "protocols/core/device_memory.hpp"
+#include "runtime/bootstrap.hpp"
 
 namespace xover::runtime {
 
@@ -65,5 +66,12 @@ class CudaMemory final : public DeviceMemory {
 /// @throws RuntimeError "cuda: not compiled in" in a build without CUDA, or
 /// naming the failing CUDA call.
 std::unique_ptr<DeviceMemory> make_cuda_memory(Rank local_rank, std::vector<bool> same_node);
+
+/// Collective over `boot`: this rank's GPU memory, on the GPU of its rank
+/// among the ranks of its node (by host name), mapping the buffers of those
+/// ranks through IPC; the ranks make theirs one at a time, so that each
+/// measures its copies alone (cuda_rank_memory.cpp).
+/// @throws RuntimeError as make_cuda_memory.
+std::unique_ptr<DeviceMemory> make_rank_device_memory(Bootstrap& boot);
 
 }  // namespace xover::runtime

@@ -457,6 +457,12 @@ Calibration calibrate(const Measurements& m) {
   fit_protocols(m, path, out);
   find_protocol_changes(m, out);
   out.draft.device = m.device;
+  out.draft.device_copy = m.device_copy;
+  if (m.device_copy)
+    out.draft.comments.push_back(format("device memory: a copy to or from the host %.4f us + n / %.3f GB/s, device to "
+                                        "device %.1f GB/s (the least of seven, each rank alone)",
+                                        m.device_copy->stage_o * 1e6, m.device_copy->stage_bw / 1e9,
+                                        m.device_copy->ipc_bw / 1e9));
   out.device_o_burst = m.device_o_burst;
   if (m.device)
     out.draft.comments.push_back(format("alltoall device: o_device %.4f us per put_signal 20 us apart (%.4f us back to "

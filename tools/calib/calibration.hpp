@@ -35,6 +35,9 @@ struct Measurements {
   /// thread and a proxy; none when the backend has no put_signal.
   std::optional<DeviceAttrs> device;
   Seconds device_o_burst = 0;       ///< a posting thread's time per put_signal back to back
+  /// The ranks' device memory copies (runtime/cuda/cuda_memory.hpp), where
+  /// the backend has a GPU; none elsewhere.
+  std::optional<DeviceCopy> device_copy;
   /// How the figures were sampled (rounds, time, stability; rounds.hpp),
   /// for the comment block; empty when not said.
   std::string sampling;

@@ -87,6 +87,10 @@ std::string platform_xml(const PlatformDraft& draft) {
              prop("threads", std::to_string(draft.device->threads)) +
              prop("proxy_o", time_text("device", "proxy_o", draft.device->proxy_o)) +
              prop("proxy_wake", time_text("device", "proxy_wake", draft.device->proxy_wake));
+  if (draft.device_copy)
+    device += prop("stage_o", time_text("device", "stage_o", draft.device_copy->stage_o)) +
+              prop("stage_bw", bandwidth_text("device stage_bw", draft.device_copy->stage_bw)) +
+              prop("ipc_bw", bandwidth_text("device ipc_bw", draft.device_copy->ipc_bw));
   for (const char* node : {"node0", "node1"}) {
     os << "    <host id=\"" << node << "\" speed=\"1Gf\">\n"
        << "      <prop id=\"xover:memcpy_bw\" value=\"" << memcpy_bw << "\"/>\n"

@@ -24,6 +24,8 @@ struct PlatformDraft {
   /// Both nodes' `xover:device_o`, `threads`, `proxy_o`, `proxy_wake`; none
   /// written when absent.
   std::optional<DeviceAttrs> device;
+  /// Both nodes' `xover:stage_o`, `stage_bw`, `ipc_bw`; none written when absent.
+  std::optional<DeviceCopy> device_copy;
 };
 
 /// A lane name as a rail name: every character outside [A-Za-z0-9_-]
