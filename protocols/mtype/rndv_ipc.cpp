@@ -74,10 +74,12 @@ void send_ipc(Worker& worker, Request& req) {
 // The Copy stage, once a receive matched the RTS.
 void recv_start_ipc(Worker& worker, Request& req) {
   req.set_stage(RndvIpcStage::Copy);
-  DeviceMemory& device = *worker.transport().device_memory();
+  DeviceMemory* device = worker.transport().device_memory();
   const Bytes fit = std::min(req.length, req.recv_buf.size);
   Status status = req.length > req.recv_buf.size ? Status::Error : Status::Ok;
-  if (req.remote.size() != kRtsEntries) {
+  // A peer may name rndv/ipc toward a rank with no device memory: the
+  // receive fails, the ACK still releases the sender.
+  if (req.remote.size() != kRtsEntries || !device) {
     status = Status::Error;
   } else if (fit > 0) {
     // A phantom receive (simulation) maps nothing and pays the copy.
@@ -94,12 +96,12 @@ void recv_start_ipc(Worker& worker, Request& req) {
       buffer.id = req.remote[kHandleEntries + 1].key;
       buffer.base = req.remote[kHandleEntries + 1].addr;
       const std::byte* base = buffer.offset <= buffer.size && fit <= buffer.size - buffer.offset
-                                  ? device.ipc_open(req.peer, buffer)
+                                  ? device->ipc_open(req.peer, buffer)
                                   : nullptr;
       mapped = base != nullptr;
       from = mapped ? base + buffer.offset : nullptr;
     }
-    if (!mapped || !device.copy_device(req.recv_buf.data, from, fit))
+    if (!mapped || !device->copy_device(req.recv_buf.data, from, fit))
       status = Status::Error;
   }
   worker.complete(req, status);
