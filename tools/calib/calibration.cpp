@@ -75,6 +75,22 @@ struct FittedLane {
   bool timed_gets = false;                  ///< the bandwidth came from gets
 };
 
+/// The lane's bandwidth steps from its get sweep (fit_get_steps), the
+/// link's bandwidth the largest of them (a step is never above its
+/// link's); nothing changes when one line fits.
+void get_bandwidth_steps(const std::vector<double>& sizes, const std::vector<double>& times, LaneAttrs& lane,
+                         std::vector<std::string>& lines, const std::string& who) {
+  const SizeSteps steps = fit_get_steps(sizes, times);
+  if (steps.empty())
+    return;
+  lane.bandwidth_steps = steps;
+  lane.bandwidth = 0;
+  for (const SizeStep& step : steps.steps())
+    lane.bandwidth = std::max(lane.bandwidth, step.value);
+  lines.push_back(who + "get bandwidth by size (the get sweep in segments by least squares, 1/slope of each): " +
+                  lane.bandwidth_steps.to_string([](double b) { return format("%.3f GB/s", b / 1e9); }));
+}
+
 /// The lanes a measured lane becomes: itself, or, when it carries both
 /// active messages and gets (TCP), two lanes. A get there is served by the
 /// target's CPU (a request in, a reply out), not by a NIC as rndv_get.cpp's
@@ -134,6 +150,7 @@ std::vector<FittedLane> fit_lane(const LaneMeasurement& lm, const Measurements& 
     if (!(g.m > 0))
       throw std::invalid_argument(who + "the get time does not grow with the size: no bandwidth to fit");
     a.bandwidth = 1 / g.m;
+    get_bandwidth_steps(s, t, a, lines, who);
     fitted.timed_gets = true;
     FittedLane rma = fitted;
     const double l = (g.c - a.o_send - a.o_recv - kGetHeader * g.m) / 2;
@@ -361,6 +378,17 @@ SizeSteps fit_copy_steps(const Path& path, const std::string& curve,
     steps.push_back({steps.empty() ? 0 : sweep[part.first].first, fit_copy_bandwidth(path, curve, points)});
   }
   return SizeSteps(std::move(steps));
+}
+
+SizeSteps fit_get_steps(std::span<const double> sizes, std::span<const double> times) {
+  const std::vector<Segment> parts = fit_segments(sizes, times);
+  if (parts.size() < 2 ||
+      !std::all_of(parts.begin(), parts.end(), [](const Segment& part) { return part.line.m > 0; }))
+    return {};
+  std::vector<SizeStep> steps;
+  for (const Segment& part : parts)
+    steps.push_back({steps.empty() ? 0 : static_cast<Bytes>(sizes[part.first]), 1 / part.line.m});
+  return SizeSteps(steps);
 }
 
 BytesPerSecond fit_copy_bandwidth(const Path& path, const std::string& curve,
