@@ -23,59 +23,58 @@ Worker::~Worker() {
 void Worker::configure(SelectConfig config) {
   config_ = std::move(config);
   tables_.clear();
+  device_tables_.clear();
   for (PeerState& p : peers_)
     p.table = 0;
   last_table_ = nullptr;
 }
 
-const ThresholdTable& Worker::build_table(Rank peer) {
-  PeerState& state = this->peer(peer);
-  // The table depends on the lanes and copy bandwidths only, not on the
-  // nodes' names.
-  const Path& path = transport_.path(peer);
-  const auto same = [&](const auto& entry) {
-    return entry.second->mem() == MemType::Host && entry.first.lanes == path.lanes && entry.first.memcpy_bw_local == path.memcpy_bw_local &&
-           entry.first.memcpy_bw_remote == path.memcpy_bw_remote &&
-           entry.first.memcpy_local_steps == path.memcpy_local_steps &&
-           entry.first.memcpy_remote_steps == path.memcpy_remote_steps;
-  };
-  auto shared = std::find_if(tables_.begin(), tables_.end(), same);
-  if (shared == tables_.end()) {
-    tables_.emplace_back(path, std::make_unique<ThresholdTable>(ThresholdTable::build(path, config_)));
-    shared = std::prev(tables_.end());
-  }
-  state.table = static_cast<std::uint32_t>(shared - tables_.begin()) + 1;
-  return *shared->second;
+namespace {
+
+// Whether two paths cost the same: their figures, not their nodes' names.
+bool same_costs(const Path& a, const Path& b) {
+  return a.lanes == b.lanes && a.memcpy_bw_local == b.memcpy_bw_local && a.memcpy_bw_remote == b.memcpy_bw_remote &&
+         a.memcpy_local_steps == b.memcpy_local_steps && a.memcpy_remote_steps == b.memcpy_remote_steps &&
+         a.device_local == b.device_local && a.device_remote == b.device_remote;
 }
 
-const ThresholdTable& Worker::table(Rank peer, MemType mem) {
-  if (mem == MemType::Host)
-    return table(peer);
-  Path path = transport_.path(peer);
-  if (const DeviceMemory* device = transport_.device_memory()) {
-    const DeviceCopy measured = device->figures();
-    // Both ends have the same hardware (the seed's assumption 1).
-    for (DeviceCopy* end : {&path.device_local, &path.device_remote})
-      if (end->stage_bw == 0)
-        *end = measured;
-    if (!device->ipc_reachable(peer))
-      path.device_local.ipc_bw = path.device_remote.ipc_bw = 0;
-  }
-  const auto same = [&](const auto& entry) {
-    return entry.second->mem() == mem && entry.first.lanes == path.lanes &&
-           entry.first.memcpy_bw_local == path.memcpy_bw_local &&
-           entry.first.memcpy_bw_remote == path.memcpy_bw_remote &&
-           entry.first.memcpy_local_steps == path.memcpy_local_steps &&
-           entry.first.memcpy_remote_steps == path.memcpy_remote_steps && entry.first.device_local == path.device_local &&
-           entry.first.device_remote == path.device_remote;
-  };
-  auto shared = std::find_if(tables_.begin(), tables_.end(), same);
+}  // namespace
+
+std::uint32_t Worker::shared_table(Path path, MemType mem) {
+  auto shared = std::find_if(tables_.begin(), tables_.end(),
+                             [&](const auto& entry) { return entry.second->mem() == mem && same_costs(entry.first, path); });
   if (shared == tables_.end()) {
     auto built = std::make_unique<ThresholdTable>(ThresholdTable::build(path, config_, mem));
     tables_.emplace_back(std::move(path), std::move(built));
     shared = std::prev(tables_.end());
   }
-  return *shared->second;
+  return static_cast<std::uint32_t>(shared - tables_.begin()) + 1;
+}
+
+const ThresholdTable& Worker::build_table(Rank peer) {
+  PeerState& state = this->peer(peer);
+  state.table = shared_table(transport_.path(peer), MemType::Host);
+  return *tables_[state.table - 1].second;
+}
+
+const ThresholdTable& Worker::table(Rank peer, MemType mem) {
+  if (mem == MemType::Host)
+    return table(peer);
+  std::uint32_t& index = device_tables_[peer];
+  if (index == 0) {
+    Path path = transport_.path(peer);
+    if (const DeviceMemory* device = transport_.device_memory()) {
+      const DeviceCopy measured = device->figures();
+      // Both ends have the same hardware (the seed's assumption 1).
+      for (DeviceCopy* end : {&path.device_local, &path.device_remote})
+        if (end->stage_bw == 0)
+          *end = measured;
+      if (!device->ipc_reachable(peer))
+        path.device_local.ipc_bw = path.device_remote.ipc_bw = 0;
+    }
+    index = shared_table(std::move(path), mem);
+  }
+  return *tables_[index - 1].second;
 }
 
 MemType Worker::memory_of(const std::byte* data, Bytes size) const {

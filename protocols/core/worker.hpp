@@ -158,6 +158,9 @@ class Worker {
   /// gave it, else host.
   MemType memory_of(const std::byte* data, Bytes size) const;
   const ThresholdTable& build_table(Rank peer);
+  /// 1 + the index in tables_ of the table of `mem` buffers on a path that
+  /// costs what `path` does, built when there is none.
+  std::uint32_t shared_table(Path path, MemType mem);
   void fail_requests();
   void match_in_order(Rank source);
   /// The first posted receive whose tag matches, taken off the posted queue;
@@ -210,6 +213,9 @@ class Worker {
     return peers_[r];
   }
   std::vector<PeerState> peers_;
+  /// Per peer that device buffers went to: 1 + its table's index in tables_
+  /// (only one memory type besides host so far).
+  std::unordered_map<Rank, std::uint32_t> device_tables_;
   std::vector<LiveWindow> windows_;
   std::vector<std::uint32_t> free_windows_;
   /// The last send's table, size and choice: a sender that repeats its
