@@ -96,7 +96,8 @@ TEST(FitSegments, KeepsToItsLimits) {
 // eager/bcopy's sweep on a lane whose copies leave the cache at 32 KiB
 // (30 GB/s, then 8 GB/s), as its model gives it with 1 % noise: the copy
 // steps come back within one sample of the breakpoint and 5 % of each
-// bandwidth; with one copy bandwidth, no steps.
+// bandwidth, and past the sweep the path's own; with one copy bandwidth,
+// no steps.
 TEST(FitCopySteps, RecoversACacheStepFromTheBcopySweep) {
   LaneAttrs lane = test::lane("mm", 0.5, 20, 0.2);
   lane.max_bcopy = lane.seg_size = Bytes{1} << 20;
@@ -119,7 +120,7 @@ TEST(FitCopySteps, RecoversACacheStepFromTheBcopySweep) {
   };
   const std::vector<std::pair<Bytes, Seconds>> sweep = sweep_of(stepped);
   const SizeSteps steps = fit_copy_steps(plain, "eager/bcopy", sweep);
-  ASSERT_EQ(steps.steps().size(), 2u);
+  ASSERT_EQ(steps.steps().size(), 3u);
   std::size_t knee = 0;
   while (sweep[knee].first < 32768)
     ++knee;
@@ -127,6 +128,10 @@ TEST(FitCopySteps, RecoversACacheStepFromTheBcopySweep) {
   EXPECT_LE(steps.steps()[1].from, sweep[knee + 1].first);
   EXPECT_NEAR(steps.steps()[0].value, 30e9, 0.05 * 30e9);
   EXPECT_NEAR(steps.steps()[1].value, 8e9, 0.05 * 8e9);
+  // Past the sweep's largest copy, the path's own figure: the sweep's last
+  // slope says nothing there.
+  EXPECT_EQ(steps.steps()[2].from, sweep.back().first + 1);
+  EXPECT_EQ(steps.steps()[2].value, plain.memcpy_bw_local);
 
   Path flat = plain;
   flat.memcpy_bw_local = flat.memcpy_bw_remote = 12e9;

@@ -268,6 +268,9 @@ void add_core_overhead(const Measurements& m, const std::string& curve, std::vec
 /// Copies that change pace with their size (in cache, past it): the
 /// eager/bcopy sweep, whose copies are its messages, in segments; memcpy
 /// steps when it has more than one, the draft's memcpy figure otherwise.
+/// Past the sweep's largest message the draft's figure holds (on shared
+/// memory, the one fitted to the eager/multi/bcopy sweep, whose fragments
+/// are those copies).
 void fit_copy_steps_from_sweep(const Measurements& m, Calibration& out) {
   const std::string curve = "eager/bcopy";
   std::vector<std::pair<Bytes, Seconds>> sweep;
@@ -277,6 +280,7 @@ void fit_copy_steps_from_sweep(const Measurements& m, Calibration& out) {
   SizeSteps steps = fit_copy_steps(path, curve, sweep);
   if (steps.empty())
     return;
+
   std::string text;
   for (const SizeStep& step : steps.steps())
     text += (text.empty() ? "" : ", ") + format("%.4f GB/s from ", step.value / 1e9) + format_size(step.from);
@@ -377,6 +381,8 @@ SizeSteps fit_copy_steps(const Path& path, const std::string& curve,
                                                         sweep.begin() + static_cast<std::ptrdiff_t>(part.last) + 1);
     steps.push_back({steps.empty() ? 0 : sweep[part.first].first, fit_copy_bandwidth(path, curve, points)});
   }
+  // The sweep says nothing of larger copies: the path's own figure again.
+  steps.push_back({sweep.back().first + 1, path.memcpy_bw_local});
   return SizeSteps(std::move(steps));
 }
 

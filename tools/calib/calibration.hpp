@@ -88,8 +88,11 @@ BytesPerSecond fit_copy_bandwidth(const Path& path, const std::string& curve,
 /// are as large as its messages (eager/bcopy): the sweep in segments
 /// (fit_segments: a new one only where it cuts the residuals materially,
 /// at most four), fit_copy_bandwidth on each; a step from each segment's
-/// first size. Empty when one segment fits, or the sweep has fewer than
-/// six sizes.
+/// first size; past the sweep's largest size, which says nothing of larger
+/// copies, path.memcpy_bw_local again (a last segment's slope carried to
+/// 8 KiB fragments put a shared-memory simulation 55–67 % too slow at
+/// 32 KiB). Empty when one segment fits, or the sweep has fewer than six
+/// sizes; the sweep in increasing size.
 SizeSteps fit_copy_steps(const Path& path, const std::string& curve,
                          const std::vector<std::pair<Bytes, Seconds>>& sweep);
 
