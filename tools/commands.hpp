@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "protocols/coll/alltoall.hpp"
+#include "protocols/workload/results.hpp"
 
 namespace xover {
 struct Scenario;
@@ -76,6 +77,13 @@ int run_on_hardware(const Scenario& scenario, const runtime::Backend& backend,
 /// does not load, or when this build has no platform loader (no SimGrid):
 /// the alltoall then takes DeviceAttrs' defaults.
 std::optional<DeviceAttrs> platform_device(const std::string& file);
+
+/// `scenario` simulated point by point on the platform file `platform` in
+/// this process (each point in a forked child, as a serial run does); none
+/// when this build has no simulator.
+/// @throws sim::PlatformError, ScenarioError or std::runtime_error as
+/// `xover run` reports them.
+std::optional<Results> simulate_scenario(const Scenario& scenario, const std::string& platform);
 
 /// The simulated part of `xover run` (run_sim.cpp): every point of the
 /// sweep in a fresh simulation, shared among the ranks when mpirun or srun

@@ -31,6 +31,10 @@ int run_in_simulation(const Scenario&, const runtime::Backend& backend, const st
   return needs_simulator("run --backend " + std::string(backend.name));
 }
 
+std::optional<Results> simulate_scenario(const Scenario&, const std::string&) {
+  return std::nullopt;
+}
+
 std::optional<DeviceAttrs> platform_device(const std::string&) {
   return std::nullopt;
 }

@@ -22,6 +22,7 @@
 #include "runtime/backends.hpp"
 #include "runtime/launch/mpi_bootstrap.hpp"
 #include "sim/alltoall_sim.hpp"
+#include "sim/in_child.hpp"
 #include "sim/platform_loader.hpp"
 #include "sim/scenario_check.hpp"
 #include "sim/sweep.hpp"
@@ -168,6 +169,23 @@ int run_in_simulation(const Scenario& scenario, const runtime::Backend& backend,
     results.merge_text(shares[owner[k]].points.at(taken[owner[k]]++));
   status = report_results(scenario, results, std::string(backend.name), scenario.platform, out);
   return status == 0 && !plot.empty() ? plot_results("run", {out}, plot) : status;
+}
+
+std::optional<Results> simulate_scenario(const Scenario& scenario, const std::string& platform) {
+  // In a child of its own: SimGrid holds one platform per process.
+  const std::string text = sim::in_child([&] {
+    const sim::LogGPPlatform loaded = sim::LogGPPlatform::load(platform);
+    sim::check_scenario_nodes(scenario, loaded);
+    Results results;
+    for (const sim::SweepPoint& point : sim::sweep_points(scenario))
+      results.merge_text(sim::simulate_point(scenario, loaded, point));
+    return results.to_text();
+  });
+  if (text.starts_with("ERROR: "))
+    throw std::runtime_error("simulating " + scenario.name + " on " + platform + ": " + text.substr(7));
+  Results results;
+  results.merge_text(text);
+  return results;
 }
 
 std::optional<DeviceAttrs> platform_device(const std::string& file) {
