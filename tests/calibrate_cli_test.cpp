@@ -89,8 +89,12 @@ TEST(CalibrateCli, QuickShmRunWritesAPlatformThatLoads) {
     EXPECT_TRUE(std::isfinite(v)) << name;
   }
   EXPECT_THAT(xml, HasSubstr("<prop id=\"xover:threads\" value=\"1\"/>"));
+  EXPECT_THAT(xml, HasSubstr("figures fitted to the protocols' sweeps (least squares of the relative errors over "));
 
 #ifdef XOVER_WITH_SIMGRID
+  // The draft's simulation of the sweeps, against its cost lines, twice.
+  EXPECT_THAT(r.err, HasSubstr("xover calibrate: simulating the sweeps on the draft (2 of 2)"));
+  EXPECT_THAT(xml, HasSubstr("the simulation of the sweeps on the previous draft ran beyond their cost lines by "));
   const test::CommandResult info = test::run_command(kXover + " proto-info --platform " + out);
   EXPECT_EQ(info.status, 0) << info.err;
   EXPECT_THAT(info.out, HasSubstr("eager/short"));

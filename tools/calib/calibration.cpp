@@ -35,6 +35,9 @@
 // active-message lane) and the rndv/get sweep's likewise (added to the get
 // lanes, when they are not the active-message lane), half to o_send and
 // half to o_recv.
+// Last, every figure above (but the limits) is moved to the least squares
+// of the protocols' own sweeps (refine.hpp): the probes are where the fit
+// starts, the sweeps what it answers to.
 #include "tools/calib/calibration.hpp"
 
 #include <algorithm>
@@ -44,6 +47,7 @@
 
 #include "protocols/perf/envelope.hpp"
 #include "protocols/select/threshold_table.hpp"
+#include "tools/calib/refine.hpp"
 #include "tools/calib/segments.hpp"
 
 namespace xover::calib {
@@ -75,19 +79,41 @@ struct FittedLane {
   bool timed_gets = false;                  ///< the bandwidth came from gets
 };
 
-/// The lane's bandwidth steps from its get sweep (fit_get_steps), the
-/// link's bandwidth the largest of them (a step is never above its
-/// link's); nothing changes when one line fits.
-void get_bandwidth_steps(const std::vector<double>& sizes, const std::vector<double>& times, LaneAttrs& lane,
-                         std::vector<std::string>& lines, const std::string& who) {
-  const SizeSteps steps = fit_get_steps(sizes, times);
+std::vector<const Point*> curve_points(const Results& results, const std::string& curve) {
+  std::vector<const Point*> out;
+  for (const Point* p : results.points())
+    if (p->curve == curve && !p->samples.empty())
+      out.push_back(p);
+  return out;
+}
+
+/// The lane's bandwidth steps (fit_get_steps), the link's bandwidth the
+/// largest of them (a step is never above its link's); nothing changes when
+/// one line fits. From the rndv/get sweep from 8 KiB where it ran (its get is the
+/// message, and its buffers are a ping-pong's, as a user's are: a probe's
+/// get of bytes the target has just written bends where the protocol's
+/// does not, tcp's at 128 KiB); else from the probe's get sweep.
+void get_bandwidth_steps(const Measurements& m, const std::vector<double>& probe_sizes,
+                         const std::vector<double>& probe_times, LaneAttrs& lane, std::vector<std::string>& lines,
+                         const std::string& who) {
+  std::vector<double> sizes, times;
+  // Below 8 KiB the fixed costs hide a get's bytes (a slope of noise).
+  for (const Point* p : curve_points(m.sweeps, "rndv/get")) {
+    if (p->size < 8192)
+      continue;
+    sizes.push_back(static_cast<double>(p->size));
+    times.push_back(p->median());
+  }
+  const bool sweep = sizes.size() >= 6;
+  const SizeSteps steps = sweep ? fit_get_steps(sizes, times) : fit_get_steps(probe_sizes, probe_times);
   if (steps.empty())
     return;
   lane.bandwidth_steps = steps;
   lane.bandwidth = 0;
   for (const SizeStep& step : steps.steps())
     lane.bandwidth = std::max(lane.bandwidth, step.value);
-  lines.push_back(who + "get bandwidth by size (the get sweep in segments by least squares, 1/slope of each): " +
+  lines.push_back(who + "get bandwidth by size (the " + (sweep ? "rndv/get" : "probe's get") +
+                  " sweep in segments by least squares, 1/slope of each): " +
                   lane.bandwidth_steps.to_string([](double b) { return format("%.3f GB/s", b / 1e9); }));
 }
 
@@ -150,7 +176,7 @@ std::vector<FittedLane> fit_lane(const LaneMeasurement& lm, const Measurements& 
     if (!(g.m > 0))
       throw std::invalid_argument(who + "the get time does not grow with the size: no bandwidth to fit");
     a.bandwidth = 1 / g.m;
-    get_bandwidth_steps(s, t, a, lines, who);
+    get_bandwidth_steps(m, s, t, a, lines, who);
     fitted.timed_gets = true;
     FittedLane rma = fitted;
     const double l = (g.c - a.o_send - a.o_recv - kGetHeader * g.m) / 2;
@@ -194,27 +220,6 @@ void am_only_bandwidth(FittedLane& lane, BytesPerSecond memcpy_bw, Calibration& 
                                per_byte * 1e9, 2e9 / memcpy_bw));
 }
 
-std::optional<Seconds> model_time(const ThresholdTable& table, Bytes n) {
-  const ProtoChoice* choice = table.lookup(n);
-  if (!choice)
-    return std::nullopt;
-  for (const PerfRange& range : choice->candidate.ranges) {
-    if (n < range.from || n > range.to)
-      continue;
-    Seconds t = 0;
-    if (evaluate(range.factors.cost(PerfType::Latency, n, n), n, t))
-      return t;
-  }
-  return std::nullopt;
-}
-
-std::vector<const Point*> curve_points(const Results& results, const std::string& curve) {
-  std::vector<const Point*> out;
-  for (const Point* p : results.points())
-    if (p->curve == curve && !p->samples.empty())
-      out.push_back(p);
-  return out;
-}
 
 /// The protocol core's own time per message (request, matching, progress)
 /// on the lanes `curve` uses, which the transport's probes do not see: the
@@ -309,6 +314,39 @@ void fit_copy_from_sweep(const Measurements& m, Calibration& out) {
                                curve + format(" sweep (relative least squares over %.0f sizes; the stream gave %.4f "
                                               "GB/s: copies that fit the caches run faster)",
                                               static_cast<double>(sweep.size()), stream / 1e9));
+}
+
+/// The lanes' figures and the copy bandwidth fitted to every forced
+/// protocol's sweep (refine.hpp), the probes' figures the start.
+void refine_to_sweeps(const Measurements& m, Calibration& out) {
+  std::vector<SweepPoint> points;
+  std::vector<double> excess;
+  for (const Point* p : m.sweeps.points()) {
+    if (p->curve == "auto" || p->samples.empty())
+      continue;
+    const auto it = m.simulated_excess.find({p->curve, p->size});
+    const Seconds extra = it == m.simulated_excess.end() ? 0 : it->second;
+    if (it != m.simulated_excess.end())
+      excess.push_back(extra / p->median());
+    if (p->median() - extra > 0)
+      points.push_back({p->curve, p->size, p->median() - extra});
+  }
+  if (points.empty())
+    return;
+  if (!excess.empty())
+    out.draft.comments.push_back(
+        format("the simulation of the sweeps on the previous draft ran beyond their cost lines by %.1f %% of the "
+               "measured time (median over %.0f points; worst %.1f %%): fitted to the measured times less that",
+               quantile(excess, 0.5) * 100, static_cast<double>(excess.size()), quantile(excess, 1) * 100));
+  const RefineReport r = refine_lanes(out.draft, points);
+  std::string moved;
+  for (const std::string& change : r.changes)
+    moved += (moved.empty() ? "" : "; ") + change;
+  out.draft.comments.push_back(
+      format("figures fitted to the protocols' sweeps (least squares of the relative errors over %.0f points, "
+             "%.0f passes): relative RMS %.1f %% with the probes' figures, %.1f %% after; ",
+             static_cast<double>(r.points), r.passes, r.rel_rms_before * 100, r.rel_rms_after * 100) +
+      (moved.empty() ? "none moved" : moved));
 }
 
 void fit_protocols(const Measurements& m, const Path& path, Calibration& out) {
@@ -481,14 +519,13 @@ Calibration calibrate(const Measurements& m) {
   if (copy_lane)
     fit_copy_from_sweep(m, out);
   fit_copy_steps_from_sweep(m, out);
+  refine_to_sweeps(m, out);
   for (const LaneAttrs& a : out.draft.lanes)
     out.draft.comments.push_back("lane " + a.name +
                                  format(": L = %.4f us, B = %.4f GB/s, o_s = %.4f us, o_r = %.4f us, g = %.4f us",
                                         a.latency * 1e6, a.bandwidth / 1e9, a.o_send * 1e6, a.o_recv * 1e6,
                                         a.gap * 1e6));
-  const Path path{"node0", "node1", out.draft.lanes, out.draft.memcpy_bw, out.draft.memcpy_bw,
-                  out.draft.memcpy_steps, out.draft.memcpy_steps};
-  fit_protocols(m, path, out);
+  fit_protocols(m, draft_path(out.draft), out);
   find_protocol_changes(m, out);
   out.draft.device = m.device;
   out.draft.device_copy = m.device_copy;

@@ -13,6 +13,7 @@
 #include "tools/calib/fit.hpp"
 #include "tools/calib/platform_writer.hpp"
 #include "tools/calib/probe.hpp"
+#include "tools/calib/refine.hpp"
 
 namespace xover::calib {
 
@@ -39,6 +40,13 @@ struct Measurements {
   /// The ranks' device memory copies (runtime/cuda/cuda_memory.hpp), where
   /// the backend has a GPU; none elsewhere.
   std::optional<DeviceCopy> device_copy;
+  /// What the simulation of each sweep point on the previous draft took
+  /// beyond the point's cost line: the simulator's own structure, which the
+  /// lines leave out (a ping-pong's acknowledgements, a near-empty last
+  /// fragment's fixed costs). The figures are fitted to the measured times
+  /// less it, so that the simulation, not only the lines, meets the
+  /// measurements; empty for a first draft.
+  PointSeconds simulated_excess;
   /// How the figures were sampled (rounds, time, stability; rounds.hpp),
   /// for the comment block; empty when not said.
   std::string sampling;

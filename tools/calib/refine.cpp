@@ -1,0 +1,239 @@
+// The lanes' figures fitted to the protocols' sweeps (refine.hpp).
+#include "tools/calib/refine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <map>
+
+#include "protocols/perf/envelope.hpp"
+
+namespace xover::calib {
+namespace {
+
+/// One figure of the draft that the fit moves, searched over [lo, hi]: the
+/// value itself (times) or its logarithm (bandwidths).
+struct Knob {
+  std::string name;
+  bool log_scale = false;
+  double lo = 0, hi = 0;
+  std::function<double(const PlatformDraft&)> get;
+  std::function<void(PlatformDraft&, double)> set;
+  std::string unit;  ///< "us" or "GB/s"
+  double shown = 1;  ///< what a value is multiplied by to show it in `unit`
+};
+
+/// Every value of `steps` multiplied by `ratio`.
+SizeSteps scaled(const SizeSteps& steps, double ratio) {
+  if (steps.empty())
+    return steps;
+  std::vector<SizeStep> out = steps.steps();
+  for (SizeStep& step : out)
+    step.value *= ratio;
+  return SizeSteps(std::move(out));
+}
+
+Knob time_knob(std::size_t lane, const char* what, Seconds LaneAttrs::*field, Seconds ceiling,
+               const PlatformDraft& draft) {
+  Knob k;
+  k.name = "lane " + draft.lanes[lane].name + ": " + what;
+  k.lo = 0;
+  k.hi = std::max(4 * draft.lanes[lane].*field, ceiling);
+  k.get = [lane, field](const PlatformDraft& d) { return d.lanes[lane].*field; };
+  k.set = [lane, field](PlatformDraft& d, double v) { d.lanes[lane].*field = v; };
+  k.unit = "us";
+  k.shown = 1e6;
+  return k;
+}
+
+Knob bandwidth_knob(std::size_t lane, const PlatformDraft& draft) {
+  Knob k;
+  k.name = "lane " + draft.lanes[lane].name + ": bandwidth";
+  k.log_scale = true;
+  k.lo = std::log(draft.lanes[lane].bandwidth / 8);
+  k.hi = std::log(draft.lanes[lane].bandwidth * 8);
+  k.get = [lane](const PlatformDraft& d) { return d.lanes[lane].bandwidth; };
+  k.set = [lane](PlatformDraft& d, double v) {
+    LaneAttrs& a = d.lanes[lane];
+    a.bandwidth_steps = scaled(a.bandwidth_steps, v / a.bandwidth);
+    a.bandwidth = v;
+  };
+  k.unit = "GB/s";
+  k.shown = 1e-9;
+  return k;
+}
+
+Knob memcpy_knob(const PlatformDraft& draft) {
+  Knob k;
+  k.name = "memcpy bandwidth";
+  k.log_scale = true;
+  k.lo = std::log(draft.memcpy_bw / 8);
+  k.hi = std::log(draft.memcpy_bw * 8);
+  k.get = [](const PlatformDraft& d) { return d.memcpy_bw; };
+  k.set = [](PlatformDraft& d, double v) {
+    d.memcpy_steps = scaled(d.memcpy_steps, v / d.memcpy_bw);
+    d.memcpy_bw = v;
+  };
+  k.unit = "GB/s";
+  k.shown = 1e-9;
+  return k;
+}
+
+/// Σ ((model − measured) / measured)² over `points`, a point no protocol
+/// carries counting 1.
+double cost(const PlatformDraft& draft, const std::map<std::string, std::vector<const SweepPoint*>>& by_curve) {
+  const Path path = draft_path(draft);
+  double sum = 0;
+  for (const auto& [curve, points] : by_curve) {
+    SelectConfig config;
+    config.forced = {curve};
+    const ThresholdTable table = ThresholdTable::build(path, config);
+    for (const SweepPoint* p : points) {
+      const std::optional<Seconds> t = model_time(table, p->size);
+      const double e = t ? (*t - p->measured) / p->measured : 1.0;
+      sum += e * e;
+    }
+  }
+  return sum;
+}
+
+/// The knob's value (in its search scale) with the least cost: 17 points
+/// over its range, then golden section within the best one's neighbours;
+/// the current value unless another is better by more than a millionth.
+void search(PlatformDraft& draft, const Knob& knob,
+            const std::map<std::string, std::vector<const SweepPoint*>>& by_curve, double& current) {
+  const double start = knob.get(draft);
+  auto at = [&](double x) {
+    knob.set(draft, knob.log_scale ? std::exp(x) : x);
+    return cost(draft, by_curve);
+  };
+  constexpr int kGrid = 16;
+  const double step = (knob.hi - knob.lo) / kGrid;
+  double best_x = knob.log_scale ? std::log(start) : start;
+  double best = current;
+  for (int i = 0; i <= kGrid; ++i) {
+    const double x = knob.lo + i * step;
+    if (const double c = at(x); c < best * (1 - 1e-6)) {
+      best = c;
+      best_x = x;
+    }
+  }
+  const double golden = (std::sqrt(5.0) - 1) / 2;
+  double a = std::max(knob.lo, best_x - step), b = std::min(knob.hi, best_x + step);
+  double x1 = b - golden * (b - a), x2 = a + golden * (b - a);
+  double c1 = at(x1), c2 = at(x2);
+  for (int i = 0; i < 30; ++i) {
+    if (c1 < c2) {
+      b = x2;
+      x2 = x1;
+      c2 = c1;
+      x1 = b - golden * (b - a);
+      c1 = at(x1);
+    } else {
+      a = x1;
+      x1 = x2;
+      c1 = c2;
+      x2 = a + golden * (b - a);
+      c2 = at(x2);
+    }
+  }
+  const double x = c1 < c2 ? x1 : x2;
+  if (const double c = std::min(c1, c2); c < best * (1 - 1e-6)) {
+    best = c;
+    best_x = x;
+  }
+  knob.set(draft, knob.log_scale ? std::exp(best_x) : best_x);
+  current = best;
+}
+
+std::string describe_change(const Knob& knob, double before, double after) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, " %.4f -> %.4f %s", before * knob.shown, after * knob.shown, knob.unit.c_str());
+  return knob.name + buf;
+}
+
+}  // namespace
+
+Path draft_path(const PlatformDraft& draft) {
+  return Path{"node0", "node1", draft.lanes, draft.memcpy_bw, draft.memcpy_bw, draft.memcpy_steps, draft.memcpy_steps};
+}
+
+std::optional<Seconds> model_time(const ThresholdTable& table, Bytes n) {
+  const ProtoChoice* choice = table.lookup(n);
+  if (!choice)
+    return std::nullopt;
+  for (const PerfRange& range : choice->candidate.ranges) {
+    if (n < range.from || n > range.to)
+      continue;
+    Seconds t = 0;
+    if (evaluate(range.factors.cost(PerfType::Latency, n, n), n, t))
+      return t;
+  }
+  return std::nullopt;
+}
+
+double model_rel_rms(const PlatformDraft& draft, const std::vector<SweepPoint>& points) {
+  if (points.empty())
+    return 0;
+  std::map<std::string, std::vector<const SweepPoint*>> by_curve;
+  for (const SweepPoint& p : points)
+    by_curve[p.curve].push_back(&p);
+  return std::sqrt(cost(draft, by_curve) / static_cast<double>(points.size()));
+}
+
+RefineReport refine_lanes(PlatformDraft& draft, const std::vector<SweepPoint>& points) {
+  RefineReport report;
+  report.points = points.size();
+  std::map<std::string, std::vector<const SweepPoint*>> by_curve;
+  Seconds fastest = 0;
+  for (const SweepPoint& p : points) {
+    if (!(p.measured > 0))
+      continue;
+    by_curve[p.curve].push_back(&p);
+    fastest = fastest == 0 ? p.measured : std::min(fastest, p.measured);
+  }
+  report.rel_rms_before = model_rel_rms(draft, points);
+  report.rel_rms_after = report.rel_rms_before;
+  if (by_curve.empty())
+    return report;
+
+  std::vector<Knob> knobs;
+  for (std::size_t i = 0; i < draft.lanes.size(); ++i) {
+    const LaneAttrs& lane = draft.lanes[i];
+    if (lane.o_send_steps.empty())
+      knobs.push_back(time_knob(i, "o_send", &LaneAttrs::o_send, fastest, draft));
+    if (lane.o_recv_steps.empty())
+      knobs.push_back(time_knob(i, "o_recv", &LaneAttrs::o_recv, fastest, draft));
+    knobs.push_back(time_knob(i, "latency", &LaneAttrs::latency, fastest, draft));
+    // A gap past a round trip would hold back a ping-pong's next message in
+    // the simulator, which the cost lines of one message do not see.
+    Knob gap = time_knob(i, "gap", &LaneAttrs::gap, 2 * fastest, draft);
+    gap.hi = std::max(gap.get(draft), 2 * fastest);
+    knobs.push_back(gap);
+    if (lane.bandwidth > 0)
+      knobs.push_back(bandwidth_knob(i, draft));
+  }
+  if (draft.memcpy_bw > 0)
+    knobs.push_back(memcpy_knob(draft));
+
+  std::vector<double> before;
+  for (const Knob& knob : knobs)
+    before.push_back(knob.get(draft));
+  double current = cost(draft, by_curve);
+  for (report.passes = 1; report.passes <= 8; ++report.passes) {
+    const double start = current;
+    for (const Knob& knob : knobs)
+      search(draft, knob, by_curve, current);
+    if (current > start * (1 - 1e-3))
+      break;
+  }
+  report.passes = std::min(report.passes, 8);
+  for (std::size_t i = 0; i < knobs.size(); ++i)
+    if (const double after = knobs[i].get(draft); after != before[i])
+      report.changes.push_back(describe_change(knobs[i], before[i], after));
+  report.rel_rms_after = model_rel_rms(draft, points);
+  return report;
+}
+
+}  // namespace xover::calib

@@ -1,0 +1,71 @@
+// The lanes' figures fitted to the protocols' own ping-pong sweeps.
+//
+// The probes measure the bare transport; the protocols' sweeps measure what
+// a user's ping-pong sees, through the protocol core. Where the two
+// disagree (a loopback probe's round trip slower than the whole protocol
+// stack's, a stream's pace that fragments of one message do not reach),
+// the model, and the simulation that follows it, inherit the probes'
+// error. As SMPI fits its factors to ping-pong measurements, refine_lanes
+// moves each lane figure and the copy bandwidth, one at a time, to the
+// value that minimises Σ ((model − measured) / measured)² over every
+// forced protocol's sweep (coordinate descent: a grid, then golden section
+// within the best cell), until a pass improves the sum by less than 0.1 %.
+// The probes' figures are where it starts.
+//
+//   std::vector<SweepPoint> points = ...;   // (curve, size, median)
+//   RefineReport r = refine_lanes(draft, points);
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "protocols/select/threshold_table.hpp"
+#include "protocols/units.hpp"
+#include "tools/calib/platform_writer.hpp"
+
+namespace xover::calib {
+
+/// The path between the draft's two nodes, as the simulator loads it.
+Path draft_path(const PlatformDraft& draft);
+
+/// The time `table`'s choice at n costs by its cost line (Latency); none
+/// when no protocol of the table carries n.
+std::optional<Seconds> model_time(const ThresholdTable& table, Bytes n);
+
+/// One measured point of a forced protocol's sweep.
+struct SweepPoint {
+  std::string curve;     ///< the forced protocol (a name `proto` accepts)
+  Bytes size = 0;
+  Seconds measured = 0;  ///< the median time per message
+};
+
+/// Seconds per (curve, size) point of the sweeps.
+using PointSeconds = std::map<std::pair<std::string, Bytes>, Seconds>;
+
+struct RefineReport {
+  double rel_rms_before = 0;          ///< relative RMS of model against measured, before
+  double rel_rms_after = 0;           ///< the same after
+  std::size_t points = 0;             ///< points fitted
+  int passes = 0;                     ///< passes over every figure
+  std::vector<std::string> changes;   ///< "lane mm: o_send 0.0180 -> 0.0405 us", one per figure moved
+};
+
+/// The relative RMS of the model of `draft` against `points`; a point whose
+/// size the forced protocol does not carry counts as a 100 % miss.
+double model_rel_rms(const PlatformDraft& draft, const std::vector<SweepPoint>& points);
+
+/// Moves the draft's lane figures (o_send, o_recv and latency of each lane,
+/// from 0 to four times their value or the fastest point's time; the gap
+/// up to twice the fastest point's time, a ping-pong's round trip; the
+/// bandwidth, with its steps, from an eighth to eight times) and its copy
+/// bandwidth (with its steps, likewise) to the least squares of the
+/// relative errors over `points`. A figure that changes with size by steps
+/// of its own (o_send_steps, o_recv_steps) is left as it is. Nothing moves
+/// when `points` is empty.
+RefineReport refine_lanes(PlatformDraft& draft, const std::vector<SweepPoint>& points);
+
+}  // namespace xover::calib
