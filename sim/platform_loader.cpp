@@ -365,7 +365,8 @@ LogGPPlatform::IndexedRoute LogGPPlatform::route(std::size_t from, std::size_t t
                         src.memcpy_steps,
                         dst.memcpy_steps,
                         src.device_copy,
-                        dst.device_copy},
+                        dst.device_copy,
+                        detail::combine_steps(src.bw_factor, 1, dst.bw_factor, 1, false)},
                    {}};
   for (Impl::Lane& lane : impl_->lanes(from, to)) {
     out.path.lanes.push_back(std::move(lane.attrs));

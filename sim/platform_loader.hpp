@@ -33,6 +33,7 @@ struct PlatformNode {
   std::vector<std::string> nics;    ///< NIC host names in platform order; {name} when the node has no NIC hosts
   BytesPerSecond memcpy_bw = 10e9;  ///< the `xover:memcpy_bw` host property (default 10GBps)
   SizeSteps memcpy_steps = {};           ///< its steps by copy size when it has several (memcpy_bw is the first's)
+  SizeSteps bw_factor = {};         ///< `xover:bw_factor`: its messages' pace by their size (empty: 1 at every size)
   Seconds gap = 0;                  ///< `xover:gap` on the node: its NIC's gap, for lanes whose links set a smaller one
   DeviceAttrs device;               ///< `xover:device_o`, `xover:threads`, `xover:proxy_o`, `xover:proxy_wake`
   DeviceCopy device_copy;           ///< `xover:stage_o`, `xover:stage_bw`, `xover:ipc_bw` (zeros: no device memory)
@@ -63,6 +64,9 @@ struct PlatformNode {
 /// intersection; when none does, LaneAttrs' default applies. Properties
 /// written on a SPLITDUPLEX `<link>` apply to both directions. On node hosts
 /// (or a `<cluster>`), `xover:memcpy_bw` is a bandwidth, 10GBps by default;
+/// `xover:bw_factor` the pace of a message's bytes by the message's size,
+/// factors in (0, 1] (a route's Path::message_factor is the smaller of its
+/// two nodes' at each size), none by default;
 /// `xover:gap` is the gap of the node's NIC, which its lanes take when their
 /// links give a smaller one (a `<cluster>` cannot put properties on the links
 /// it makes); and the alltoall's device properties are read into

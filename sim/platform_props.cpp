@@ -71,8 +71,28 @@ void read_steps(std::string_view text, double (*parse_value)(std::string_view), 
     *steps = read.steps().size() > 1 ? std::move(read) : SizeSteps();
 }
 
-// The larger (or, for rates, the smaller) of two figures given by steps at
-// every size, as steps.
+// A factor of a message's pace: a plain number in (0, 1].
+double parse_factor(std::string_view text) {
+  while (!text.empty() && text.front() == ' ')
+    text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ')
+    text.remove_suffix(1);
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || !(value > 0 && value <= 1))
+    throw std::invalid_argument("'" + std::string(text) + "' is not a factor in (0, 1]");
+  return value;
+}
+
+std::string known_link_props() {
+  std::string names;
+  for (const LinkProp& prop : kLinkProps)
+    names += (names.empty() ? "" : ", ") + std::string(prop.name);
+  return names;
+}
+
+}  // namespace
+
 SizeSteps combine_steps(const SizeSteps& a, double a_plain, const SizeSteps& b, double b_plain, bool larger) {
   if (a.empty() && b.empty())
     return {};
@@ -88,15 +108,6 @@ SizeSteps combine_steps(const SizeSteps& a, double a_plain, const SizeSteps& b, 
                                 : std::min(a.at(size, a_plain), b.at(size, b_plain))});
   return SizeSteps(std::move(out));
 }
-
-std::string known_link_props() {
-  std::string names;
-  for (const LinkProp& prop : kLinkProps)
-    names += (names.empty() ? "" : ", ") + std::string(prop.name);
-  return names;
-}
-
-}  // namespace
 
 bool is_xover_prop(std::string_view key) {
   return key.starts_with(kPrefix);
@@ -197,6 +208,10 @@ void merge_link_props(LaneAttrs& lane, std::uint32_t& merged, const LinkProps& l
 bool read_node_prop(PlatformNode& node, std::string_view key, const std::string& value) {
   if (key == "xover:memcpy_bw") {
     read_steps(value, parse_bandwidth, node.memcpy_bw, &node.memcpy_steps);
+    return true;
+  }
+  if (key == "xover:bw_factor") {
+    node.bw_factor = SizeSteps::parse(value, parse_factor);
     return true;
   }
   if (key == "xover:stage_bw" || key == "xover:ipc_bw") {

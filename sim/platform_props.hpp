@@ -38,15 +38,22 @@ LinkProps read_link_props(const std::string& file, const std::string& xml_id,
 /// `merged` holds the bits set by the links added so far.
 void merge_link_props(LaneAttrs& lane, std::uint32_t& merged, const LinkProps& link);
 
+/// The larger (`larger`) or the smaller of two figures given by steps, at
+/// every size, as steps; `a_plain` and `b_plain` hold where a figure has
+/// none. Empty when both are.
+SizeSteps combine_steps(const SizeSteps& a, double a_plain, const SizeSteps& b, double b_plain, bool larger);
+
 /// Sets the node host property `key` of `node` from `value`: bandwidths
-/// for `xover:memcpy_bw`, `xover:stage_bw` and `xover:ipc_bw`, times for
-/// `xover:gap`, `xover:stage_o` and the device's, a count for `xover:threads`. False when `key` is none of them.
+/// for `xover:memcpy_bw`, `xover:stage_bw` and `xover:ipc_bw`, factors in
+/// (0, 1] for `xover:bw_factor`, times for `xover:gap`, `xover:stage_o` and
+/// the device's, a count for `xover:threads`. False when `key` is none of
+/// them.
 /// @throws std::invalid_argument for a bad value.
 bool read_node_prop(PlatformNode& node, std::string_view key, const std::string& value);
 
 /// The node host properties, for messages.
 inline constexpr std::string_view kNodeProps =
-    "xover:memcpy_bw, xover:gap, xover:device_o, xover:threads, xover:proxy_o, xover:proxy_wake, xover:stage_o, "
+    "xover:memcpy_bw, xover:bw_factor, xover:gap, xover:device_o, xover:threads, xover:proxy_o, xover:proxy_wake, xover:stage_o, "
     "xover:stage_bw, xover:ipc_bw";
 
 }  // namespace xover::sim::detail

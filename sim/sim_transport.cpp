@@ -15,10 +15,13 @@ namespace s4u = simgrid::s4u;
 namespace xover::sim {
 namespace {
 
-// The rate of an operation of `size` bytes on `lane`: its bandwidth step's
-// where the lane's bandwidth changes with size, else 0 (the links' own).
-double rate_of(const LaneAttrs& lane, Bytes size) {
-  return lane.bandwidth_steps.empty() ? 0 : lane.bandwidth_at(size);
+// The rate of an operation of `size` bytes on `lane` whose message's bytes
+// move at `factor` of their figures: its bandwidth step's where the lane's
+// bandwidth changes with size, times the factor, else 0 (the links' own).
+// The lane's bandwidth is its route's slowest link's (LogGPPlatform), the
+// figure install_rate_factor() divides by, so a factor alone is a rate too.
+double rate_of(const LaneAttrs& lane, Bytes size, double factor) {
+  return lane.bandwidth_steps.empty() && factor == 1 ? 0 : lane.bandwidth_at(size) * factor;
 }
 
 // The rate of the transfer being started, read by the bandwidth factor
@@ -95,7 +98,8 @@ SimNetwork::Route SimNetwork::route(Rank from, Rank to) {
              shape->path.memcpy_bw_local == found.path.memcpy_bw_local &&
              shape->path.memcpy_bw_remote == found.path.memcpy_bw_remote &&
              shape->path.memcpy_local_steps == found.path.memcpy_local_steps &&
-             shape->path.memcpy_remote_steps == found.path.memcpy_remote_steps;
+             shape->path.memcpy_remote_steps == found.path.memcpy_remote_steps &&
+             shape->path.message_factor == found.path.message_factor;
     });
     if (same == mine.end()) {
       mine.push_back(std::make_unique<Shape>(Shape{std::move(found.path), std::move(found.nics)}));
@@ -135,6 +139,7 @@ void SimNetwork::inject(s4u::Host* nic, Bytes bytes, BytesPerSecond bandwidth, S
 SimTransport::SimTransport(SimNetwork& network, Rank rank)
     : network_(network), rank_(rank), memcpy_bw_(network.platform().node(network.node(rank)).memcpy_bw),
       memcpy_steps_(network.platform().node(network.node(rank)).memcpy_steps),
+      bw_factor_(network.platform().node(network.node(rank)).bw_factor),
       threads_(network.host(rank), network.platform().node(network.node(rank)).device, "rank" + std::to_string(rank)) {
   const PlatformNode& node = network.platform().node(network.node(rank));
   device_ = std::make_unique<SimDeviceMemory>(node.device_copy, node.name, [this](Seconds t) { busy(t); });
@@ -146,6 +151,10 @@ void SimTransport::quiesce() {
   if (bell_ && bell_->get_state() != s4u::Activity::State::CANCELED)
     bell_->cancel();
   bell_ = nullptr;
+}
+
+double SimTransport::factor(const Path& path, Bytes size) const {
+  return path.message_factor_at(message_size() != 0 ? message_size() : size);
 }
 
 void SimTransport::busy(Seconds t) {
@@ -172,13 +181,16 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   if (mode != AmMode::Zcopy &&
       header.size() + payload.size > std::min(mode == AmMode::Short ? attrs.max_short : attrs.max_bcopy, attrs.seg_size))
     return Status::Error;
-  // Figures that change with size take the payload's (LaneAttrs::o_send_steps).
+  // Figures that change with size take the payload's (LaneAttrs::o_send_steps),
+  // and its bytes the pace of its message's.
+  const double f = factor(*route.path, payload.size);
   busy(attrs.o_send_at(payload.size) +
-       (mode == AmMode::Bcopy ? static_cast<double>(payload.size) / route.path->memcpy_local_at(payload.size) : 0));
+       (mode == AmMode::Bcopy ? static_cast<double>(payload.size) / (route.path->memcpy_local_at(payload.size) * f)
+                              : 0));
   settle();
   auto [src, dst] = route.nics(lane);
   const Bytes wire_bytes = header.size() + payload.size;
-  network_.inject(src, wire_bytes, attrs.bandwidth_at(payload.size), attrs.gap);
+  network_.inject(src, wire_bytes, attrs.bandwidth_at(payload.size) * f, attrs.gap);
 
   auto flight = new_flight();
   flight->kind = Flight::Kind::Am;
@@ -196,7 +208,7 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   } else if (payload.data) {
     flight->bytes.assign(payload.data, payload.data + payload.size);
   }
-  flight->comm = transfer(src, dst, wire_bytes, rate_of(attrs, payload.size));
+  flight->comm = transfer(src, dst, wire_bytes, rate_of(attrs, payload.size, f));
   network_.transport(peer).add_flight(std::move(flight));
   return mode == AmMode::Zcopy ? Status::InProgress : Status::Ok;
 }
@@ -217,9 +229,10 @@ Status SimTransport::get(std::size_t lane, Rank peer, MutableBuffer local, Remot
   flight->get_dst = local.data;
   flight->remote = remote;
   flight->done = std::move(done);
+  flight->factor = factor(*route.path, local.size);
   auto [src, dst] = route.nics(lane);
   settle();
-  flight->comm = transfer(src, dst, wire::kRmaHdr, rate_of(route.path->lanes[lane], 0));
+  flight->comm = transfer(src, dst, wire::kRmaHdr, rate_of(route.path->lanes[lane], 0, flight->factor));
   add_flight(std::move(flight));
   return Status::InProgress;
 }
@@ -229,10 +242,11 @@ Status SimTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteA
   if (lane >= route.path->lanes.size())
     return Status::Error;
   const LaneAttrs& attrs = route.path->lanes[lane];
+  const double f = factor(*route.path, local.size);
   busy(attrs.o_send_at(local.size));
   settle();
   auto [src, dst] = route.nics(lane);
-  network_.inject(src, wire::kRmaHdr + local.size, attrs.bandwidth_at(local.size), attrs.gap);
+  network_.inject(src, wire::kRmaHdr + local.size, attrs.bandwidth_at(local.size) * f, attrs.gap);
   auto flight = new_flight();
   flight->kind = Flight::Kind::PutData;
   flight->peer = peer;
@@ -242,7 +256,7 @@ Status SimTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteA
   flight->zcopy_src = local.data;
   flight->remote = remote;
   flight->done = std::move(done);
-  flight->comm = transfer(src, dst, wire::kRmaHdr + local.size, rate_of(attrs, local.size));
+  flight->comm = transfer(src, dst, wire::kRmaHdr + local.size, rate_of(attrs, local.size, f));
   add_flight(std::move(flight));
   return Status::InProgress;
 }
@@ -257,8 +271,9 @@ Status SimTransport::put_signal(std::size_t lane, Rank peer, ConstBuffer local, 
     return Status::Error;
   const LaneAttrs& attrs = route.path->lanes[lane];
   auto [src, dst] = route.nics(lane);
-  const Seconds at = network_.book(src, local.size, attrs.bandwidth_at(local.size), attrs.gap);
-  const double rate = rate_of(attrs, local.size);
+  const double f = factor(*route.path, local.size);
+  const Seconds at = network_.book(src, local.size, attrs.bandwidth_at(local.size) * f, attrs.gap);
+  const double rate = rate_of(attrs, local.size, f);
   auto flight = new_flight();
   flight->kind = Flight::Kind::PutSignal;
   flight->peer = rank_;
@@ -321,7 +336,10 @@ RemoteAddr SimTransport::remote_addr(const MemoryRegion& region, const std::byte
 }
 
 void SimTransport::copy(std::byte* dst, const std::byte* src, Bytes n) {
-  busy(static_cast<double>(n) / memcpy_steps_.at(n, memcpy_bw_));
+  // A copy of a message's bytes at the pace of the message's path; one of
+  // no message at this node's own factor.
+  const double f = message_size() != 0 ? path(message_peer()).message_factor_at(message_size()) : bw_factor_.at(n, 1);
+  busy(static_cast<double>(n) / (memcpy_steps_.at(n, memcpy_bw_) * f));
   if (dst && src && n)
     std::memcpy(dst, src, n);
 }
@@ -376,7 +394,8 @@ void SimTransport::landed(std::unique_ptr<Flight> flight) {
       const SimNetwork::Route route = network_.route(rank_, flight->peer);
       auto [mine, theirs] = route.nics(flight->lane);
       flight->kind = Flight::Kind::GetData;
-      flight->comm = transfer(theirs, mine, flight->size, rate_of(route.path->lanes[flight->lane], flight->size));
+      flight->comm =
+          transfer(theirs, mine, flight->size, rate_of(route.path->lanes[flight->lane], flight->size, flight->factor));
       flights_.push_back(std::move(flight));
       return;
     }

@@ -165,6 +165,7 @@ class SimTransport final : public Transport {
     Bytes size = 0;
     bool phantom = false;
     Seconds o_recv = 0;                  ///< the lane's cost to take it in, at the receiving end
+    double factor = 1;                   ///< get: the pace of its message's bytes, for the data coming back
     Completion done;                     ///< sender's zcopy completion, or the initiator's get/put
     SimTransport* sender = nullptr;      ///< zcopy: whom to tell
     std::byte* get_dst = nullptr;
@@ -180,6 +181,10 @@ class SimTransport final : public Transport {
     Seconds cpu = 0;                     ///< CPU time to take it in
   };
 
+  /// The pace of the bytes of an operation of `size` bytes on `path`: its
+  /// message's factor (Path::message_factor_at), the operation being its
+  /// own message where the core says none (Transport::message_size).
+  double factor(const Path& path, Bytes size) const;
   void busy(Seconds t);
   void settle();
   void add_flight(std::unique_ptr<Flight> flight);
@@ -195,6 +200,7 @@ class SimTransport final : public Transport {
   std::unique_ptr<SimDeviceMemory> device_;
   BytesPerSecond memcpy_bw_;
   SizeSteps memcpy_steps_;  ///< memcpy_bw_ by the size of the copy, where it changes with it
+  SizeSteps bw_factor_;     ///< the node's own message factor, for a copy of no message of a peer's
   std::vector<AmHandler> handlers_;  ///< by AM id, as far as the largest id set: 8 KiB less per rank than all 256
   std::unique_ptr<Flight> new_flight();
   void recycle(std::unique_ptr<Flight> flight);

@@ -84,5 +84,46 @@ TEST(LaneCaps, ParseAndPrintRoundTrip) {
   EXPECT_THROW(LaneCaps::parse("am_short,warp_drive"), std::invalid_argument);
 }
 
+// A message factor scales every per-byte figure of the path at the
+// message's size, each step of them included, and clears itself; device
+// copies, latencies and overheads keep theirs.
+TEST(Path, ForMessageScalesEveryPerByteFigureByTheMessagesFactor) {
+  LaneAttrs stepped{.name = "r0", .latency = 2e-6, .bandwidth = 10e9, .o_send = 0.3e-6};
+  stepped.bandwidth_steps = SizeSteps({{0, 10e9}, {16384, 8e9}});
+  LaneAttrs plain{.name = "r1", .latency = 3e-6, .bandwidth = 5e9};
+  Path path{"a", "b", {stepped, plain}, 16e9, 12e9};
+  path.memcpy_local_steps = SizeSteps({{0, 16e9}, {2048, 8e9}});
+  path.device_local = {.stage_o = 1e-6, .stage_bw = 25e9, .ipc_bw = 0};
+  path.message_factor = SizeSteps({{0, 1}, {65536, 0.5}});
+
+  EXPECT_EQ(path.message_factor_at(0), 1);
+  EXPECT_EQ(path.message_factor_at(65535), 1);
+  EXPECT_EQ(path.message_factor_at(65536), 0.5);
+  EXPECT_EQ(path.message_factor_at(Bytes{1} << 30), 0.5);
+  EXPECT_EQ(Path{}.message_factor_at(65536), 1) << "no factor: 1 at every size";
+  EXPECT_EQ(path.breakpoints(), (std::vector<Bytes>{2048, 16384, 65536}));
+
+  const Path small = path.for_message(4096);
+  EXPECT_TRUE(small.message_factor.empty());
+  EXPECT_EQ(small.lanes[0].bandwidth, 10e9);
+  EXPECT_EQ(small.memcpy_bw_local, 8e9) << "at(4096): the copy's step";
+
+  const Path big = path.for_message(65536);
+  EXPECT_TRUE(big.message_factor.empty());
+  EXPECT_EQ(big.lanes[0].bandwidth, 4e9) << "8 GB/s at 64 KiB, halved";
+  EXPECT_EQ(big.lanes[0].bandwidth_steps, SizeSteps({{0, 5e9}, {16384, 4e9}}));
+  EXPECT_EQ(big.lanes[0].bandwidth_at(8192), 5e9) << "a fragment keeps the message's pace";
+  EXPECT_EQ(big.lanes[1].bandwidth, 2.5e9);
+  EXPECT_TRUE(big.lanes[1].bandwidth_steps.empty());
+  EXPECT_EQ(big.memcpy_bw_local, 4e9);
+  EXPECT_EQ(big.memcpy_local_steps, SizeSteps({{0, 8e9}, {2048, 4e9}}));
+  EXPECT_EQ(big.memcpy_bw_remote, 6e9);
+  EXPECT_TRUE(big.memcpy_remote_steps.empty());
+  EXPECT_EQ(big.lanes[0].latency, 2e-6);
+  EXPECT_EQ(big.lanes[0].o_send, 0.3e-6);
+  EXPECT_EQ(big.device_local, path.device_local);
+  EXPECT_TRUE(big.breakpoints() == (std::vector<Bytes>{2048, 16384}));
+}
+
 }  // namespace
 }  // namespace xover

@@ -202,6 +202,43 @@ TEST(PlatformLoader, BadSizeStepsNameTheFileAndLine) {
     EXPECT_THAT(load_error(fixture(name)), StartsWith("ERROR: " + fixture(name) + what)) << name;
 }
 
+// xover:bw_factor on node hosts: a route's message factor is the smaller
+// of its two nodes' at each size, its sizes are the path's breakpoints, and
+// a platform without it has none.
+TEST(PlatformLoader, MessageFactorIsTheSmallerOfTheTwoNodesAtEachSize) {
+  const std::string out = with_platform(fixture("one_rail_factor_mixed.xml"), [](const LogGPPlatform& p) {
+    const auto factor = [](double v) { return num(v); };
+    const Path there = p.path("node0", "node1");
+    std::string breaks;
+    for (Bytes b : there.breakpoints())
+      breaks += " " + std::to_string(b);
+    return there.message_factor.to_string(factor) + "\nback " +
+           p.path("node1", "node0").message_factor.to_string(factor) + "\nbreaks" + breaks + "\nnode0 " +
+           p.node("node0").bw_factor.to_string(factor) + "\n";
+  });
+  EXPECT_EQ(out, "0:1; 16K:0.8; 64K:0.5; 1M:0.25\n"
+                 "back 0:1; 16K:0.8; 64K:0.5; 1M:0.25\n"
+                 "breaks 16384 65536 1048576\n"
+                 "node0 0:1; 64K:0.5\n");
+  EXPECT_EQ(with_platform(fixture("one_rail_exact.xml"),
+                          [](const LogGPPlatform& p) {
+                            return std::to_string(p.path("node0", "node1").message_factor.empty());
+                          }),
+            "1");
+}
+
+// A factor of 0, above 1 or not a number: the file and line, and what is
+// wrong.
+TEST(PlatformLoader, BadMessageFactorsNameTheFileAndLine) {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"bad_factor_zero.xml", ":10: host 'a': xover:bw_factor: '0' is not a factor in (0, 1]"},
+      {"bad_factor_above_one.xml", ":10: host 'a': xover:bw_factor: '1.5' is not a factor in (0, 1]"},
+      {"bad_factor_text.xml", ":10: host 'a': xover:bw_factor: 'abc' is not a factor in (0, 1]"},
+  };
+  for (const auto& [name, what] : cases)
+    EXPECT_THAT(load_error(fixture(name)), StartsWith("ERROR: " + fixture(name) + what)) << name;
+}
+
 TEST(PlatformLoader, ConnectedDijkstraZoneLoads) {
   const std::string out = with_platform(fixture("dijkstra.xml"), [](const LogGPPlatform& p) {
     const LaneAttrs lane = p.path("b", "a").lanes.at(0);

@@ -65,6 +65,26 @@ TEST(ProtoInfoCli, SizeStepsShowUnderTheirLaneAndSplitTheCostLines) {
   EXPECT_THAT(json.out, HasSubstr("json ok"));
 }
 
+// A message factor (one_rail_factor_mixed.xml: the smaller of the two
+// nodes' at each size) shows under the lanes and in the JSON, and splits
+// the cost lines at its sizes: eager/multi/bcopy's slope grows by 1/0.8
+// from 16 KiB.
+TEST(ProtoInfoCli, MessageFactorShowsAndSplitsTheCostLines) {
+  const auto r = proto_info("--platform " + data("one_rail_factor_mixed.xml"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("#     message factor by size: 0:1; 16K:0.8; 64K:0.5; 1M:0.25\n"));
+  EXPECT_THAT(r.out, HasSubstr("eager/multi/bcopy    4065..16383"));
+  EXPECT_THAT(r.out, HasSubstr("eager/multi/bcopy    16384..65535"));
+  const auto json = test::run_command(kXover + " proto-info --json --platform " + data("one_rail_factor_mixed.xml") +
+                                      " | python3 -c '"
+                                      "import json, sys\n"
+                                      "d = json.load(sys.stdin)\n"
+                                      "assert [s[\"value\"] for s in d[\"message_factor\"]] == [1, 0.8, 0.5, 0.25]\n"
+                                      "print(\"json ok\")'");
+  EXPECT_EQ(json.status, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("json ok"));
+}
+
 TEST(ProtoInfoCli, JsonCarriesRangesCostsAndClosedForm) {
   const auto r = test::run_command(
       kXover + " proto-info --json --platform " + kSource +

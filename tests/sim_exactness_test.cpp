@@ -230,5 +230,88 @@ TEST(SimExactness, StripingWithBandwidthStepsMatchesTheModel) {
   EXPECT_NEAR((one[2].time - two[2].time) - (one[1].time - two[1].time), 3.0 * (1 << 20) / 12e9, 1e-12);
 }
 
+// A message factor (xover:bw_factor "0:1;64KiB:0.5" on both nodes of
+// one_rail_factor.xml, one_rail_exact.xml otherwise): every protocol still
+// matches its model on both sides of 64 KiB, multi-eager's and rndv/am's
+// 4 KiB fragments at their message's factor, not at their own size's; below
+// 64 KiB each time is the plain platform's, from 64 KiB each is slower.
+// With a factor, the slowest stage of a fragment is the receiver's o_recv +
+// copy at half the memcpy bandwidth: 0.2 us + 4064 B / 4 GB/s ≈ 1.22 us.
+TEST(SimExactness, MessageFactorMatchesTheModelOnBothSidesOfItsStep) {
+  const std::vector<std::string> curves{"eager/bcopy", "eager/multi/bcopy", "eager/multi/zcopy", "rndv/am",
+                                        "rndv/get"};
+  const std::vector<Bytes> sizes{0,         1000,  kMultiFragment,      16 * kMultiFragment, 16 * kRndvAmFragment,
+                                 65535,     65536, 65537,               17 * kMultiFragment, 17 * kRndvAmFragment,
+                                 1 << 20,   1 << 22};
+  const std::vector<std::pair<std::string, SelectConfig>> settings{{"cache", with("reg_cache", "on")}};
+  const auto factor = simulate(kData + "one_rail_factor.xml", curves, sizes, settings);
+  EXPECT_GE(check_against_models(factor, 1.5e-6).exact, 30);
+  const auto plain = simulate(kData + "one_rail_exact.xml", curves, sizes, settings);
+  int slower = 0;
+  for (const auto& [key, points] : factor) {
+    ASSERT_EQ(plain.count(key), 1U) << key;
+    ASSERT_EQ(plain.at(key).size(), points.size()) << key;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const Measured& with_factor = points[i];
+      const Measured& without = plain.at(key)[i];
+      ASSERT_EQ(with_factor.size, without.size);
+      if (with_factor.size < 65536) {
+        EXPECT_NEAR(with_factor.time, without.time, 1e-9 * without.time) << key << " at " << with_factor.size;
+      } else {
+        EXPECT_GT(with_factor.time, without.time) << key << " at " << with_factor.size;
+        ++slower;
+      }
+    }
+  }
+  EXPECT_EQ(slower, 4 * 6) << "every curve but eager/bcopy (4 KiB at most here) at the 6 sizes from 64 KiB";
+}
+
+// eager/bcopy as one fragment of any size (one_rail_big_segment_factor.xml,
+// the same factor on one_rail_big_segment.xml): its copies at both ends and
+// its wire time at the message's factor, exactly its model, and slower than
+// without the factor from 64 KiB.
+TEST(SimExactness, MessageFactorPacesAWholeEagerMessage) {
+  const std::vector<std::string> curves{"eager/bcopy", "rndv/get"};
+  const std::vector<Bytes> sizes{1000, 65535, 65536, 1 << 20};
+  const std::vector<std::pair<std::string, SelectConfig>> settings{{"eager", SelectConfig{}}};
+  const auto factor = simulate(kData + "one_rail_big_segment_factor.xml", curves, sizes, settings);
+  const auto plain = simulate(kData + "one_rail_big_segment.xml", curves, sizes, settings);
+  for (const std::string& curve : curves) {
+    const auto& with_factor = factor.at("eager " + curve);
+    const auto& without = plain.at("eager " + curve);
+    ASSERT_EQ(with_factor.size(), sizes.size()) << curve;
+    ASSERT_EQ(without.size(), sizes.size()) << curve;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      EXPECT_NEAR(with_factor[i].time, with_factor[i].model, 1e-9 * with_factor[i].model) << curve << sizes[i];
+      if (sizes[i] < 65536)
+        EXPECT_NEAR(with_factor[i].time, without[i].time, 1e-9 * without[i].time) << curve << sizes[i];
+      else
+        EXPECT_GT(with_factor[i].time, without[i].time) << curve << sizes[i];
+    }
+  }
+  // eager/bcopy at 1 MiB: a copy at each end and the wire, each twice as
+  // long: the time grows by n/8 GB/s · 2 + (n + header)/10 GB/s.
+  const double n = 1 << 20;
+  const double header = (factor.at("eager eager/bcopy")[3].time - plain.at("eager eager/bcopy")[3].time -
+                         2 * n / 8e9) * 10e9 - n;
+  EXPECT_GE(header, 0);
+  EXPECT_LT(header, 64) << "the eager header's bytes, no more";
+}
+
+// Nodes with different factors (one_rail_factor_mixed.xml): the route takes
+// the smaller at each size, 1, then 0.8 from 16 KiB, 0.5 from 64 KiB and
+// 0.25 from 1 MiB, and the simulation matches the model built on it at both
+// ends of every message.
+TEST(SimExactness, MessageFactorOfTwoDifferentNodesIsTheSmaller) {
+  const std::vector<std::string> curves{"eager/multi/bcopy", "rndv/am", "rndv/get"};
+  const std::vector<Bytes> sizes{kMultiFragment, 4 * kMultiFragment, 4 * kRndvAmFragment, 16383, 16384,
+                                 16 * kMultiFragment, 16 * kRndvAmFragment, 65536, (1 << 20) - 1, 1 << 20, 1 << 22};
+  const auto results = simulate(kData + "one_rail_factor_mixed.xml", curves, sizes,
+                                {{"cache", with("reg_cache", "on")}});
+  // The slowest stage: the receiver's o_recv + a fragment's copy at a
+  // quarter of 8 GB/s, 0.2 us + 4064 B / 2 GB/s ≈ 2.23 us.
+  EXPECT_GE(check_against_models(results, 2.3e-6).exact, 15);
+}
+
 }  // namespace
 }  // namespace xover

@@ -120,6 +120,31 @@ TEST(ThresholdTableGolden, ControlMessagesTakeTheFirstStep) {
   EXPECT_NEAR(cost(table, "eager/bcopy", 1024) - cost(plain, "eager/bcopy", 1024), 600e-9, 1e-15);
 }
 
+// A message factor of 0.5 from 32 KiB (xover:bw_factor "0:1;32KiB:0.5"):
+// below it the table is the one above; from it every per-byte figure of
+// the message halves, the wire to 2 ns/B and memcpy to 0.5 ns/B, fragments
+// included, while L, o and registration keep theirs:
+//   eager/multi/zcopy  t_s = 400, t_w = 2·4104 = 8208, t_r = 400 + 2036 =
+//     2436; wire-bound, m* = 8208/4072 = 2.0157171; fill 12044 →
+//     12044 − 8208 + m*·n + reg 930.1 = 4766.1 + 2.0157171n
+//   rndv/get  930.1 + (1800 + 144) + 930.1 + (2000 + 32 + 2n + 800) + 400
+//     = 7036.2 + 2n, times 0.99: 6965.838 + 1.98n
+//   they meet at 2199.738 / 0.0357171 = 61587.8, inside the factor's range:
+//   the crossover moves down from 175300.6 to 61587.8
+TEST(ThresholdTableGolden, MessageFactorMovesTheRendezvousCrossover) {
+  Path path = test::path({one_lane()}, 4);
+  path.message_factor = SizeSteps({{0, 1}, {32768, 0.5}});
+  const ThresholdTable table = ThresholdTable::build(path, no_reg_cache());
+  EXPECT_EQ(rows(table), (std::vector<Row>{{0, 56, "eager/short"},
+                                          {57, 3720, "eager/bcopy"},
+                                          {3721, 4088, "eager/zcopy"},
+                                          {4089, 61587, "eager/multi/zcopy"},
+                                          {61588, kSizeMax, "rndv/get"}}));
+  const std::size_t get = table.lookup(1 << 20) - table.choices().data();
+  EXPECT_NEAR(*table.selection_cost(get, 32767), (6878.718 + 0.99 * 32767) * 1e-9, 1e-15);
+  EXPECT_NEAR(*table.selection_cost(get, 32768), (6965.838 + 1.98 * 32768) * 1e-9, 1e-15);
+}
+
 // A table per memory type: the host table is the one above whatever asks
 // for it, and holds no protocol of device memory; the cuda table holds
 // only those, and is empty on a path without device figures.

@@ -120,7 +120,14 @@ std::string rate_text(double rate) {
   return buf;
 }
 
-// The figures of `path` that change with the operation's size, a line each.
+std::string factor_text(double factor) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", factor);
+  return buf;
+}
+
+// The figures of `path` that change with the operation's size, a line each,
+// and the message factor by the message's size.
 std::string format_steps(const Path& path) {
   std::string out;
   auto line = [&out](const std::string& what, const SizeSteps& steps, std::string (*text)(double)) {
@@ -134,6 +141,7 @@ std::string format_steps(const Path& path) {
   }
   line("memcpy at " + path.from, path.memcpy_local_steps, rate_text);
   line("memcpy at " + path.to, path.memcpy_remote_steps, rate_text);
+  line("message factor", path.message_factor, factor_text);
   return out;
 }
 
@@ -227,6 +235,7 @@ std::string format_proto_info_json(const ProtoInfoReport& r) {
   j.end_array();
   steps_json(j, "memcpy_local_steps", path.memcpy_local_steps);
   steps_json(j, "memcpy_remote_steps", path.memcpy_remote_steps);
+  steps_json(j, "message_factor", path.message_factor);
   auto shares = [&](const std::vector<LaneShare>& lanes) {
     j.begin_array();
     for (const LaneShare& share : lanes) {

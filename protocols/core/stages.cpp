@@ -4,7 +4,7 @@
 
 namespace xover::stages {
 
-void send_control(Worker& worker, Rank peer, wire::AmKind kind, const wire::ControlHeader& header,
+void send_control(Worker& worker, Rank peer, Bytes message, wire::AmKind kind, const wire::ControlHeader& header,
                   std::function<void()> on_error) {
   const auto am = worker.table(peer).lanes().am;
   if (!am) {
@@ -14,7 +14,8 @@ void send_control(Worker& worker, Rank peer, wire::AmKind kind, const wire::Cont
   // Inline when it fits (an RTS of many lanes, or of rndv/ipc's handle, may not).
   const AmMode mode =
       header.bytes().size() <= worker.transport().path(peer).lanes[*am].max_short ? AmMode::Short : AmMode::Bcopy;
-  worker.submit([&worker, peer, kind, lane = *am, mode, header, on_error = std::move(on_error)]() {
+  worker.submit([&worker, peer, message, kind, lane = *am, mode, header, on_error = std::move(on_error)]() {
+    const Transport::MessageScope scope(worker.transport(), message, peer);
     const Status st = worker.transport().am_send(lane, peer, kind, header.bytes(), {}, mode, [](Status) {});
     if (st == Status::Error)
       on_error();
@@ -44,6 +45,7 @@ void send_fragments(Worker& worker, Request& req, wire::AmKind kind, AmMode mode
     part_started(req);
     worker.submit([&worker, &req, kind, mode, lane, bytes, offset, n]() {
       auto done = [&worker, &req](Status s) { part_done(worker, req, s, req.offset == req.length); };
+      const Transport::MessageScope scope(worker.transport(), req.length, req.peer);
       const Status st =
           worker.transport().am_send(lane, req.peer, kind, bytes.bytes(), req.send_buf.slice(offset, n), mode, done);
       if (st != Status::NoResource)

@@ -13,8 +13,10 @@ namespace xover::stages {
 
 /// Sends a header-only active message to `peer` on its AM lane, in order
 /// behind earlier sends: inline (short) when the header fits the lane's
-/// max_short, else copied (bcopy). `on_error` runs if the transport fails.
-void send_control(Worker& worker, Rank peer, wire::AmKind kind, const wire::ControlHeader& header,
+/// max_short, else copied (bcopy). It serves a message of `message` bytes,
+/// whose pace its bytes take (Transport::MessageScope). `on_error` runs if
+/// the transport fails.
+void send_control(Worker& worker, Rank peer, Bytes message, wire::AmKind kind, const wire::ControlHeader& header,
                   std::function<void()> on_error);
 
 /// One more part of `req` is in flight.

@@ -117,6 +117,7 @@ void Worker::adopt(Request& r, const Incoming& in) {
 
 void Worker::place(Request& r, Bytes offset, ConstBuffer payload) {
   const Bytes fit = offset < r.recv_buf.size ? std::min(payload.size, r.recv_buf.size - offset) : 0;
+  const Transport::MessageScope scope(transport_, r.length, r.peer);
   if (r.mem == MemType::Host)
     transport_.copy(r.recv_buf.slice(offset, fit).data, payload.data, fit);
   else if (fit > 0 && !transport_.device_memory()->to_device(r.recv_buf.slice(offset, fit).data, payload.data, fit))
@@ -165,6 +166,7 @@ void Worker::deliver(Incoming& in, Bytes offset, ConstBuffer payload) {
     piece.length = payload.size;
     if (payload.data)
       piece.bytes.resize(payload.size);
+    const Transport::MessageScope scope(transport_, in.size, in.source);
     transport_.copy(piece.bytes.empty() ? nullptr : piece.bytes.data(), payload.data, payload.size);
     buffer_bytes(static_cast<std::ptrdiff_t>(payload.size));
   }

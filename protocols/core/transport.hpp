@@ -218,6 +218,40 @@ class Transport {
     return failed_.load(std::memory_order_acquire) ? failure_ : none;
   }
 
+  /// The size of the message the operations called now belong to, as the
+  /// protocol core says it (MessageScope), or 0 when it says none: then an
+  /// operation is its own message. The simulator paces the operation's
+  /// bytes by it (Path::message_factor); hardware transports ignore it.
+  Bytes message_size() const { return message_size_; }
+  /// The peer at the other end of that message: the path whose factor a
+  /// copy, which names no peer, takes. Meaningful while message_size() is
+  /// not 0.
+  Rank message_peer() const { return message_peer_; }
+
+  /// Says, for as long as it lives, that the operations called on a
+  /// transport belong to one message of `size` bytes to or from `peer`:
+  /// the fragments of a message, its gets, the copies of its bytes, its
+  /// control messages. Scopes nest; each restores the one before.
+  class MessageScope {
+   public:
+    MessageScope(Transport& transport, Bytes size, Rank peer)
+        : transport_(transport), size_(transport.message_size_), peer_(transport.message_peer_) {
+      transport_.message_size_ = size;
+      transport_.message_peer_ = peer;
+    }
+    ~MessageScope() {
+      transport_.message_size_ = size_;
+      transport_.message_peer_ = peer_;
+    }
+    MessageScope(const MessageScope&) = delete;
+    MessageScope& operator=(const MessageScope&) = delete;
+
+   private:
+    Transport& transport_;
+    Bytes size_;
+    Rank peer_;
+  };
+
   static constexpr Seconds kForever = std::numeric_limits<Seconds>::infinity();
 
  protected:
@@ -233,6 +267,8 @@ class Transport {
 
  private:
   DeviceMemory* device_memory_ = nullptr;
+  Bytes message_size_ = 0;
+  Rank message_peer_ = 0;
   std::atomic<bool> claimed_{false};
   std::atomic<bool> failed_{false};
   std::string failure_;

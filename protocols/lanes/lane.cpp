@@ -18,6 +18,14 @@ constexpr std::array<std::pair<LaneCap, std::string_view>, 7> kCapNames{{
     {LaneCap::ConnectToIface, "connect_to_iface"},
 }};
 
+// Every value of `steps` times `factor`.
+SizeSteps scaled(const SizeSteps& steps, double factor) {
+  std::vector<SizeStep> out = steps.steps();
+  for (SizeStep& step : out)
+    step.value *= factor;
+  return SizeSteps(std::move(out));
+}
+
 }  // namespace
 
 std::string LaneCaps::to_string() const {
@@ -80,6 +88,23 @@ Path Path::at(Bytes n) const {
   return out;
 }
 
+Path Path::for_message(Bytes n) const {
+  Path out = at(n);
+  const double factor = message_factor_at(n);
+  out.message_factor = {};
+  if (factor == 1)
+    return out;
+  for (LaneAttrs& lane : out.lanes) {
+    lane.bandwidth *= factor;
+    lane.bandwidth_steps = scaled(lane.bandwidth_steps, factor);
+  }
+  out.memcpy_bw_local *= factor;
+  out.memcpy_bw_remote *= factor;
+  out.memcpy_local_steps = scaled(out.memcpy_local_steps, factor);
+  out.memcpy_remote_steps = scaled(out.memcpy_remote_steps, factor);
+  return out;
+}
+
 std::vector<Bytes> Path::breakpoints() const {
   std::vector<Bytes> out;
   auto add = [&out](const SizeSteps& steps) {
@@ -93,6 +118,7 @@ std::vector<Bytes> Path::breakpoints() const {
   }
   add(memcpy_local_steps);
   add(memcpy_remote_steps);
+  add(message_factor);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

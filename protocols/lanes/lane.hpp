@@ -123,14 +123,28 @@ struct Path {
   SizeSteps memcpy_remote_steps = {};
   DeviceCopy device_local = {};              ///< sender's device memory
   DeviceCopy device_remote = {};             ///< receiver's device memory
+  /// The pace of a message's bytes by the message's size (SMPI's
+  /// bw-factor): every per-byte figure above — each lane's bandwidth, each
+  /// end's memcpy bandwidth, at every size step — runs at this fraction of
+  /// itself for a message of n bytes, the operations it is cut into
+  /// included; device copies keep theirs. The smaller of the two ends'
+  /// factors at each size; empty when it is 1 at every size.
+  SizeSteps message_factor = {};
 
   /// The sender's memcpy bandwidth for a copy of n bytes.
   BytesPerSecond memcpy_local_at(Bytes n) const { return memcpy_local_steps.at(n, memcpy_bw_local); }
   /// The receiver's memcpy bandwidth for a copy of n bytes.
   BytesPerSecond memcpy_remote_at(Bytes n) const { return memcpy_remote_steps.at(n, memcpy_bw_remote); }
+  /// The factor of a message of n bytes' per-byte figures, in (0, 1].
+  double message_factor_at(Bytes n) const { return message_factor.at(n, 1); }
   /// The path as operations of n bytes see it: every lane and copy figure
   /// at n, the steps kept.
   Path at(Bytes n) const;
+  /// The path as the operations of one message of n bytes see it: at(n),
+  /// with every lane bandwidth and memcpy bandwidth, and each of their size
+  /// steps, times message_factor_at(n), and message_factor cleared, so that
+  /// the protocols' at(fragment) keeps the message's pace.
+  Path for_message(Bytes n) const;
   /// The sizes where any figure of the path changes step, ascending, each once.
   std::vector<Bytes> breakpoints() const;
 };

@@ -107,7 +107,7 @@ void recv_start_ipc(Worker& worker, Request& req) {
   worker.complete(req, status);
   wire::ControlHeader header;
   header.put(req.remote_id);
-  stages::send_control(worker, req.peer, wire::kAmIpcAck, header, [] {});
+  stages::send_control(worker, req.peer, req.length, wire::kAmIpcAck, header, [] {});
 }
 
 }  // namespace

@@ -81,7 +81,7 @@ void recv_start_pipe(Worker& worker, Request& req) {
   req.set_stage(RndvPipeStage::Rtr);
   wire::ControlHeader header;
   header.put(req.remote_id).put(req.id);
-  stages::send_control(worker, req.peer, wire::kAmPipeRtr, header,
+  stages::send_control(worker, req.peer, req.length, wire::kAmPipeRtr, header,
                        [&worker, &req] { worker.complete(req, Status::Error); });
 }
 
@@ -97,6 +97,7 @@ void send_staged_fragments(Worker& worker, Request& req, Request::Id receiver, B
     header.put(receiver).put(offset);
     stages::part_started(req);
     worker.submit([&worker, &req, lane, header, offset, n]() {
+      const Transport::MessageScope scope(worker.transport(), req.length, req.peer);
       DeviceMemory& device = *worker.transport().device_memory();
       std::byte* host = device.staging(n);
       const std::byte* from = req.send_buf.slice(offset, n).data;

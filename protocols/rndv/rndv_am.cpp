@@ -88,7 +88,7 @@ void recv_start_rndv_am(Worker& worker, Request& req) {
   req.set_stage(RndvAmStage::Rtr);
   wire::ControlHeader header;
   header.put(req.remote_id).put(req.id);
-  stages::send_control(worker, req.peer, wire::kAmRtr, header, [&worker, &req] { worker.complete(req, Status::Error); });
+  stages::send_control(worker, req.peer, req.length, wire::kAmRtr, header, [&worker, &req] { worker.complete(req, Status::Error); });
 }
 
 }  // namespace

@@ -87,7 +87,7 @@ void finish_gets(Worker& worker, Request& req) {
   worker.complete(req, req.status == Status::Error || req.length > req.recv_buf.size ? Status::Error : Status::Ok);
   wire::ControlHeader header;
   header.put(req.remote_id);
-  stages::send_control(worker, req.peer, wire::kAmAck, header, [] {});
+  stages::send_control(worker, req.peer, req.length, wire::kAmAck, header, [] {});
 }
 
 // The Fetch stage, once a receive matched the RTS: the lanes the sender
@@ -129,6 +129,7 @@ void recv_start_rndv_get(Worker& worker, Request& req) {
           if (--req.outstanding == 0 && req.stage<RndvGetStage>() == RndvGetStage::Ack)
             finish_gets(worker, req);
         };
+        const Transport::MessageScope scope(worker.transport(), req.length, req.peer);
         const Status st = worker.transport().get(lane, req.peer, req.recv_buf.slice(offset, n), remote, done);
         if (st == Status::Ok || st == Status::Error)
           done(st);
