@@ -231,7 +231,8 @@ class Transport {
   /// Says, for as long as it lives, that the operations called on a
   /// transport belong to one message of `size` bytes to or from `peer`:
   /// the fragments of a message, its gets, the copies of its bytes, its
-  /// control messages. Scopes nest; each restores the one before.
+  /// control messages. Scopes nest; each restores the one before. Only the
+  /// thread that makes the calls other than put_signal() (above) opens one.
   class MessageScope {
    public:
     MessageScope(Transport& transport, Bytes size, Rank peer)
