@@ -3,7 +3,8 @@
 // off by factors of two and three, the fit meets the sweeps again (exact
 // sweeps to within 1 %, sweeps with 3 % noise to within 3 %); a point no
 // protocol carries counts as a whole miss; nothing moves without points;
-// the gap never passes a ping-pong's round trip.
+// the gap never passes a ping-pong's round trip; a message factor past the
+// caches is found where the sweeps have one, and none where they do not.
 #include "tools/calib/refine.hpp"
 
 #include <gtest/gtest.h>
@@ -122,6 +123,28 @@ TEST(RefineLanes, TheGapStopsAtARoundTrip) {
   PlatformDraft d = truth();
   refine_lanes(d, points);
   EXPECT_LE(d.lanes[0].gap, 2 * fastest * (1 + 1e-9));
+}
+
+// Sweeps of a platform whose messages past 512 KiB pace 1 + 0.3 per
+// doubling slower (buffers past the caches): fitted without a factor, the
+// 2 and 4 MiB points miss; the fit finds the factor's start and slope and
+// meets every point again.
+TEST(RefineLanes, FindsAMessageFactorPastTheCaches) {
+  PlatformDraft slow = truth();
+  slow.bw_factor = SizeSteps({{0, 1}, {Bytes{1} << 20, 1 / 1.3}, {Bytes{2} << 20, 1 / 1.6}, {Bytes{4} << 20, 1 / 1.9}});
+  const std::vector<SweepPoint> points = sweeps_of(slow, 0);
+  PlatformDraft d = truth();
+  EXPECT_GT(model_rel_rms(d, points), 0.1);
+  const RefineReport r = refine_lanes(d, points);
+  EXPECT_EQ(r.factor_from, Bytes{512} << 10);
+  EXPECT_NEAR(r.factor_slope, 0.3, 0.03);
+  EXPECT_LT(r.rel_rms_after, 0.01);
+  ASSERT_EQ(d.bw_factor.steps().size(), 4u);
+  EXPECT_EQ(d.bw_factor.steps()[3].from, Bytes{4} << 20);
+  // Where nothing slows, none is written.
+  PlatformDraft plain = off_by_factors();
+  EXPECT_EQ(refine_lanes(plain, sweeps_of(truth(), 0)).factor_from, 0u);
+  EXPECT_TRUE(plain.bw_factor.empty());
 }
 
 }  // namespace

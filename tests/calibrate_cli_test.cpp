@@ -41,10 +41,19 @@ double value_after(const std::string& text, const std::string& key, const std::s
 
 TEST(CalibrateCli, QuickShmRunWritesAPlatformThatLoads) {
   const std::string out = temp_name();
-  const test::CommandResult r = test::run_command(kXover + " calibrate --backend shm --quick --out " + out);
+  const std::string sweeps = out + ".csv";
+  const test::CommandResult r =
+      test::run_command(kXover + " calibrate --backend shm --quick --out " + out + " --sweeps " + sweeps);
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("platform: " + out));
   EXPECT_THAT(r.out, HasSubstr("eager/short"));
+  // The sweeps the figures were fitted to, as a results CSV.
+  std::stringstream csv;
+  csv << std::ifstream(sweeps).rdbuf();
+  EXPECT_THAT(csv.str(), ::testing::StartsWith("scenario,backend,platform,workload,protocol,selected,"));
+  EXPECT_THAT(csv.str(), HasSubstr("calibrate-shm,shm,"));
+  EXPECT_THAT(csv.str(), HasSubstr(",eager/short,eager/short,"));
+  std::remove(sweeps.c_str());
   std::stringstream text;
   text << std::ifstream(out).rdbuf();
   const std::string xml = text.str();
@@ -115,6 +124,7 @@ TEST(CalibrateCli, BadInputExitsTwoWithAMessage) {
            {"--backend nosuch", "unknown backend 'nosuch'"},
            {"--backend shm --out /nonexistent-dir/x.xml", "no directory /nonexistent-dir"},
            {"--backend shm --out /tmp", "names a directory"},
+           {"--backend shm --sweeps /nonexistent-dir/s.csv", "--sweeps /nonexistent-dir/s.csv: no directory"},
            {"--backend shm --timeout -1", "--timeout must be a positive number"},
            {"--backend shm --time-limit 0", "--time-limit must be a positive number of seconds"},
            {"--backend tcp --tcp-if lo,lo", "--tcp-if takes one interface"},

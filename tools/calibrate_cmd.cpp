@@ -24,6 +24,7 @@
 #include <iostream>
 
 #include "protocols/registry.hpp"
+#include "protocols/workload/results.hpp"
 #include "protocols/workload/workloads.hpp"
 #include "runtime/backends.hpp"
 #include "runtime/common.hpp"
@@ -44,6 +45,7 @@ struct Settings {
   const runtime::Backend* backend = nullptr;
   runtime::RuntimeOptions runtime;
   std::string out;
+  std::string sweeps;  ///< where the protocol sweeps go as a results CSV; empty: nowhere
   bool quick = false;
   double time_limit = 120;  ///< seconds of rounds, at most
 };
@@ -278,22 +280,30 @@ int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
     std::fprintf(stderr, "xover calibrate: cannot write %s\n", s.out.c_str());
     return 1;
   }
+  if (!s.sweeps.empty()) {
+    std::ofstream csv(s.sweeps);
+    write_csv(csv, m.sweeps, "calibrate-" + m.backend, m.backend, m.host, "pingpong");
+    if (!csv.flush()) {
+      std::fprintf(stderr, "xover calibrate: cannot write %s\n", s.sweeps.c_str());
+      return 1;
+    }
+  }
   print(c, s.out);
   return 0;
 }
 
-/// Why `out` cannot be written, or nothing.
-std::optional<std::string> unwritable(const std::string& out) {
+/// Why `out`, given as `option`, cannot be written, or nothing.
+std::optional<std::string> unwritable(const std::string& option, const std::string& out) {
   namespace fs = std::filesystem;
   const fs::path path(out);
   const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
   std::error_code ec;
   if (out.empty() || path.filename().empty() || fs::is_directory(path, ec))
-    return "--out " + out + ": names a directory, not a file";
+    return option + " " + out + ": names a directory, not a file";
   if (!fs::is_directory(dir, ec))
-    return "--out " + out + ": no directory " + dir.string();
+    return option + " " + out + ": no directory " + dir.string();
   if (access(dir.c_str(), W_OK) != 0 || (fs::exists(path, ec) && access(path.c_str(), W_OK) != 0))
-    return "--out " + out + ": not writable";
+    return option + " " + out + ": not writable";
   return std::nullopt;
 }
 
@@ -316,6 +326,8 @@ int calibrate_command(const std::vector<std::string>& args) {
       backends_help() + "\noptions");
   opts.add_options()("help,h", "this help")("backend,b", po::value<std::string>(), "the hardware backend to measure (see above)")(
       "out,o", po::value<std::string>(), "platform file to write (default platforms/BACKEND-calibrated.xml)")(
+      "sweeps", po::value<std::string>(),
+      "also write every protocol's measured sweep, the figures were fitted to, to this results CSV")(
       "quick", "a short run (a few seconds): fewer sizes and repetitions, sizes up to 1 MiB")(
       "time-limit", po::value<double>(),
       "seconds of measuring rounds at most (default 120; 10 with --quick); rounds stop earlier once one moves "
@@ -359,9 +371,16 @@ int calibrate_command(const std::vector<std::string>& args) {
     std::cerr << "xover calibrate: --tcp-if takes one interface\n";
     return kExitBadInput;
   }
-  if (const std::optional<std::string> why = unwritable(s.out)) {
+  if (const std::optional<std::string> why = unwritable("--out", s.out)) {
     std::cerr << "xover calibrate: " << *why << "\n";
     return kExitBadInput;
+  }
+  if (vm.count("sweeps")) {
+    s.sweeps = vm["sweeps"].as<std::string>();
+    if (const std::optional<std::string> why = unwritable("--sweeps", s.sweeps)) {
+      std::cerr << "xover calibrate: " << *why << "\n";
+      return kExitBadInput;
+    }
   }
   std::cout << std::flush;
   try {

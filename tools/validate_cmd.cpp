@@ -216,7 +216,8 @@ int validate(const Options& o) {
   report.calibrated = !o.platform;
   if (report.calibrated &&
       !step("calibrating " + o.backend, {"calibrate", "--backend", o.backend, "--out", report.platform,
-                                         "--time-limit", o.time_limit, "--tcp-if", o.tcp_if},
+                                         "--sweeps", dir + "calibrate-sweeps.csv", "--time-limit", o.time_limit,
+                                         "--tcp-if", o.tcp_if},
             dir + "calibrate.log", status))
     return status;
   report.cores = runtime::node_cores();

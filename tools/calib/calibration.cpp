@@ -347,6 +347,13 @@ void refine_to_sweeps(const Measurements& m, Calibration& out) {
              "%.0f passes): relative RMS %.1f %% with the probes' figures, %.1f %% after; ",
              static_cast<double>(r.points), r.passes, r.rel_rms_before * 100, r.rel_rms_after * 100) +
       (moved.empty() ? "none moved" : moved));
+  if (r.factor_from > 0)
+    out.draft.comments.push_back("message factor written to the platform (xover:bw_factor): past " +
+                                 format_size(r.factor_from) +
+                                 format(" a message's every per-byte cost runs 1 + %.4f x log2(n / ", r.factor_slope) +
+                                 format_size(r.factor_from) +
+                                 ") times slower (its buffers outgrow the caches): " +
+                                 out.draft.bw_factor.to_string([](double f) { return format("%.4f", f); }));
 }
 
 void fit_protocols(const Measurements& m, const Path& path, Calibration& out) {

@@ -91,10 +91,18 @@ std::string platform_xml(const PlatformDraft& draft) {
     device += prop("stage_o", time_text("device", "stage_o", draft.device_copy->stage_o)) +
               prop("stage_bw", bandwidth_text("device stage_bw", draft.device_copy->stage_bw)) +
               prop("ipc_bw", bandwidth_text("device ipc_bw", draft.device_copy->ipc_bw));
+  const std::string bw_factor =
+      draft.bw_factor.empty() ? std::string() : prop("bw_factor", stepped(draft.bw_factor, 1, [](double f) {
+        if (!(f > 0 && f <= 1))
+          throw std::invalid_argument("calibrated bw_factor " + std::to_string(f) + " is not in (0, 1]");
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.4f", f);
+        return std::string(buf);
+      }));
   for (const char* node : {"node0", "node1"}) {
     os << "    <host id=\"" << node << "\" speed=\"1Gf\">\n"
        << "      <prop id=\"xover:memcpy_bw\" value=\"" << memcpy_bw << "\"/>\n"
-       << device << "    </host>\n";
+       << bw_factor << device << "    </host>\n";
     for (const LaneAttrs& lane : draft.lanes)
       os << "    <host id=\"" << node << "." << rail_name(lane.name) << "\" speed=\"1Gf\"/>\n";
   }

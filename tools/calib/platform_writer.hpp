@@ -21,6 +21,10 @@ struct PlatformDraft {
   /// The same by copy size, where it changes with it (written as size
   /// steps, platforms/README.md); memcpy_bw is then the first step's.
   SizeSteps memcpy_steps = {};
+  /// Both nodes' `xover:bw_factor`: the pace of a message's bytes by the
+  /// message's size, where its buffers outgrow the caches; none written
+  /// when empty.
+  SizeSteps bw_factor = {};
   /// Both nodes' `xover:device_o`, `threads`, `proxy_o`, `proxy_wake`; none
   /// written when absent.
   std::optional<DeviceAttrs> device;

@@ -147,6 +147,61 @@ void search(PlatformDraft& draft, const Knob& knob,
   current = best;
 }
 
+/// 1 / (1 + a·log2(n / n0)) at n0·2, n0·4, ... up to `largest`, 1 below.
+SizeSteps factor_steps(Bytes n0, double a, Bytes largest) {
+  std::vector<SizeStep> steps{{0, 1}};
+  for (Bytes n = 2 * n0; n <= largest; n *= 2)
+    steps.push_back({n, 1 / (1 + a * std::log2(static_cast<double>(n) / static_cast<double>(n0)))});
+  return SizeSteps(std::move(steps));
+}
+
+/// The message factor (Path::message_factor) that slows every per-byte
+/// cost of messages past n0 by a per doubling of their size, where their
+/// buffers outgrow the caches: n0 each sweep size from 64 KiB below the
+/// largest, a from 0 to 4 (a grid, then golden section). A first factor is
+/// kept when it gains more than 1 %, a later one when it gains at all over
+/// the one in place. True when one is in place at the end.
+bool fit_message_factor(PlatformDraft& draft, const std::map<std::string, std::vector<const SweepPoint*>>& by_curve,
+                        double& current, RefineReport& report) {
+  std::vector<Bytes> sizes;
+  for (const auto& [curve, points] : by_curve)
+    for (const SweepPoint* p : points)
+      sizes.push_back(p->size);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  if (sizes.empty())
+    return false;
+  const Bytes largest = sizes.back();
+  const SizeSteps in_place = draft.bw_factor;
+  const double threshold = in_place.empty() ? current * 0.99 : current;
+  double best = threshold;
+  std::optional<std::pair<Bytes, SizeSteps>> found;
+  for (Bytes n0 : sizes) {
+    if (n0 < 65536 || n0 >= largest)
+      continue;
+    Knob slope;
+    slope.hi = 4;
+    slope.get = [](const PlatformDraft&) { return 0.0; };
+    slope.set = [n0, largest](PlatformDraft& d, double a) { d.bw_factor = factor_steps(n0, a, largest); };
+    draft.bw_factor = {};
+    double cost_here = cost(draft, by_curve);
+    search(draft, slope, by_curve, cost_here);
+    if (cost_here < best) {
+      best = cost_here;
+      found = {n0, draft.bw_factor};
+    }
+  }
+  if (!found) {
+    draft.bw_factor = in_place;
+    return !in_place.empty();
+  }
+  draft.bw_factor = found->second;
+  current = best;
+  report.factor_from = found->first;
+  report.factor_slope = found->second.steps().size() > 1 ? 1 / found->second.steps()[1].value - 1 : 0;
+  return true;
+}
+
 std::string describe_change(const Knob& knob, double before, double after) {
   char buf[160];
   std::snprintf(buf, sizeof buf, " %.4f -> %.4f %s", before * knob.shown, after * knob.shown, knob.unit.c_str());
@@ -156,7 +211,9 @@ std::string describe_change(const Knob& knob, double before, double after) {
 }  // namespace
 
 Path draft_path(const PlatformDraft& draft) {
-  return Path{"node0", "node1", draft.lanes, draft.memcpy_bw, draft.memcpy_bw, draft.memcpy_steps, draft.memcpy_steps};
+  Path path{"node0", "node1", draft.lanes, draft.memcpy_bw, draft.memcpy_bw, draft.memcpy_steps, draft.memcpy_steps};
+  path.message_factor = draft.bw_factor;
+  return path;
 }
 
 std::optional<Seconds> model_time(const ThresholdTable& table, Bytes n) {
@@ -229,6 +286,19 @@ RefineReport refine_lanes(PlatformDraft& draft, const std::vector<SweepPoint>& p
       break;
   }
   report.passes = std::min(report.passes, 8);
+  // The factor and the lanes in turn, each fitted beside the other.
+  for (int round = 0; round < 4 && fit_message_factor(draft, by_curve, current, report); ++round) {
+    const double start = current;
+    for (int pass = 0; pass < 8; ++pass) {
+      const double before_pass = current;
+      for (const Knob& knob : knobs)
+        search(draft, knob, by_curve, current);
+      if (current > before_pass * (1 - 1e-3))
+        break;
+    }
+    if (current > start * (1 - 1e-3))
+      break;
+  }
   for (std::size_t i = 0; i < knobs.size(); ++i)
     if (const double after = knobs[i].get(draft); after != before[i])
       report.changes.push_back(describe_change(knobs[i], before[i], after));

@@ -52,6 +52,10 @@ struct RefineReport {
   std::size_t points = 0;             ///< points fitted
   int passes = 0;                     ///< passes over every figure
   std::vector<std::string> changes;   ///< "lane mm: o_send 0.0180 -> 0.0405 us", one per figure moved
+  /// The message factor fitted (draft.bw_factor): 1 / (1 + slope·log2(n / from))
+  /// past `from`; from 0 when none is.
+  Bytes factor_from = 0;
+  double factor_slope = 0;
 };
 
 /// The relative RMS of the model of `draft` against `points`; a point whose
@@ -64,7 +68,12 @@ double model_rel_rms(const PlatformDraft& draft, const std::vector<SweepPoint>& 
 /// bandwidth, with its steps, from an eighth to eight times) and its copy
 /// bandwidth (with its steps, likewise) to the least squares of the
 /// relative errors over `points`. A figure that changes with size by steps
-/// of its own (o_send_steps, o_recv_steps) is left as it is. Nothing moves
+/// of its own (o_send_steps, o_recv_steps) is left as it is. Then, where it
+/// gains more than 1 %, a message factor (draft.bw_factor, SMPI's
+/// bw-factor): past a sweep size n0 from 64 KiB, a message's every
+/// per-byte cost slowed by a factor 1 + a·log2(n / n0), in steps at n0's
+/// doublings (a ping-pong's buffers outgrowing the caches, which no probe
+/// of one buffer sees), and the lanes fitted again beside it. Nothing moves
 /// when `points` is empty.
 RefineReport refine_lanes(PlatformDraft& draft, const std::vector<SweepPoint>& points);
 
