@@ -120,6 +120,7 @@ TEST(CalibratedPlatform, SizeStepsLoadBackAsWritten) {
   d.memcpy_bw = 33e9;
   d.lanes[0].o_send_steps = SizeSteps({{0, 244.4e-9}, {4096, 300e-9}});
   d.lanes[1].bandwidth_steps = SizeSteps({{0, 13.8358e9}, {1048576, 9e9}});
+  d.lanes[0].bandwidth_steps = SizeSteps({{0, 270.5e9}, {65536, 300e9}});
   d.bw_factor = SizeSteps({{0, 1}, {2097152, 0.8}, {4194304, 0.625}});
   const std::string file = write_temp(platform_xml(d));
   const std::string report = sim::in_child([&] {
@@ -128,14 +129,15 @@ TEST(CalibratedPlatform, SizeStepsLoadBackAsWritten) {
     const auto ns = [](double v) { return std::to_string(v * 1e9); };
     return path.memcpy_local_steps.to_string(text) + "\n" + path.memcpy_remote_steps.to_string(text) + "\n" +
            path.lanes[0].o_send_steps.to_string(ns) + "\n" + path.lanes[1].bandwidth_steps.to_string(text) + "\n" +
-           path.message_factor.to_string(text) + "\n";
+           path.message_factor.to_string(text) + "\n" + path.lanes[0].bandwidth_steps.to_string(text) + "\n";
   });
   std::remove(file.c_str());
   EXPECT_EQ(report, "0:33000000000.000000; 32K:8000000000.000000\n"
                     "0:33000000000.000000; 32K:8000000000.000000\n"
                     "0:244.400000; 4K:300.000000\n"
                     "0:13835800000.000000; 1M:9000000000.000000\n"
-                    "0:1.000000; 2M:0.800000; 4M:0.625000\n");
+                    "0:1.000000; 2M:0.800000; 4M:0.625000\n"
+                    "0:270500000000.000000; 64K:300000000000.000000\n");
   d.bw_factor = SizeSteps({{0, 1}, {1024, 1.5}});
   EXPECT_THROW(platform_xml(d), std::invalid_argument);
 }

@@ -138,42 +138,5 @@ TEST(FitCopySteps, RecoversACacheStepFromTheBcopySweep) {
   EXPECT_TRUE(fit_copy_steps(plain, "eager/bcopy", sweep_of(flat)).empty());
 }
 
-// A get sweep (8 B to 4 MiB, 23 sizes, 1 % noise) of 1.5 us + n / 16 GB/s
-// up to 512 KiB and n / 6 GB/s past it, as cross-memory attach measured
-// here bends: two bandwidth steps, the bend within one sample and each
-// bandwidth within 5 %; a straight sweep gives none.
-TEST(FitGetSteps, ABendInTheGetSweepIsABandwidthStep) {
-  std::mt19937_64 rng(9);
-  std::uniform_real_distribution<double> u(-0.01, 0.01);
-  constexpr double kKnee = 512 * 1024;
-  const auto sweep = [&](bool bent, std::vector<double>& sizes, std::vector<double>& times) {
-    for (int i = 0; i < 23; ++i) {
-      const double n = std::round(8 * std::pow(2.0, i * 19.0 / 22.0));
-      double t = 1.5e-6 + std::min(n, kKnee) / 16e9;
-      if (bent && n > kKnee)
-        t += (n - kKnee) / 6e9;
-      else if (n > kKnee)
-        t += (n - kKnee) / 16e9;
-      sizes.push_back(n);
-      times.push_back(t * (1 + u(rng)));
-    }
-  };
-  std::vector<double> sizes, times;
-  sweep(true, sizes, times);
-  const SizeSteps steps = fit_get_steps(sizes, times);
-  ASSERT_EQ(steps.steps().size(), 2u);
-  std::size_t knee = 0;
-  while (sizes[knee] < kKnee)
-    ++knee;
-  EXPECT_GE(static_cast<double>(steps.steps()[1].from), sizes[knee - 1]);
-  EXPECT_LE(static_cast<double>(steps.steps()[1].from), sizes[knee + 1]);
-  EXPECT_NEAR(steps.steps()[0].value, 16e9, 0.05 * 16e9);
-  EXPECT_NEAR(steps.steps()[1].value, 6e9, 0.05 * 6e9);
-  sizes.clear();
-  times.clear();
-  sweep(false, sizes, times);
-  EXPECT_TRUE(fit_get_steps(sizes, times).empty());
-}
-
 }  // namespace
 }  // namespace xover::calib

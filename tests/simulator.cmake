@@ -45,7 +45,7 @@ gtest_discover_tests(alltoall_sim_test)
 add_executable(calib_test calib_fit_test.cpp calib_platform_test.cpp calib_refine_test.cpp calib_rounds_test.cpp
                           calib_segments_test.cpp)
 target_include_directories(calib_test PRIVATE ${PROJECT_SOURCE_DIR})
-target_link_libraries(calib_test PRIVATE xover::calib xover::sim GTest::gtest_main)
+target_link_libraries(calib_test PRIVATE xover::calib xover::sim GTest::gmock GTest::gtest_main)
 target_compile_definitions(calib_test PRIVATE XOVER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 gtest_discover_tests(calib_test)
 

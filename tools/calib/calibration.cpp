@@ -87,36 +87,6 @@ std::vector<const Point*> curve_points(const Results& results, const std::string
   return out;
 }
 
-/// The lane's bandwidth steps (fit_get_steps), the link's bandwidth the
-/// largest of them (a step is never above its link's); nothing changes when
-/// one line fits. From the rndv/get sweep from 8 KiB where it ran (its get is the
-/// message, and its buffers are a ping-pong's, as a user's are: a probe's
-/// get of bytes the target has just written bends where the protocol's
-/// does not, tcp's at 128 KiB); else from the probe's get sweep.
-void get_bandwidth_steps(const Measurements& m, const std::vector<double>& probe_sizes,
-                         const std::vector<double>& probe_times, LaneAttrs& lane, std::vector<std::string>& lines,
-                         const std::string& who) {
-  std::vector<double> sizes, times;
-  // Below 8 KiB the fixed costs hide a get's bytes (a slope of noise).
-  for (const Point* p : curve_points(m.sweeps, "rndv/get")) {
-    if (p->size < 8192)
-      continue;
-    sizes.push_back(static_cast<double>(p->size));
-    times.push_back(p->median());
-  }
-  const bool sweep = sizes.size() >= 6;
-  const SizeSteps steps = sweep ? fit_get_steps(sizes, times) : fit_get_steps(probe_sizes, probe_times);
-  if (steps.empty())
-    return;
-  lane.bandwidth_steps = steps;
-  lane.bandwidth = 0;
-  for (const SizeStep& step : steps.steps())
-    lane.bandwidth = std::max(lane.bandwidth, step.value);
-  lines.push_back(who + "get bandwidth by size (the " + (sweep ? "rndv/get" : "probe's get") +
-                  " sweep in segments by least squares, 1/slope of each): " +
-                  lane.bandwidth_steps.to_string([](double b) { return format("%.3f GB/s", b / 1e9); }));
-}
-
 /// The lanes a measured lane becomes: itself, or, when it carries both
 /// active messages and gets (TCP), two lanes. A get there is served by the
 /// target's CPU (a request in, a reply out), not by a NIC as rndv_get.cpp's
@@ -176,7 +146,6 @@ std::vector<FittedLane> fit_lane(const LaneMeasurement& lm, const Measurements& 
     if (!(g.m > 0))
       throw std::invalid_argument(who + "the get time does not grow with the size: no bandwidth to fit");
     a.bandwidth = 1 / g.m;
-    get_bandwidth_steps(m, s, t, a, lines, who);
     fitted.timed_gets = true;
     FittedLane rma = fitted;
     const double l = (g.c - a.o_send - a.o_recv - kGetHeader * g.m) / 2;
@@ -429,17 +398,6 @@ SizeSteps fit_copy_steps(const Path& path, const std::string& curve,
   // The sweep says nothing of larger copies: the path's own figure again.
   steps.push_back({sweep.back().first + 1, path.memcpy_bw_local});
   return SizeSteps(std::move(steps));
-}
-
-SizeSteps fit_get_steps(std::span<const double> sizes, std::span<const double> times) {
-  const std::vector<Segment> parts = fit_segments(sizes, times);
-  if (parts.size() < 2 ||
-      !std::all_of(parts.begin(), parts.end(), [](const Segment& part) { return part.line.m > 0; }))
-    return {};
-  std::vector<SizeStep> steps;
-  for (const Segment& part : parts)
-    steps.push_back({steps.empty() ? 0 : static_cast<Bytes>(sizes[part.first]), 1 / part.line.m});
-  return SizeSteps(steps);
 }
 
 BytesPerSecond fit_copy_bandwidth(const Path& path, const std::string& curve,

@@ -76,13 +76,6 @@ struct Calibration {
   Seconds device_o_burst = 0;            ///< Measurements::device_o_burst, for the report
 };
 
-/// A get's bandwidth by its size, where one line does not fit the get
-/// sweep (sizes ascending, times in seconds): cross-memory attach pins and
-/// copies page by page, and past the caches a byte costs more. The sweep in
-/// segments by least squares (fit_segments), each segment's 1/slope from
-/// its first size on; empty when one line fits or a segment does not grow.
-SizeSteps fit_get_steps(std::span<const double> sizes, std::span<const double> times);
-
 /// The copy bandwidth M with which `curve`'s model on `path` (path's own
 /// memcpy figures replaced by M at both ends) best fits the measured times
 /// `sweep` (size, median seconds): relative least squares, searched over M

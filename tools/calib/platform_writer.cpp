@@ -1,6 +1,7 @@
 // The calibrated platform's XML (platform_writer.hpp).
 #include "tools/calib/platform_writer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -112,7 +113,11 @@ std::string platform_xml(const PlatformDraft& draft) {
     const auto time_of = [&rail](const char* what) {
       return [&rail, what](double t) { return time_text(rail, what, t); };
     };
-    os << "    <link id=\"" << rail << "\" bandwidth=\"" << bandwidth_text(rail, lane.bandwidth) << "\" latency=\""
+    // A link's bandwidth is at least each of its steps' (the loader's rule).
+    BytesPerSecond link = lane.bandwidth;
+    for (const SizeStep& step : lane.bandwidth_steps.steps())
+      link = std::max(link, step.value);
+    os << "    <link id=\"" << rail << "\" bandwidth=\"" << bandwidth_text(rail, link) << "\" latency=\""
        << time_text(rail, "latency", lane.latency) << "\" sharing_policy=\"SPLITDUPLEX\">\n"
        << prop("o_send", stepped(lane.o_send_steps, lane.o_send, time_of("o_send")))
        << prop("o_recv", stepped(lane.o_recv_steps, lane.o_recv, time_of("o_recv")))

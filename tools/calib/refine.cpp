@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <memory>
 
 #include "protocols/perf/envelope.hpp"
 
@@ -155,6 +156,17 @@ SizeSteps factor_steps(Bytes n0, double a, Bytes largest) {
   return SizeSteps(std::move(steps));
 }
 
+/// The sweep sizes, ascending, each once.
+std::vector<Bytes> sweep_sizes(const std::map<std::string, std::vector<const SweepPoint*>>& by_curve) {
+  std::vector<Bytes> sizes;
+  for (const auto& [curve, points] : by_curve)
+    for (const SweepPoint* p : points)
+      sizes.push_back(p->size);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
 /// The message factor (Path::message_factor) that slows every per-byte
 /// cost of messages past n0 by a per doubling of their size, where their
 /// buffers outgrow the caches: n0 each sweep size from 64 KiB below the
@@ -163,12 +175,7 @@ SizeSteps factor_steps(Bytes n0, double a, Bytes largest) {
 /// the one in place. True when one is in place at the end.
 bool fit_message_factor(PlatformDraft& draft, const std::map<std::string, std::vector<const SweepPoint*>>& by_curve,
                         double& current, RefineReport& report) {
-  std::vector<Bytes> sizes;
-  for (const auto& [curve, points] : by_curve)
-    for (const SweepPoint* p : points)
-      sizes.push_back(p->size);
-  std::sort(sizes.begin(), sizes.end());
-  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  const std::vector<Bytes> sizes = sweep_sizes(by_curve);
   if (sizes.empty())
     return false;
   const Bytes largest = sizes.back();
@@ -200,6 +207,78 @@ bool fit_message_factor(PlatformDraft& draft, const std::map<std::string, std::v
   report.factor_from = found->first;
   report.factor_slope = found->second.steps().size() > 1 ? 1 / found->second.steps()[1].value - 1 : 0;
   return true;
+}
+
+/// One lane's bandwidth for operations of b bytes and more (a TCP stream of
+/// 64 KiB fragments paces far slower per byte than one 32 KiB message,
+/// which the socket takes whole), slower again by 1 + a·log2(n / b) past b
+/// in steps at b's doublings (a get of a ping-pong's buffers past the
+/// caches): b each sweep size from 1 KiB below the largest, the bandwidth
+/// from b from an eighth of the lane's up to it, the one below b from an
+/// eighth to eight times (each a grid on a log scale, then golden section),
+/// a from 0 to 4. A first step is kept when it gains
+/// more than 1 %, a later one when it gains over the one in place; the lane
+/// keeps its own steps otherwise. True when the lane has a step at the end.
+bool fit_bandwidth_step(PlatformDraft& draft, std::size_t lane,
+                        const std::map<std::string, std::vector<const SweepPoint*>>& by_curve, double& current) {
+  const std::vector<Bytes> sizes = sweep_sizes(by_curve);
+  if (sizes.empty())
+    return false;
+  const SizeSteps in_place = draft.lanes[lane].bandwidth_steps;
+  const BytesPerSecond below = in_place.empty() ? draft.lanes[lane].bandwidth : in_place.steps().front().value;
+  double best = in_place.empty() ? current * 0.99 : current;
+  std::optional<SizeSteps> found;
+  for (Bytes b : sizes) {
+    if (b < 1024 || b >= sizes.back())
+      continue;
+    // The bandwidth from b on, then the one below it (which the lanes' own
+    // fit may have bent to stand in for the step), then how much slower
+    // each doubling past b runs (a get of a ping-pong's buffers past the
+    // caches), then the first again.
+    struct Shape {
+      BytesPerSecond lower, upper;
+      double slope = 0;
+    };
+    const auto shape = std::make_shared<Shape>(Shape{below, below});
+    const Bytes largest = sizes.back();
+    const auto apply = [lane, b, largest, shape](PlatformDraft& d) {
+      std::vector<SizeStep> steps{{0, shape->lower}, {b, shape->upper}};
+      if (shape->slope > 0)
+        for (Bytes n = 2 * b; n <= largest; n *= 2)
+          steps.push_back(
+              {n, shape->upper / (1 + shape->slope * std::log2(static_cast<double>(n) / static_cast<double>(b)))});
+      d.lanes[lane].bandwidth = shape->lower;
+      d.lanes[lane].bandwidth_steps = SizeSteps(std::move(steps));
+    };
+    const auto knob = [&apply, shape](double Shape::*field, bool log_scale, double lo, double hi) {
+      Knob k;
+      k.log_scale = log_scale;
+      k.lo = lo;
+      k.hi = hi;
+      k.get = [shape, field](const PlatformDraft&) { return shape.get()->*field; };
+      k.set = [apply, shape, field](PlatformDraft& d, double v) {
+        shape.get()->*field = v;
+        apply(d);
+      };
+      return k;
+    };
+    const Knob upper = knob(&Shape::upper, true, std::log(below / 8), std::log(below));
+    const Knob lower = knob(&Shape::lower, true, std::log(below / 8), std::log(below * 8));
+    const Knob slope = knob(&Shape::slope, false, 0, 4);
+    apply(draft);
+    double cost_here = cost(draft, by_curve);
+    for (const Knob* k : {&upper, &lower, &slope, &upper})
+      search(draft, *k, by_curve, cost_here);
+    if (cost_here < best) {
+      best = cost_here;
+      found = draft.lanes[lane].bandwidth_steps;
+    }
+  }
+  draft.lanes[lane].bandwidth_steps = found ? *found : in_place;
+  draft.lanes[lane].bandwidth = found ? found->steps().front().value : below;
+  if (found)
+    current = best;
+  return !draft.lanes[lane].bandwidth_steps.empty();
 }
 
 std::string describe_change(const Knob& knob, double before, double after) {
@@ -278,30 +357,65 @@ RefineReport refine_lanes(PlatformDraft& draft, const std::vector<SweepPoint>& p
   for (const Knob& knob : knobs)
     before.push_back(knob.get(draft));
   double current = cost(draft, by_curve);
-  for (report.passes = 1; report.passes <= 8; ++report.passes) {
-    const double start = current;
-    for (const Knob& knob : knobs)
-      search(draft, knob, by_curve, current);
-    if (current > start * (1 - 1e-3))
-      break;
-  }
-  report.passes = std::min(report.passes, 8);
-  // The factor and the lanes in turn, each fitted beside the other.
-  for (int round = 0; round < 4 && fit_message_factor(draft, by_curve, current, report); ++round) {
-    const double start = current;
+  // Every figure in turn until a pass gains less than 0.1 %.
+  const auto passes = [&] {
     for (int pass = 0; pass < 8; ++pass) {
-      const double before_pass = current;
+      ++report.passes;
+      const double start = current;
       for (const Knob& knob : knobs)
         search(draft, knob, by_curve, current);
-      if (current > before_pass * (1 - 1e-3))
+      if (current > start * (1 - 1e-3))
+        return;
+    }
+  };
+  passes();
+  // Then the figures by size beside them, and the lanes again, in turn;
+  // in either order (the factor every lane sees first, or each lane's own
+  // step first: whichever comes first takes what the other could have
+  // held), the better kept.
+  const auto by_size = [&](bool factor_first, PlatformDraft& d, double& c, RefineReport& r) {
+    for (int round = 0; round < 4; ++round) {
+      const double start = c;
+      if (factor_first)
+        fit_message_factor(d, by_curve, c, r);
+      for (std::size_t i = 0; i < d.lanes.size(); ++i)
+        if (d.lanes[i].bandwidth > 0)
+          fit_bandwidth_step(d, i, by_curve, c);
+      if (!factor_first)
+        fit_message_factor(d, by_curve, c, r);
+      for (int pass = 0; pass < 8; ++pass) {
+        ++r.passes;
+        const double before_pass = c;
+        for (const Knob& knob : knobs)
+          search(d, knob, by_curve, c);
+        if (c > before_pass * (1 - 1e-3))
+          break;
+      }
+      if (c > start * (1 - 1e-3))
         break;
     }
-    if (current > start * (1 - 1e-3))
-      break;
+  };
+  PlatformDraft lanes_first = draft;
+  double lanes_first_cost = current;
+  RefineReport lanes_first_report = report;
+  by_size(true, draft, current, report);
+  by_size(false, lanes_first, lanes_first_cost, lanes_first_report);
+  if (lanes_first_cost < current) {
+    draft = lanes_first;
+    current = lanes_first_cost;
+    report = lanes_first_report;
   }
   for (std::size_t i = 0; i < knobs.size(); ++i)
     if (const double after = knobs[i].get(draft); after != before[i])
       report.changes.push_back(describe_change(knobs[i], before[i], after));
+  for (const LaneAttrs& lane : draft.lanes)
+    for (std::size_t k = 1; k < lane.bandwidth_steps.steps().size(); ++k) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, ": bandwidth from %s B: %.4f GB/s",
+                    std::to_string(lane.bandwidth_steps.steps()[k].from).c_str(),
+                    lane.bandwidth_steps.steps()[k].value * 1e-9);
+      report.changes.push_back("lane " + lane.name + buf);
+    }
   report.rel_rms_after = model_rel_rms(draft, points);
   return report;
 }
