@@ -146,6 +146,47 @@ TEST(Validate, OneRunIsNotEnough) {
   EXPECT_THROW(validate_results(a, {a}, {}), CompareError);
 }
 
+// The hardware's own selection runs eager at 8 KiB, the simulation's
+// rndv/get: auto there is judged by the hardware's rndv/get curve (5, as
+// simulated), and a line says the hardware's own choice cost 8.
+TEST(Validate, AutoIsJudgedByTheSimulatedChoiceOnTheHardware) {
+  const auto with_auto = [](const std::string& name, const std::string& backend, const std::vector<double>& eager,
+                            const std::vector<double>& get, const std::string& at_8k) {
+    std::string text = std::string(kCsvHeader) + "\n";
+    const Bytes sizes[] = {1024, 2048, 4096, 8192};
+    for (const std::string& curve : {std::string("auto"), kE, kG})
+      for (std::size_t i = 0; i < 4; ++i) {
+        const bool is_get = curve == kG || (curve == "auto" && i == 3 && at_8k == kG);
+        const double t = is_get ? get[i] : eager[i];
+        const std::string selected = curve == "auto" ? (is_get ? kG : kE) : curve;
+        std::ostringstream row;
+        row << "s," << backend << ",p,pingpong," << curve << "," << selected << ",r0:1," << sizes[i] << ",20," << t
+            << "," << t << "," << t << ",1,,0,," << t * 0.9 << "," << t * 1.1 << "\n";
+        text += row.str();
+      }
+    std::istringstream in(text);
+    return read_results_csv(in, name);
+  };
+  const ResultsFile sim = with_auto("sim", "sim", {1, 2, 4, 8}, {3, 3, 4.5, 5}, kG);
+  const std::vector<ResultsFile> hw{with_auto("a", "shm", {1, 2, 4, 8}, {3, 3, 4.5, 5}, kE),
+                                    with_auto("b", "shm", {1, 2, 4, 8}, {3, 3, 4.5, 5}, kE)};
+  const ResultsFile taken = with_simulated_choice(hw[0], sim);
+  EXPECT_EQ(taken.rows[3].protocol, "auto");
+  EXPECT_EQ(taken.rows[3].selected, kG);
+  EXPECT_DOUBLE_EQ(taken.rows[3].t_median_us, 5);
+  EXPECT_DOUBLE_EQ(taken.rows[2].t_median_us, 4);
+  const Validation v = validate_results(sim, hw, {});
+  ASSERT_EQ(v.curves.size(), 3u);
+  EXPECT_EQ(v.curves[0].protocol, "auto");
+  EXPECT_DOUBLE_EQ(v.curves[0].worst, 0);
+  ASSERT_EQ(v.auto_choices.size(), 1u);
+  EXPECT_THAT(v.auto_choices[0], HasSubstr("auto at 8K: the simulation's selection runs rndv/get, the hardware's "
+                                           "own (its transport's figures) eager"));
+  EXPECT_THAT(v.auto_choices[0], HasSubstr("+60.0 %"));
+  // Without the substitution auto would miss by 37.5 % at 8 KiB.
+  EXPECT_TRUE(v.passed()) << ::testing::PrintToString(v.misses);
+}
+
 TEST(UcxProtoInfo, ReadsV1ThresholdsAndTheV2Table) {
   const std::string v1 =
       "#                 lane[0]:  1:posix/memory.0 md[1]  -> md[1]/posix/sysdev[255] am am_bw#0\n"

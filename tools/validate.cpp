@@ -88,13 +88,56 @@ ResultsFile hardware_reference(const std::vector<ResultsFile>& runs) {
   return out;
 }
 
-Validation validate_results(const ResultsFile& sim, const std::vector<ResultsFile>& runs,
+ResultsFile with_simulated_choice(const ResultsFile& run, const ResultsFile& sim) {
+  std::map<Bytes, std::string> chosen;
+  for (const ResultRow& row : sim.rows)
+    if (row.protocol == "auto")
+      chosen[row.size] = row.selected;
+  std::map<std::pair<std::string, Bytes>, const ResultRow*> ran;
+  for (const ResultRow& row : run.rows)
+    if (row.protocol != "auto")
+      ran.try_emplace({row.selected, row.size}, &row);
+  ResultsFile out = run;
+  for (ResultRow& row : out.rows) {
+    const auto choice = chosen.find(row.size);
+    if (row.protocol != "auto" || choice == chosen.end() || choice->second == row.selected)
+      continue;
+    if (const auto same = ran.find({choice->second, row.size}); same != ran.end()) {
+      ResultRow taken = *same->second;
+      taken.protocol = "auto";
+      taken.line = row.line;
+      row = std::move(taken);
+    }
+  }
+  return out;
+}
+
+Validation validate_results(const ResultsFile& sim, const std::vector<ResultsFile>& runs_as_run,
                             const ValidateLimits& limits) {
-  if (runs.size() < 2)
+  if (runs_as_run.size() < 2)
     throw CompareError("a verdict needs at least two hardware runs, to know the machine's own reproducibility");
   Validation out;
   out.limits = limits;
+  // Where the hardware's own selection ran another protocol than the
+  // simulation's, the simulated choice is judged by what it costs on the
+  // hardware, and the difference said.
+  std::vector<ResultsFile> runs;
+  for (const ResultsFile& run : runs_as_run)
+    runs.push_back(with_simulated_choice(run, sim));
+  const ResultsFile own = hardware_reference(runs_as_run);
   const ResultsFile reference = hardware_reference(runs);
+  for (std::size_t i = 0; i < own.rows.size() && i < reference.rows.size(); ++i) {
+    const ResultRow& mine = own.rows[i];
+    const ResultRow& chosen = reference.rows[i];
+    if (mine.protocol != "auto" || mine.selected == chosen.selected)
+      continue;
+    char buf[96];
+    std::snprintf(buf, sizeof buf, " (%.3f us against %.3f us: %+.1f %%)", mine.t_median_us, chosen.t_median_us,
+                  (mine.t_median_us / chosen.t_median_us - 1) * 100);
+    out.auto_choices.push_back("auto at " + format_size(mine.size) + ": the simulation's selection runs " +
+                               chosen.selected + ", the hardware's own (its transport's figures) " + mine.selected +
+                               buf + "; compared with the hardware's " + chosen.selected + " there");
+  }
   const Comparison c = compare_results(sim, reference, limits.max_threshold_factor);
 
   std::map<std::string, std::pair<double, double>> reproducibility;

@@ -12,6 +12,9 @@
 //   where the runs' medians agree within max_worst_error (the largest over
 //   the smallest, less one), so that a model error shows apart from the
 //   machine's noise.
+// - `auto`: where the hardware's own selection ran another protocol than
+//   the simulation's, the hardware's time of the simulation's protocol at
+//   that size (another curve's point), and a line that says so.
 // - Crossovers: the forced curves' crossings (crossovers.hpp) in the
 //   simulation and in the reference, paired by the two protocols; each
 //   hardware crossing takes the simulated crossing of the same pair nearest
@@ -70,6 +73,10 @@ struct Validation {
   std::vector<CurveValidation> curves;            ///< the simulation's curve order
   std::vector<CrossoverValidation> crossovers;    ///< the reference's crossings, then the simulation's unmatched
   std::vector<std::string> misses;                ///< one line per limit missed; empty when the verdict holds
+  /// One line per `auto` point where the hardware's own selection ran
+  /// another protocol than the simulation's, which is judged by the
+  /// hardware's time of its own protocol there (with_simulated_choice()).
+  std::vector<std::string> auto_choices;
   bool passed() const { return misses.empty(); }
 };
 
@@ -79,7 +86,16 @@ struct Validation {
 /// scenarios or workloads.
 ResultsFile hardware_reference(const std::vector<ResultsFile>& runs);
 
-/// The verdict on `sim` against `runs` (at least two).
+/// `run` with each `auto` point whose protocol is not the one the
+/// simulation's `auto` ran at that size replaced by the run's point of
+/// another curve that ran the simulation's protocol there (renamed `auto`),
+/// where one did. The hardware's own selection takes its transport's
+/// figures, the simulation's the platform's: `auto` then asks whether the
+/// protocol the simulation chooses costs on the hardware what it predicts.
+ResultsFile with_simulated_choice(const ResultsFile& run, const ResultsFile& sim);
+
+/// The verdict on `sim` against `runs` (at least two), each taken
+/// with_simulated_choice().
 /// @throws CompareError for fewer than two runs, or files that cannot be
 /// compared (compare_results()).
 Validation validate_results(const ResultsFile& sim, const std::vector<ResultsFile>& runs,

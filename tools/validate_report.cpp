@@ -106,6 +106,8 @@ void print_validation_text(std::ostream& os, const ValidateReport& r) {
   }
   os << "\nhand-overs\n  xover auto, simulated: " << handovers(r.sim_handovers)
      << "\n  xover auto, on hardware: " << handovers(r.hw_handovers) << "\n";
+  for (const std::string& line : v.auto_choices)
+    os << "  " << line << "\n";
   if (!r.ucx) {
     os << "  UCX: ucx_info is not installed\n";
   } else {
@@ -229,6 +231,10 @@ void print_validation_json(std::ostream& os, const ValidateReport& r) {
   j.key("misses").begin_array();
   for (const std::string& m : v.misses)
     j.value(m);
+  j.end_array();
+  j.key("auto_choices").begin_array();
+  for (const std::string& line : v.auto_choices)
+    j.value(line);
   j.end_array();
   j.end_object();
   os << j.str();
