@@ -124,7 +124,7 @@ TEST(CalibrateCli, BadInputExitsTwoWithAMessage) {
            {"--backend nosuch", "unknown backend 'nosuch'"},
            {"--backend shm --out /nonexistent-dir/x.xml", "no directory /nonexistent-dir"},
            {"--backend shm --out /tmp", "names a directory"},
-           {"--backend shm --sweeps /nonexistent-dir/s.csv", "--sweeps /nonexistent-dir/s.csv: no directory"},
+           {"--backend shm --out /tmp/x.xml --sweeps /nonexistent-dir/s.csv", "--sweeps /nonexistent-dir/s.csv: no directory"},
            {"--backend shm --timeout -1", "--timeout must be a positive number"},
            {"--backend shm --time-limit 0", "--time-limit must be a positive number of seconds"},
            {"--backend tcp --tcp-if lo,lo", "--tcp-if takes one interface"},

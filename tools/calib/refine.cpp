@@ -35,12 +35,17 @@ SizeSteps scaled(const SizeSteps& steps, double ratio) {
   return SizeSteps(std::move(out));
 }
 
+/// A lane's time from a quarter to four times the probes' (a ping-pong
+/// sees o_s + L + o_r, not how the probes split them: the split stays
+/// theirs within that), or from 0 to `ceiling` where they measured none.
 Knob time_knob(std::size_t lane, const char* what, Seconds LaneAttrs::*field, Seconds ceiling,
                const PlatformDraft& draft) {
   Knob k;
   k.name = "lane " + draft.lanes[lane].name + ": " + what;
-  k.lo = 0;
-  k.hi = std::max(4 * draft.lanes[lane].*field, ceiling);
+  const Seconds v = draft.lanes[lane].*field;
+  k.log_scale = v > 0;
+  k.lo = v > 0 ? std::log(v / 4) : 0;
+  k.hi = v > 0 ? std::log(4 * v) : ceiling;
   k.get = [lane, field](const PlatformDraft& d) { return d.lanes[lane].*field; };
   k.set = [lane, field](PlatformDraft& d, double v) { d.lanes[lane].*field = v; };
   k.unit = "us";
@@ -345,7 +350,8 @@ RefineReport refine_lanes(PlatformDraft& draft, const std::vector<SweepPoint>& p
     // A gap past a round trip would hold back a ping-pong's next message in
     // the simulator, which the cost lines of one message do not see.
     Knob gap = time_knob(i, "gap", &LaneAttrs::gap, 2 * fastest, draft);
-    gap.hi = std::max(gap.get(draft), 2 * fastest);
+    const double round_trip = gap.log_scale ? std::log(2 * fastest) : 2 * fastest;
+    gap.hi = std::max(gap.lo, std::min(gap.hi, std::max(round_trip, gap.log_scale ? std::log(gap.get(draft)) : 0.0)));
     knobs.push_back(gap);
     if (lane.bandwidth > 0)
       knobs.push_back(bandwidth_knob(i, draft));

@@ -63,8 +63,9 @@ struct RefineReport {
 double model_rel_rms(const PlatformDraft& draft, const std::vector<SweepPoint>& points);
 
 /// Moves the draft's lane figures (o_send, o_recv and latency of each lane,
-/// from 0 to four times their value or the fastest point's time; the gap
-/// up to twice the fastest point's time, a ping-pong's round trip; the
+/// from a quarter to four times their value, or from 0 to the fastest
+/// point's time where it is 0; the gap likewise but not past twice the
+/// fastest point's time, a ping-pong's round trip, unless it is there; the
 /// bandwidth, with its steps, from an eighth to eight times) and its copy
 /// bandwidth (with its steps, likewise) to the least squares of the
 /// relative errors over `points`. A figure that changes with size by steps
