@@ -155,7 +155,8 @@ TEST(RefineLanes, FindsAMessageFactorPastTheCaches) {
 
 // Sweeps of a lane that carries messages of 4 KiB and more at a quarter of
 // its bandwidth below (a stream of fragments slower per byte than one
-// message): the fit finds the step at 4 KiB and its bandwidth.
+// message): the fit finds the step just past the sweep's 2 KiB, the
+// largest size below it.
 TEST(RefineLanes, FindsALaneBandwidthStepByOperationSize) {
   PlatformDraft slow = truth();
   slow.lanes[0].bandwidth_steps = SizeSteps({{0, 40e9}, {4096, 10e9}});
@@ -164,8 +165,8 @@ TEST(RefineLanes, FindsALaneBandwidthStepByOperationSize) {
   const RefineReport r = refine_lanes(d, points);
   EXPECT_LT(r.rel_rms_after, 0.01);
   ASSERT_EQ(d.lanes[0].bandwidth_steps.steps().size(), 2u);
-  EXPECT_EQ(d.lanes[0].bandwidth_steps.steps()[1].from, 4096u);
-  EXPECT_THAT(r.changes, ::testing::Contains(::testing::HasSubstr("lane mm: bandwidth from 4096 B: ")));
+  EXPECT_EQ(d.lanes[0].bandwidth_steps.steps()[1].from, 2049u);
+  EXPECT_THAT(r.changes, ::testing::Contains(::testing::HasSubstr("lane mm: bandwidth from 2049 B: ")));
 }
 
 }  // namespace

@@ -187,6 +187,23 @@ TEST(Validate, AutoIsJudgedByTheSimulatedChoiceOnTheHardware) {
   EXPECT_TRUE(v.passed()) << ::testing::PrintToString(v.misses);
 }
 
+// The calibration's sweeps against the runs: eager's points 10 % slower at
+// 1 KiB and 20 % faster at 8 KiB, rndv/get's alike; auto is left out.
+TEST(Validate, CalibrationDriftIsEachForcedCurveAgainstItsSweep) {
+  const ResultsFile reference = run("hw", "shm", {1, 2, 4, 8}, {3, 3, 4, 5});
+  const ResultsFile sweeps = run("calibrate", "shm", {1.1, 2, 4, 6.4}, {3, 3, 4});
+  const std::vector<CalibrationDrift> drift = calibration_drift(sweeps, reference);
+  ASSERT_EQ(drift.size(), 2u);
+  EXPECT_EQ(drift[0].curve, kE);
+  EXPECT_EQ(drift[0].matched, 4u);
+  EXPECT_NEAR(drift[0].median, 0.05, 1e-12);
+  EXPECT_NEAR(drift[0].worst_rel, -0.2, 1e-12);
+  EXPECT_EQ(drift[0].worst_size, 8192u);
+  EXPECT_EQ(drift[1].curve, kG);
+  EXPECT_EQ(drift[1].matched, 3u);
+  EXPECT_DOUBLE_EQ(drift[1].median, 0);
+}
+
 TEST(UcxProtoInfo, ReadsV1ThresholdsAndTheV2Table) {
   const std::string v1 =
       "#                 lane[0]:  1:posix/memory.0 md[1]  -> md[1]/posix/sysdev[255] am am_bw#0\n"

@@ -88,6 +88,36 @@ ResultsFile hardware_reference(const std::vector<ResultsFile>& runs) {
   return out;
 }
 
+std::vector<CalibrationDrift> calibration_drift(const ResultsFile& sweeps, const ResultsFile& reference) {
+  std::map<std::pair<std::string, Bytes>, double> swept;
+  for (const ResultRow& row : sweeps.rows)
+    swept[{row.protocol, row.size}] = row.t_median_us;
+  std::vector<CalibrationDrift> out;
+  for (const std::string& curve : reference.protocols()) {
+    if (curve == "auto")
+      continue;
+    CalibrationDrift d{curve};
+    std::vector<double> errors;
+    for (const ResultRow& row : reference.rows) {
+      const auto it = swept.find({row.selected, row.size});
+      if (row.protocol != curve || it == swept.end())
+        continue;
+      const double rel = it->second / row.t_median_us - 1;
+      errors.push_back(std::abs(rel));
+      if (std::abs(rel) >= std::abs(d.worst_rel)) {
+        d.worst_rel = rel;
+        d.worst_size = row.size;
+      }
+    }
+    if (errors.empty())
+      continue;
+    d.matched = errors.size();
+    d.median = median(errors);
+    out.push_back(d);
+  }
+  return out;
+}
+
 ResultsFile with_simulated_choice(const ResultsFile& run, const ResultsFile& sim) {
   std::map<Bytes, std::string> chosen;
   for (const ResultRow& row : sim.rows)

@@ -86,6 +86,23 @@ struct Validation {
 /// scenarios or workloads.
 ResultsFile hardware_reference(const std::vector<ResultsFile>& runs);
 
+/// How far the sweeps a calibration measured lie from the hardware runs of
+/// a validation, per forced curve of the runs: the machine then against the
+/// machine now. A simulation can only be as close to the runs as the
+/// sweeps its platform was fitted to.
+struct CalibrationDrift {
+  std::string curve;         ///< the runs' curve
+  std::size_t matched = 0;   ///< its sizes that a sweep of the protocol it ran also holds
+  double median = 0;         ///< median |sweep − hw| / hw
+  double worst_rel = 0;      ///< the largest, its sign kept (sweep slower +)
+  Bytes worst_size = 0;
+};
+
+/// Per forced curve of `reference` (not `auto`), each point against the
+/// point of `sweeps` of the protocol it ran (its `selected`) at its size;
+/// a curve none of whose points a sweep holds is left out.
+std::vector<CalibrationDrift> calibration_drift(const ResultsFile& sweeps, const ResultsFile& reference);
+
 /// `run` with each `auto` point whose protocol is not the one the
 /// simulation's `auto` ran at that size replaced by the run's point of
 /// another curve that ran the simulation's protocol there (renamed `auto`),

@@ -246,6 +246,8 @@ int validate(const Options& o) {
     report.validation = validate_results(sim, runs, o.limits);
     report.sim_handovers = selection_thresholds(sim);
     report.hw_handovers = selection_thresholds(hardware_reference(runs));
+    if (report.calibrated)
+      report.drift = calibration_drift(read_results_csv(dir + "calibrate-sweeps.csv"), hardware_reference(runs));
   } catch (const std::invalid_argument& e) {
     std::cerr << "xover validate: " << e.what() << "\n";
     return 1;

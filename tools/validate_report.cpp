@@ -88,6 +88,16 @@ void print_validation_text(std::ostream& os, const ValidateReport& r) {
        << (c.within ? "ok" : "MISS") << "\n";
   }
   os << "(steady: the sizes where the hardware runs' medians agree within the worst-error limit)\n";
+  if (!r.drift.empty()) {
+    os << "\nthe calibration's own sweeps against these runs (the machine then against now: the simulation "
+          "cannot come closer than this)\n";
+    for (const CalibrationDrift& d : r.drift) {
+      char line[160];
+      std::snprintf(line, sizeof line, "  %-18s %zu sizes: median %s, worst %+.1f %% at %s\n", d.curve.c_str(),
+                    d.matched, pct(d.median).c_str(), d.worst_rel * 100, format_size(d.worst_size).c_str());
+      os << line;
+    }
+  }
   os << "\ncrossovers (the second protocol is faster above the size)\n";
   if (v.crossovers.empty())
     os << "  none in either\n";
@@ -231,6 +241,17 @@ void print_validation_json(std::ostream& os, const ValidateReport& r) {
   j.key("misses").begin_array();
   for (const std::string& m : v.misses)
     j.value(m);
+  j.end_array();
+  j.key("calibration_drift").begin_array();
+  for (const CalibrationDrift& d : r.drift) {
+    j.begin_object();
+    j.key("curve").value(d.curve);
+    j.key("matched").value(std::uint64_t(d.matched));
+    j.key("median").value(d.median);
+    j.key("worst").value(d.worst_rel);
+    j.key("worst_size").value(std::uint64_t(d.worst_size));
+    j.end_object();
+  }
   j.end_array();
   j.key("auto_choices").begin_array();
   for (const std::string& line : v.auto_choices)

@@ -36,6 +36,9 @@ struct ValidateReport {
   /// other work, and their times include waiting for one.
   double load_before = 0, load_after = 0;
   unsigned cores = 1;
+  /// The calibration's own sweeps against the hardware runs, per forced
+  /// curve; empty when the platform was given.
+  std::vector<CalibrationDrift> drift;
   std::optional<UcxReport> ucx;         ///< none where ucx_info is not installed
   std::string plot;                     ///< the plot, or empty when none was drawn
 };

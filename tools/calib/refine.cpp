@@ -218,7 +218,7 @@ bool fit_message_factor(PlatformDraft& draft, const std::map<std::string, std::v
 /// 64 KiB fragments paces far slower per byte than one 32 KiB message,
 /// which the socket takes whole), slower again by 1 + a·log2(n / b) past b
 /// in steps at b's doublings (a get of a ping-pong's buffers past the
-/// caches): b each sweep size from 1 KiB below the largest, the bandwidth
+/// caches): b just past each sweep size from 1 KiB, the bandwidth
 /// from b from an eighth of the lane's up to it, the one below b from an
 /// eighth to eight times (each a grid on a log scale, then golden section),
 /// a from 0 to 4. A first step is kept when it gains
@@ -233,8 +233,11 @@ bool fit_bandwidth_step(PlatformDraft& draft, std::size_t lane,
   const BytesPerSecond below = in_place.empty() ? draft.lanes[lane].bandwidth : in_place.steps().front().value;
   double best = in_place.empty() ? current * 0.99 : current;
   std::optional<SizeSteps> found;
-  for (Bytes b : sizes) {
-    if (b < 1024 || b >= sizes.back())
+  // Just past each sweep size: the size itself below the step, and a
+  // fragment a header short of the next size above it.
+  for (Bytes size : sizes) {
+    const Bytes b = size + 1;
+    if (size < 1024 || b >= sizes.back())
       continue;
     // The bandwidth from b on, then the one below it (which the lanes' own
     // fit may have bent to stand in for the step), then how much slower
