@@ -98,7 +98,7 @@ TEST(CalibrateCli, QuickShmRunWritesAPlatformThatLoads) {
     EXPECT_TRUE(std::isfinite(v)) << name;
   }
   EXPECT_THAT(xml, HasSubstr("<prop id=\"xover:threads\" value=\"1\"/>"));
-  EXPECT_THAT(xml, HasSubstr("figures fitted to the protocols' sweeps (least squares of the relative errors over "));
+  EXPECT_THAT(xml, HasSubstr("figures fitted to the protocols' sweeps (the relative errors' Huber loss, 10 %, over "));
 
 #ifdef XOVER_WITH_SIMGRID
   // The draft's simulation of the sweeps, against its cost lines, twice.

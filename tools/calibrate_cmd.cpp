@@ -52,8 +52,9 @@ struct Settings {
 
 /// A round moves every fit by less than this once the fits are stable.
 constexpr double kStable = 0.05;
-/// Rounds before the fits may be called stable (two to compare, and one more).
-constexpr std::size_t kMinRounds = 3;
+/// Rounds before the fits may be called stable: enough that the sweeps the
+/// figures are fitted to hold a spell of the machine's slow state.
+constexpr std::size_t kMinRounds = 5;
 
 /// Powers of `factor` from 8 up to `largest`, and `largest` itself.
 std::vector<Bytes> probe_sizes(Bytes largest, double factor) {
@@ -320,7 +321,7 @@ int calibrate_command(const std::vector<std::string>& args) {
       "whose comment block lists every fit. It measures in rounds, each visiting every size and\n"
       "protocol in a shuffled order, folds the rounds together and refits after each (a line on\n"
       "stderr says by how much the fits moved), and stops once a round moves no fit by 5 % or more\n"
-      "(at least 3 rounds), or before a round would end past --time-limit.\n"
+      "(at least 5 rounds), or before a round would end past --time-limit.\n"
       "Run a scenario on it with xover run SCENARIO --platform FILE.\n\n"
       "backends (every one but the simulator):\n" +
       backends_help() + "\noptions");

@@ -312,7 +312,7 @@ void refine_to_sweeps(const Measurements& m, Calibration& out) {
   for (const std::string& change : r.changes)
     moved += (moved.empty() ? "" : "; ") + change;
   out.draft.comments.push_back(
-      format("figures fitted to the protocols' sweeps (least squares of the relative errors over %.0f points, "
+      format("figures fitted to the protocols' sweeps (the relative errors' Huber loss, 10 %%, over %.0f points, "
              "%.0f passes): relative RMS %.1f %% with the probes' figures, %.1f %% after; ",
              static_cast<double>(r.points), r.passes, r.rel_rms_before * 100, r.rel_rms_after * 100) +
       (moved.empty() ? "none moved" : moved));

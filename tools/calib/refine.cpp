@@ -86,9 +86,14 @@ Knob memcpy_knob(const PlatformDraft& draft) {
   return k;
 }
 
-/// Σ ((model − measured) / measured)² over `points`, a point no protocol
-/// carries counting 1.
-double cost(const PlatformDraft& draft, const std::map<std::string, std::vector<const SweepPoint*>>& by_curve) {
+/// Relative errors past this count linearly in the fit (Huber's loss): a
+/// point the machine spoiled pulls no harder than a miss of this size.
+constexpr double kHuber = 0.1;
+
+/// Σ over `points` of the relative error's square (`squares`) or its
+/// Huber loss, a point no protocol carries an error of 1.
+double cost(const PlatformDraft& draft, const std::map<std::string, std::vector<const SweepPoint*>>& by_curve,
+            bool squares = false) {
   const Path path = draft_path(draft);
   double sum = 0;
   for (const auto& [curve, points] : by_curve) {
@@ -97,8 +102,8 @@ double cost(const PlatformDraft& draft, const std::map<std::string, std::vector<
     const ThresholdTable table = ThresholdTable::build(path, config);
     for (const SweepPoint* p : points) {
       const std::optional<Seconds> t = model_time(table, p->size);
-      const double e = t ? (*t - p->measured) / p->measured : 1.0;
-      sum += e * e;
+      const double e = std::abs(t ? (*t - p->measured) / p->measured : 1.0);
+      sum += squares || e <= kHuber ? e * e : kHuber * (2 * e - kHuber);
     }
   }
   return sum;
@@ -323,7 +328,7 @@ double model_rel_rms(const PlatformDraft& draft, const std::vector<SweepPoint>& 
   std::map<std::string, std::vector<const SweepPoint*>> by_curve;
   for (const SweepPoint& p : points)
     by_curve[p.curve].push_back(&p);
-  return std::sqrt(cost(draft, by_curve) / static_cast<double>(points.size()));
+  return std::sqrt(cost(draft, by_curve, true) / static_cast<double>(points.size()));
 }
 
 RefineReport refine_lanes(PlatformDraft& draft, const std::vector<SweepPoint>& points) {

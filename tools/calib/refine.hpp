@@ -7,9 +7,11 @@
 // the model, and the simulation that follows it, inherit the probes'
 // error. As SMPI fits its factors to ping-pong measurements, refine_lanes
 // moves each lane figure and the copy bandwidth, one at a time, to the
-// value that minimises Σ ((model − measured) / measured)² over every
-// forced protocol's sweep (coordinate descent: a grid, then golden section
-// within the best cell), until a pass improves the sum by less than 0.1 %.
+// value that minimises the relative errors (model − measured) / measured
+// over every forced protocol's sweep, squared up to 10 % and linearly past
+// it (Huber's loss: a point the machine spoiled pulls no harder than a
+// 10 % miss), by coordinate descent (a grid, then golden section within
+// the best cell), until a pass improves the sum by less than 0.1 %.
 // The probes' figures are where it starts.
 //
 //   std::vector<SweepPoint> points = ...;   // (curve, size, median)
