@@ -11,6 +11,7 @@
 #include "protocols/workload/results.hpp"
 #include "tools/ucx_proto.hpp"
 #include "tools/validate.hpp"
+#include "tools/validate_report.hpp"
 
 namespace xover::tools {
 namespace {
@@ -202,6 +203,26 @@ TEST(Validate, CalibrationDriftIsEachForcedCurveAgainstItsSweep) {
   EXPECT_EQ(drift[1].curve, kG);
   EXPECT_EQ(drift[1].matched, 3u);
   EXPECT_DOUBLE_EQ(drift[1].median, 0);
+}
+
+// A verdict whose calibration drifted past the median limit says the
+// machine changed between the calibration and the runs; one within it
+// does not.
+TEST(ValidateReport, AFailedVerdictSaysWhenTheCalibrationDrifted) {
+  const std::vector<ResultsFile> hw{run("a", "shm", {1, 2, 4, 8}, {3, 3, 4, 5}),
+                                    run("b", "shm", {1, 2, 4, 8}, {3, 3, 4, 5})};
+  ValidateReport r;
+  r.validation = validate_results(run("sim", "sim", {2, 4, 8, 16}, {3, 3, 4, 5}), hw, {});
+  ASSERT_FALSE(r.validation.passed());
+  r.drift = calibration_drift(run("calibrate", "shm", {2, 4, 8, 16}, {3, 3, 4, 5}), hardware_reference(hw));
+  std::ostringstream text;
+  print_validation_text(text, r);
+  EXPECT_THAT(text.str(), HasSubstr("the calibration's own eager sweep differs from these runs by 100.0 % in median, "
+                                    "more than the limit: the machine changed between them"));
+  EXPECT_THAT(text.str(), ::testing::Not(HasSubstr("own rndv/get sweep differs")));
+  std::ostringstream json;
+  print_validation_json(json, r);
+  EXPECT_THAT(json.str(), HasSubstr("\"calibration_drift\":[{\"curve\":\"eager\""));
 }
 
 TEST(UcxProtoInfo, ReadsV1ThresholdsAndTheV2Table) {

@@ -147,6 +147,11 @@ void print_validation_text(std::ostream& os, const ValidateReport& r) {
   os << "FAIL: " << v.misses.size() << (v.misses.size() == 1 ? " miss" : " misses") << "\n";
   for (const std::string& m : v.misses)
     os << "  " << m << "\n";
+  for (const CalibrationDrift& d : r.drift)
+    if (d.median > v.limits.max_median_error)
+      os << "  (the calibration's own " << d.curve << " sweep differs from these runs by " << pct(d.median)
+         << " in median, more than the limit: the machine changed between them, and the misses measure that "
+            "change as much as the model; run it again)\n";
 }
 
 void print_validation_json(std::ostream& os, const ValidateReport& r) {
