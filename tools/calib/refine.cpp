@@ -372,17 +372,17 @@ RefineReport refine_lanes(PlatformDraft& draft, const std::vector<SweepPoint>& p
     before.push_back(knob.get(draft));
   double current = cost(draft, by_curve);
   // Every figure in turn until a pass gains less than 0.1 %.
-  const auto passes = [&] {
+  const auto passes = [&](PlatformDraft& d, double& c, RefineReport& r) {
     for (int pass = 0; pass < 8; ++pass) {
-      ++report.passes;
-      const double start = current;
+      ++r.passes;
+      const double start = c;
       for (const Knob& knob : knobs)
-        search(draft, knob, by_curve, current);
-      if (current > start * (1 - 1e-3))
+        search(d, knob, by_curve, c);
+      if (c > start * (1 - 1e-3))
         return;
     }
   };
-  passes();
+  passes(draft, current, report);
   // Then the figures by size beside them, and the lanes again, in turn;
   // in either order (the factor every lane sees first, or each lane's own
   // step first: whichever comes first takes what the other could have
@@ -397,14 +397,7 @@ RefineReport refine_lanes(PlatformDraft& draft, const std::vector<SweepPoint>& p
           fit_bandwidth_step(d, i, by_curve, c);
       if (!factor_first)
         fit_message_factor(d, by_curve, c, r);
-      for (int pass = 0; pass < 8; ++pass) {
-        ++r.passes;
-        const double before_pass = c;
-        for (const Knob& knob : knobs)
-          search(d, knob, by_curve, c);
-        if (c > before_pass * (1 - 1e-3))
-          break;
-      }
+      passes(d, c, r);
       if (c > start * (1 - 1e-3))
         break;
     }
