@@ -215,14 +215,19 @@ TEST(ValidateReport, AFailedVerdictSaysWhenTheCalibrationDrifted) {
   r.validation = validate_results(run("sim", "sim", {2, 4, 8, 16}, {3, 3, 4, 5}), hw, {});
   ASSERT_FALSE(r.validation.passed());
   r.drift = calibration_drift(run("calibrate", "shm", {2, 4, 8, 16}, {3, 3, 4, 5}), hardware_reference(hw));
+  r.calibrated = true;
+  r.calibrations = 2;
   std::ostringstream text;
   print_validation_text(text, r);
+  EXPECT_THAT(text.str(), HasSubstr("(calibrated by this run, 2 times: the machine changed between a calibration "
+                                    "and its runs)"));
   EXPECT_THAT(text.str(), HasSubstr("the calibration's own eager sweep differs from these runs by 100.0 % in median, "
                                     "more than the limit: the machine changed between them"));
   EXPECT_THAT(text.str(), ::testing::Not(HasSubstr("own rndv/get sweep differs")));
   std::ostringstream json;
   print_validation_json(json, r);
   EXPECT_THAT(json.str(), HasSubstr("\"calibration_drift\":[{\"curve\":\"eager\""));
+  EXPECT_THAT(json.str(), HasSubstr("\"calibrations\":2"));
 }
 
 TEST(UcxProtoInfo, ReadsV1ThresholdsAndTheV2Table) {

@@ -59,7 +59,11 @@ void json_handovers(JsonWriter& j, const std::vector<SelectionThreshold>& list) 
 void print_validation_text(std::ostream& os, const ValidateReport& r) {
   const Validation& v = r.validation;
   os << "# " << r.scenario << " on " << r.backend << ": simulation on " << r.platform
-     << (r.calibrated ? " (calibrated by this run)" : "") << " against " << r.runs.size()
+     << (!r.calibrated               ? ""
+         : r.calibrations > 1 ? " (calibrated by this run, " + std::to_string(r.calibrations) +
+                                    " times: the machine changed between a calibration and its runs)"
+                              : " (calibrated by this run)")
+     << " against " << r.runs.size()
      << " hardware runs (per point, the median of their medians)\n";
   char limits[160];
   std::snprintf(limits, sizeof limits, "# limits: median %s, worst %s, crossover factor %.2f\n",
@@ -162,6 +166,7 @@ void print_validation_json(std::ostream& os, const ValidateReport& r) {
   j.key("backend").value(r.backend);
   j.key("platform").value(r.platform);
   j.key("calibrated").value(r.calibrated);
+  j.key("calibrations").value(std::uint64_t(r.calibrations));
   j.key("runs").begin_array();
   for (const std::string& run : r.runs)
     j.value(run);

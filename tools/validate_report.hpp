@@ -26,6 +26,9 @@ struct ValidateReport {
   std::string backend;
   std::string platform;                 ///< the simulated platform
   bool calibrated = false;              ///< the platform was written by this run's calibrate
+  /// Calibrations made: more than one when the first drifted from its
+  /// hardware runs past the median limit (the machine changed between them).
+  std::size_t calibrations = 0;
   std::vector<std::string> runs;        ///< the hardware CSVs
   std::string sim;                      ///< the simulated CSV
   Validation validation;
