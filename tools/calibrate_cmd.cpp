@@ -268,10 +268,13 @@ int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
   // The simulation of the sweeps on the draft, against its cost lines,
   // twice: what the simulator adds moves a little with the figures.
   for (int pass = 0; pass < 2; ++pass) {
-    std::fprintf(stderr, "xover calibrate: simulating the sweeps on the draft (%d of 2)\n", pass + 1);
     const std::optional<calib::PointSeconds> excess = simulated_excess(c.draft, m.sweeps, s);
-    if (!excess)
+    if (!excess) {
+      std::fprintf(stderr, "xover calibrate: this build has no simulator: the figures answer to the cost lines "
+                           "alone, not to what a simulation of the sweeps adds to them\n");
       break;
+    }
+    std::fprintf(stderr, "xover calibrate: simulated the sweeps on the draft (%d of 2)\n", pass + 1);
     m.simulated_excess = *excess;
     c = calib::calibrate(m);
   }
