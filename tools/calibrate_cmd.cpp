@@ -222,7 +222,9 @@ int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
       for (std::size_t i = 0; i < path.lanes.size(); ++i)
         m.lanes.push_back({path.lanes[i], calib::combine_prtt(am[i]), calib::combine_gets(get[i])});
       m.sweeps = mine;
-      calib::Calibration now = calib::calibrate(m);
+      // Whether a round moved the figures, the probes' fits say: the fit to
+      // the sweeps comes once, at the end.
+      calib::Calibration now = calib::calibrate(m, calib::FitDepth::Probes);
       if (last)
         change = calib::fit_change(*last, now);
       last = std::move(now);

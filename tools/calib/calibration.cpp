@@ -445,7 +445,7 @@ BytesPerSecond fit_copy_bandwidth(const Path& path, const std::string& curve,
   return std::exp(c && *c <= *best_cost ? refined : best);
 }
 
-Calibration calibrate(const Measurements& m) {
+Calibration calibrate(const Measurements& m, FitDepth depth) {
   Calibration out;
   out.draft.title = "Calibrated on " + m.host + " by xover calibrate with backend " + m.backend + ", " + m.date +
                     ". Measurements of that one machine, not typical values. Fits (least squares; sizes s and n in "
@@ -484,7 +484,8 @@ Calibration calibrate(const Measurements& m) {
   if (copy_lane)
     fit_copy_from_sweep(m, out);
   fit_copy_steps_from_sweep(m, out);
-  refine_to_sweeps(m, out);
+  if (depth == FitDepth::Sweeps)
+    refine_to_sweeps(m, out);
   for (const LaneAttrs& a : out.draft.lanes)
     out.draft.comments.push_back("lane " + a.name +
                                  format(": L = %.4f us, B = %.4f GB/s, o_s = %.4f us, o_r = %.4f us, g = %.4f us",

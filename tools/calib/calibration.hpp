@@ -97,8 +97,14 @@ BytesPerSecond fit_copy_bandwidth(const Path& path, const std::string& curve,
 SizeSteps fit_copy_steps(const Path& path, const std::string& curve,
                          const std::vector<std::pair<Bytes, Seconds>>& sweep);
 
+/// How much of the fitting calibrate() does.
+enum class FitDepth {
+  Probes,  ///< the probes' figures and the protocols' cost lines: a round's quick look
+  Sweeps,  ///< and then every figure fitted to the protocols' sweeps (refine.hpp)
+};
+
 /// Fits every lane and protocol and drafts the platform.
 /// @throws std::invalid_argument when a lane has too few points to fit.
-Calibration calibrate(const Measurements& m);
+Calibration calibrate(const Measurements& m, FitDepth depth = FitDepth::Sweeps);
 
 }  // namespace xover::calib
