@@ -4,8 +4,8 @@
 // sweeps to within 1 %, sweeps with 3 % noise to within 3 %); a point no
 // protocol carries counts as a whole miss; nothing moves without points;
 // the gap never passes a ping-pong's round trip; a message factor past the
-// caches, and a lane's bandwidth step by operation size, are found where
-// the sweeps have them, and none where they do not.
+// caches, a lane's bandwidth step and its overheads' step by operation
+// size, are found where the sweeps have them, and none where they do not.
 #include "tools/calib/refine.hpp"
 
 #include <gmock/gmock.h>
@@ -167,6 +167,53 @@ TEST(RefineLanes, FindsALaneBandwidthStepByOperationSize) {
   ASSERT_EQ(d.lanes[0].bandwidth_steps.steps().size(), 2u);
   EXPECT_EQ(d.lanes[0].bandwidth_steps.steps()[1].from, 2049u);
   EXPECT_THAT(r.changes, ::testing::Contains(::testing::HasSubstr("lane mm: bandwidth from 2049 B: ")));
+}
+
+// Sweeps of a lane whose fixed costs drop by a third from 32 B on (as
+// shared memory's 32 B messages run faster than its 8 B ones): no line
+// holds 8, 16 and 32 B; the fit finds the overheads' step at 32 B.
+TEST(RefineLanes, FindsALaneOverheadStepByOperationSize) {
+  PlatformDraft faster = truth();
+  LaneAttrs& mm = faster.lanes[0];
+  mm.o_send_steps = SizeSteps({{0, mm.o_send}, {32, mm.o_send * 2 / 3}});
+  mm.o_recv_steps = SizeSteps({{0, mm.o_recv}, {32, mm.o_recv * 2 / 3}});
+  const std::vector<SweepPoint> points = sweeps_of(faster, 0);
+  PlatformDraft d = truth();
+  EXPECT_GT(model_rel_rms(d, points), 0.05);
+  const RefineReport r = refine_lanes(d, points);
+  EXPECT_LT(r.rel_rms_after, 0.01);
+  ASSERT_EQ(d.lanes[0].o_send_steps.steps().size(), 2u);
+  EXPECT_EQ(d.lanes[0].o_send_steps.steps()[1].from, 32u);
+  EXPECT_NEAR(d.lanes[0].o_send_steps.steps()[1].value / d.lanes[0].o_send_steps.steps()[0].value, 2.0 / 3, 0.05);
+  EXPECT_THAT(r.changes, ::testing::Contains(::testing::HasSubstr("lane mm: o_send, o_recv from 32 B: ")));
+}
+
+// A fit that starts from figures with steps moves them in proportion, and
+// keeps them where the sweeps have no step.
+TEST(RefineLanes, OverheadStepsInPlaceMoveWithTheirFigure) {
+  PlatformDraft stepped = truth();
+  LaneAttrs& mm = stepped.lanes[0];
+  mm.o_send_steps = SizeSteps({{0, mm.o_send}, {1024, mm.o_send / 2}});
+  mm.o_recv_steps = SizeSteps({{0, mm.o_recv}, {1024, mm.o_recv / 2}});
+  const std::vector<SweepPoint> points = sweeps_of(stepped, 0);
+  PlatformDraft d = stepped;
+  d.lanes[0].o_send_steps = SizeSteps({{0, 2 * mm.o_send}, {1024, mm.o_send}});
+  d.lanes[0].o_send *= 2;
+  refine_lanes(d, points);
+  EXPECT_LT(model_rel_rms(d, points), 0.01);
+  ASSERT_EQ(d.lanes[0].o_send_steps.steps().size(), 2u);
+  EXPECT_EQ(d.lanes[0].o_send_steps.steps()[1].from, 1024u);
+}
+
+// With no step in the sweeps, none is added.
+TEST(RefineLanes, NoOverheadStepWhereTheSweepsHaveNone) {
+  const std::vector<SweepPoint> points = sweeps_of(truth(), 0);
+  PlatformDraft d = off_by_factors();
+  refine_lanes(d, points);
+  for (const LaneAttrs& lane : d.lanes) {
+    EXPECT_TRUE(lane.o_send_steps.empty()) << lane.name;
+    EXPECT_TRUE(lane.o_recv_steps.empty()) << lane.name;
+  }
 }
 
 }  // namespace

@@ -38,8 +38,10 @@ SizeSteps scaled(const SizeSteps& steps, double ratio) {
 /// A lane's time from a quarter to four times the probes' (a ping-pong
 /// sees o_s + L + o_r, not how the probes split them: the split stays
 /// theirs within that), or from 0 to `ceiling` where they measured none.
+/// A figure with steps by size (`steps`) moves them all in proportion (from
+/// 0, where they would stay 0, to one value).
 Knob time_knob(std::size_t lane, const char* what, Seconds LaneAttrs::*field, Seconds ceiling,
-               const PlatformDraft& draft) {
+               const PlatformDraft& draft, SizeSteps LaneAttrs::*steps = nullptr) {
   Knob k;
   k.name = "lane " + draft.lanes[lane].name + ": " + what;
   const Seconds v = draft.lanes[lane].*field;
@@ -47,7 +49,12 @@ Knob time_knob(std::size_t lane, const char* what, Seconds LaneAttrs::*field, Se
   k.lo = v > 0 ? std::log(v / 4) : 0;
   k.hi = v > 0 ? std::log(4 * v) : ceiling;
   k.get = [lane, field](const PlatformDraft& d) { return d.lanes[lane].*field; };
-  k.set = [lane, field](PlatformDraft& d, double v) { d.lanes[lane].*field = v; };
+  k.set = [lane, field, steps](PlatformDraft& d, double v) {
+    LaneAttrs& a = d.lanes[lane];
+    if (steps && !(a.*steps).empty())
+      a.*steps = a.*field > 0 ? scaled(a.*steps, v / (a.*field)) : SizeSteps({{0, v}});
+    a.*field = v;
+  };
   k.unit = "us";
   k.shown = 1e6;
   return k;
@@ -158,6 +165,21 @@ void search(PlatformDraft& draft, const Knob& knob,
   current = best;
 }
 
+/// A figure by size that the fit adds (a step, a slope, a factor) is kept
+/// only where it takes 1 % off the cost and at least this relative error's
+/// square per point: less, and it would be fitting the sweeps' noise, or
+/// the last per mille a coordinate descent leaves, not a change of the
+/// machine's costs with size.
+constexpr double kWorth = 0.01;
+
+/// The cost a figure added to a fit of `current` must come under.
+double to_beat(double current, const std::map<std::string, std::vector<const SweepPoint*>>& by_curve) {
+  std::size_t points = 0;
+  for (const auto& [curve, of_curve] : by_curve)
+    points += of_curve.size();
+  return current - std::max(0.01 * current, static_cast<double>(points) * kWorth * kWorth);
+}
+
 /// 1 / (1 + a·log2(n / n0)) at n0·2, n0·4, ... up to `largest`, 1 below.
 SizeSteps factor_steps(Bytes n0, double a, Bytes largest) {
   std::vector<SizeStep> steps{{0, 1}};
@@ -181,7 +203,7 @@ std::vector<Bytes> sweep_sizes(const std::map<std::string, std::vector<const Swe
 /// cost of messages past n0 by a per doubling of their size, where their
 /// buffers outgrow the caches: n0 each sweep size from 64 KiB below the
 /// largest, a from 0 to 4 (a grid, then golden section). A first factor is
-/// kept when it gains more than 1 %, a later one when it gains at all over
+/// kept when it gains as to_beat says, a later one when it gains at all over
 /// the one in place. True when one is in place at the end.
 bool fit_message_factor(PlatformDraft& draft, const std::map<std::string, std::vector<const SweepPoint*>>& by_curve,
                         double& current, RefineReport& report) {
@@ -190,7 +212,7 @@ bool fit_message_factor(PlatformDraft& draft, const std::map<std::string, std::v
     return false;
   const Bytes largest = sizes.back();
   const SizeSteps in_place = draft.bw_factor;
-  const double threshold = in_place.empty() ? current * 0.99 : current;
+  const double threshold = in_place.empty() ? to_beat(current, by_curve) : current;
   double best = threshold;
   std::optional<std::pair<Bytes, SizeSteps>> found;
   for (Bytes n0 : sizes) {
@@ -227,7 +249,7 @@ bool fit_message_factor(PlatformDraft& draft, const std::map<std::string, std::v
 /// from b from an eighth of the lane's up to it, the one below b from an
 /// eighth to eight times (each a grid on a log scale, then golden section),
 /// a from 0 to 4. A first step is kept when it gains
-/// more than 1 %, a later one when it gains over the one in place; the lane
+/// as to_beat says, a later one when it gains over the one in place; the lane
 /// keeps its own steps otherwise. True when the lane has a step at the end.
 bool fit_bandwidth_step(PlatformDraft& draft, std::size_t lane,
                         const std::map<std::string, std::vector<const SweepPoint*>>& by_curve, double& current) {
@@ -236,7 +258,7 @@ bool fit_bandwidth_step(PlatformDraft& draft, std::size_t lane,
     return false;
   const SizeSteps in_place = draft.lanes[lane].bandwidth_steps;
   const BytesPerSecond below = in_place.empty() ? draft.lanes[lane].bandwidth : in_place.steps().front().value;
-  double best = in_place.empty() ? current * 0.99 : current;
+  double best = in_place.empty() ? to_beat(current, by_curve) : current;
   std::optional<SizeSteps> found;
   // Just past each sweep size: the size itself below the step, and a
   // fragment a header short of the next size above it.
@@ -282,6 +304,15 @@ bool fit_bandwidth_step(PlatformDraft& draft, std::size_t lane,
     double cost_here = cost(draft, by_curve);
     for (const Knob* k : {&upper, &lower, &slope, &upper})
       search(draft, *k, by_curve, cost_here);
+    if (shape->slope > 0) {
+      const double sloped = shape->slope;
+      slope.set(draft, 0);
+      if (const double flat = cost(draft, by_curve); cost_here < to_beat(flat, by_curve)) {
+        slope.set(draft, sloped);
+      } else {
+        cost_here = flat;
+      }
+    }
     if (cost_here < best) {
       best = cost_here;
       found = draft.lanes[lane].bandwidth_steps;
@@ -292,6 +323,67 @@ bool fit_bandwidth_step(PlatformDraft& draft, std::size_t lane,
   if (found)
     current = best;
   return !draft.lanes[lane].bandwidth_steps.empty();
+}
+
+/// One lane's overheads below s bytes and from s bytes on, o_send and
+/// o_recv each times one ratio below and another from s (a ping-pong sees
+/// their sum, not the split): the fixed costs of small messages change with
+/// size by more than a line follows (SMPI's `smpi/os` sections; shared
+/// memory's 32 B messages take less time on this project's machine than
+/// its 8 B ones). s each sweep size but the smallest up to 64 KiB (past
+/// it, fixed costs are a few per cent of a point, and the bandwidth's
+/// steps hold what changes there), the
+/// ratios from a quarter to four times (each a grid on a log scale, then
+/// golden section; the one from s, the one below, the one from s again).
+/// A first step is kept when it gains as to_beat says, a later one when it
+/// gains over the one in place; the lane keeps its own figures otherwise.
+/// True when the lane has steps at the end.
+bool fit_overhead_step(PlatformDraft& draft, std::size_t lane,
+                       const std::map<std::string, std::vector<const SweepPoint*>>& by_curve, double& current) {
+  const std::vector<Bytes> sizes = sweep_sizes(by_curve);
+  const LaneAttrs in_place = draft.lanes[lane];
+  const bool had_steps = !in_place.o_send_steps.empty() || !in_place.o_recv_steps.empty();
+  const Seconds o_send = in_place.o_send_steps.empty() ? in_place.o_send : in_place.o_send_steps.steps().front().value;
+  const Seconds o_recv = in_place.o_recv_steps.empty() ? in_place.o_recv : in_place.o_recv_steps.steps().front().value;
+  double best = had_steps ? current : to_beat(current, by_curve);
+  std::optional<LaneAttrs> found;
+  for (std::size_t i = 1; i + 1 < sizes.size() && sizes[i] <= 65536; ++i) {
+    const Bytes from = sizes[i];
+    struct Shape {
+      double below = 1, above = 1;
+    };
+    const auto shape = std::make_shared<Shape>();
+    const auto knob = [lane, from, o_send, o_recv, shape](double Shape::*field) {
+      Knob k;
+      k.log_scale = true;
+      k.lo = std::log(0.25);
+      k.hi = std::log(4.0);
+      k.get = [shape, field](const PlatformDraft&) { return shape.get()->*field; };
+      k.set = [lane, from, o_send, o_recv, shape, field](PlatformDraft& d, double ratio) {
+        shape.get()->*field = ratio;
+        LaneAttrs& l = d.lanes[lane];
+        l.o_send = o_send * shape->below;
+        l.o_recv = o_recv * shape->below;
+        l.o_send_steps = SizeSteps({{0, l.o_send}, {from, o_send * shape->above}});
+        l.o_recv_steps = SizeSteps({{0, l.o_recv}, {from, o_recv * shape->above}});
+      };
+      return k;
+    };
+    const Knob above = knob(&Shape::above);
+    const Knob below = knob(&Shape::below);
+    above.set(draft, 1.0);
+    double cost_here = cost(draft, by_curve);
+    for (const Knob* k : {&above, &below, &above})
+      search(draft, *k, by_curve, cost_here);
+    if (cost_here < best) {
+      best = cost_here;
+      found = draft.lanes[lane];
+    }
+  }
+  draft.lanes[lane] = found ? *found : in_place;
+  if (found)
+    current = best;
+  return !draft.lanes[lane].o_send_steps.empty();
 }
 
 std::string describe_change(const Knob& knob, double before, double after) {
@@ -350,10 +442,8 @@ RefineReport refine_lanes(PlatformDraft& draft, const std::vector<SweepPoint>& p
   std::vector<Knob> knobs;
   for (std::size_t i = 0; i < draft.lanes.size(); ++i) {
     const LaneAttrs& lane = draft.lanes[i];
-    if (lane.o_send_steps.empty())
-      knobs.push_back(time_knob(i, "o_send", &LaneAttrs::o_send, fastest, draft));
-    if (lane.o_recv_steps.empty())
-      knobs.push_back(time_knob(i, "o_recv", &LaneAttrs::o_recv, fastest, draft));
+    knobs.push_back(time_knob(i, "o_send", &LaneAttrs::o_send, fastest, draft, &LaneAttrs::o_send_steps));
+    knobs.push_back(time_knob(i, "o_recv", &LaneAttrs::o_recv, fastest, draft, &LaneAttrs::o_recv_steps));
     knobs.push_back(time_knob(i, "latency", &LaneAttrs::latency, fastest, draft));
     // A gap past a round trip would hold back a ping-pong's next message in
     // the simulator, which the cost lines of one message do not see.
@@ -392,9 +482,11 @@ RefineReport refine_lanes(PlatformDraft& draft, const std::vector<SweepPoint>& p
       const double start = c;
       if (factor_first)
         fit_message_factor(d, by_curve, c, r);
-      for (std::size_t i = 0; i < d.lanes.size(); ++i)
+      for (std::size_t i = 0; i < d.lanes.size(); ++i) {
         if (d.lanes[i].bandwidth > 0)
           fit_bandwidth_step(d, i, by_curve, c);
+        fit_overhead_step(d, i, by_curve, c);
+      }
       if (!factor_first)
         fit_message_factor(d, by_curve, c, r);
       passes(d, c, r);
@@ -421,6 +513,14 @@ RefineReport refine_lanes(PlatformDraft& draft, const std::vector<SweepPoint>& p
       std::snprintf(buf, sizeof buf, ": bandwidth from %s B: %.4f GB/s",
                     std::to_string(lane.bandwidth_steps.steps()[k].from).c_str(),
                     lane.bandwidth_steps.steps()[k].value * 1e-9);
+      report.changes.push_back("lane " + lane.name + buf);
+    }
+  for (const LaneAttrs& lane : draft.lanes)
+    for (std::size_t k = 1; k < lane.o_send_steps.steps().size() && k < lane.o_recv_steps.steps().size(); ++k) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf, ": o_send, o_recv from %s B: %.4f, %.4f us",
+                    std::to_string(lane.o_send_steps.steps()[k].from).c_str(),
+                    lane.o_send_steps.steps()[k].value * 1e6, lane.o_recv_steps.steps()[k].value * 1e6);
       report.changes.push_back("lane " + lane.name + buf);
     }
   report.rel_rms_after = model_rel_rms(draft, points);

@@ -70,9 +70,12 @@ double model_rel_rms(const PlatformDraft& draft, const std::vector<SweepPoint>& 
 /// fastest point's time, a ping-pong's round trip, unless it is there; the
 /// bandwidth, with its steps, from an eighth to eight times) and its copy
 /// bandwidth (with its steps, likewise) to the least squares of the
-/// relative errors over `points`. A figure that changes with size by steps
-/// of its own (o_send_steps, o_recv_steps) is left as it is. Then, where it
-/// gains more than 1 %, a message factor (draft.bw_factor, SMPI's
+/// relative errors over `points`; a figure with steps by size moves them in
+/// proportion. Then, where each takes 1 % off the fit's cost and at least
+/// a 1 % miss's square per point (less would be fitting noise): a lane's overheads
+/// for operations from one sweep size on (o_send and o_recv steps, SMPI's
+/// `smpi/os` sections, both by one ratio: a ping-pong sees their sum), a
+/// lane's bandwidth from one size on, and a message factor (draft.bw_factor, SMPI's
 /// bw-factor): past a sweep size n0 from 64 KiB, a message's every
 /// per-byte cost slowed by a factor 1 + a·log2(n / n0), in steps at n0's
 /// doublings (a ping-pong's buffers outgrowing the caches, which no probe
