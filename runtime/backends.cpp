@@ -74,13 +74,20 @@ const std::array kBackends{
     Backend{"verbs", "rdma-core verbs: an RC queue pair per port and peer, send/recv AMs, RDMA read/write",
             make_verbs_transport, verbs_unavailable, describe_verbs},
     Backend{"cuda", "GPUs on this node: device memory mapped by CUDA IPC, device-initiated puts or a CPU proxy",
-            make_cuda_transport, cuda_unavailable, describe_cuda, make_cuda_alltoall},
+            make_cuda_transport, cuda_unavailable, describe_cuda, make_cuda_alltoall, kCudaAlltoallMaxPes},
 };
 
 }  // namespace
 
 std::span<const Backend> backends() {
   return kBackends;
+}
+
+std::string device_alltoall_refusal(const Backend& backend, std::uint32_t pes) {
+  if (!backend.device_alltoall || backend.device_alltoall_max_pes == 0 || pes <= backend.device_alltoall_max_pes)
+    return "";
+  return "the " + std::string(backend.name) + " backend's device alltoall runs 2 to " +
+         std::to_string(backend.device_alltoall_max_pes) + " PEs, not " + std::to_string(pes);
 }
 
 const Backend* find_backend(std::string_view name) {

@@ -13,6 +13,7 @@
 // optionally, a describe function), and one row below (backends.cpp).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -48,6 +49,8 @@ struct Backend {
   /// run` hands the alltoall workload in place of its PEs in host memory
   /// (Scenario::device_alltoall); null where the backend keeps them on the host.
   DeviceAlltoallMaker device_alltoall = nullptr;
+  /// The most PEs that engine runs; 0 where it runs any number.
+  std::uint32_t device_alltoall_max_pes = 0;
 
   bool simulated() const { return make == nullptr; }
   std::string unavailable() const { return why_unavailable ? why_unavailable() : std::string(); }
@@ -60,6 +63,11 @@ std::span<const Backend> backends();
 
 /// The backend called `name`, or null.
 const Backend* find_backend(std::string_view name);
+
+/// Why `backend`'s device alltoall engine cannot run `pes` PEs ("the cuda
+/// backend's GPU alltoall runs 2 to 1024 PEs (...)"); empty when it can or
+/// the backend has no such engine.
+std::string device_alltoall_refusal(const Backend& backend, std::uint32_t pes);
 
 /// The names, comma-separated ("sim, shm, tcp"), for messages.
 std::string backend_names();

@@ -89,5 +89,19 @@ TEST(BackendTable, NamesAreUniqueAndTheSimulatorComesFirst) {
   }
 }
 
+// An alltoall of more PEs than the cuda backend's GPU engine runs is the
+// scenario's error (xover run says where, exit 2), asked of the row, so
+// that it is said before any GPU is touched; a backend without such an
+// engine refuses none.
+TEST(BackendTable, TheDeviceAlltoallSaysHowManyPesItRuns) {
+  const Backend* cuda = find_backend("cuda");
+  ASSERT_NE(cuda, nullptr);
+  EXPECT_EQ(device_alltoall_refusal(*cuda, 2), "");
+  EXPECT_EQ(device_alltoall_refusal(*cuda, 1024), "");
+  EXPECT_EQ(device_alltoall_refusal(*cuda, 1025), "the cuda backend's device alltoall runs 2 to 1024 PEs, not 1025");
+  for (const char* name : {"sim", "shm", "tcp"})
+    EXPECT_EQ(device_alltoall_refusal(*find_backend(name), 4096), "") << name;
+}
+
 }  // namespace
 }  // namespace xover::runtime

@@ -100,6 +100,10 @@ int run_command(const std::vector<std::string>& args) {
   }
   if (const int status = check_payload_memory(scenario, *backend))
     return status;
+  if (const std::string why = runtime::device_alltoall_refusal(*backend, scenario.pes); !why.empty()) {
+    std::cerr << "xover run: " << scenario.file << ":" << scenario.workload_line << ": " << why << "\n";
+    return kExitBadInput;
+  }
   if (!backend->simulated())
     return run_on_hardware(scenario, *backend, vm, args, out, plot);
   return run_in_simulation(scenario, *backend, out, plot);

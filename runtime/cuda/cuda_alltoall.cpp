@@ -11,6 +11,7 @@
 #include "protocols/coll/cmd_ring.hpp"
 #include "protocols/workload/payload.hpp"
 #include "runtime/bootstrap.hpp"
+#include "runtime/cuda/cuda_transport.hpp"
 #include "runtime/cuda/cuda_card.hpp"
 #include "runtime/cuda/cuda_clock.hpp"
 #include "runtime/cuda/cuda_kernels.hpp"
@@ -225,8 +226,9 @@ CudaAlltoall::CudaAlltoall(Transport& transport, Worker& worker, Bytes max_size,
   m.pes = transport.size();
   m.max_size = max_size;
   m.seed = seed;
-  if (m.pes < 2 || m.pes > 1024)
-    throw std::invalid_argument("cuda alltoall: " + std::to_string(m.pes) + " PEs, not 2 to 1024 (a block's threads)");
+  if (m.pes < 2 || m.pes > kCudaAlltoallMaxPes)
+    throw std::invalid_argument("cuda alltoall: " + std::to_string(m.pes) + " PEs, not 2 to " +
+                                std::to_string(kCudaAlltoallMaxPes) + " (a block's threads)");
   try {
     int count = 0;
     check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");

@@ -11,6 +11,7 @@
 //   auto pe = make_cuda_alltoall(*transport, worker, max_size, seed);   // the alltoall's GPU PE
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -19,6 +20,10 @@
 #include "runtime/bootstrap.hpp"
 
 namespace xover::runtime {
+
+/// The most PEs of a GPU alltoall: a PE's kernel puts to each peer from one
+/// thread of one block.
+inline constexpr std::uint32_t kCudaAlltoallMaxPes = 1024;
 
 /// Collective over `boot`: the shared-memory transport between the ranks.
 /// @throws RuntimeError "cuda: no CUDA device: ..." where there is no GPU.
