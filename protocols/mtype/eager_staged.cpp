@@ -8,8 +8,9 @@
 // with stage(n) = stage_o + n/stage_bw at each end (Path::device_local,
 // device_remote) and h the 16-byte eager header; n ≤ the lane's bcopy
 // segment; n/M_s only where the lane's transport copies a bcopy message
-// (LaneAttrs::bcopy_copies). An empty message copies nothing: stage(0) = 0. The stage copies are the sender's and receiver's CPU time: the
-// copy call waits for the DMA.
+// (LaneAttrs::bcopy_copies). An empty message copies nothing: stage(0) = 0.
+// The stage copies are the sender's and receiver's CPU time: the copy call
+// waits for the DMA.
 #include <algorithm>
 
 #include "protocols/core/device_memory.hpp"

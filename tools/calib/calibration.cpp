@@ -329,7 +329,8 @@ void refine_to_sweeps(const Measurements& m, Calibration& out) {
       least = std::min(least, step.value);
     if (lane.o_send_after > least) {
       out.notes.push_back("lane " + lane.name +
-                          format(": o_send_after %.4f us is more than o_s %.4f us once fitted to the sweeps: set to o_s",
+                          format(": o_send_after %.4f us is more than o_s %.4f us once fitted to the sweeps: "
+                                 "set to o_s",
                                  lane.o_send_after * 1e6, least * 1e6));
       lane.o_send_after = least;
     }
