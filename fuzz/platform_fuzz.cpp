@@ -60,8 +60,13 @@ std::optional<Link> read_link(const pugi::xml_node& node, const detail::Platform
     return std::nullopt;
   }
   const LaneAttrs& values = link.props.values;
-  check(values.o_send >= 0 && values.o_recv >= 0 && values.gap >= 0 && values.reg_cost >= 0 && values.reg_growth >= 0,
+  check(values.o_send >= 0 && values.o_send_after >= 0 && values.o_recv >= 0 && values.gap >= 0 &&
+            values.reg_cost >= 0 && values.reg_growth >= 0,
         "an accepted link has no negative time");
+  check(values.o_send_after <= values.o_send &&
+            std::all_of(values.o_send_steps.steps().begin(), values.o_send_steps.steps().end(),
+                        [&values](const SizeStep& step) { return values.o_send_after <= step.value; }),
+        "an accepted link spends no more after its message has left than its o_send");
   for (const SizeSteps* steps : {&values.o_send_steps, &values.o_recv_steps})
     check(std::all_of(steps->steps().begin(), steps->steps().end(), [](const SizeStep& step) { return step.value >= 0; }),
           "an accepted link has no negative time in its size steps");

@@ -12,8 +12,12 @@ PerfFactors am_message(const LaneAttrs& lane, Bytes header) {
 
 PerfFactors control_message(const LaneAttrs& lane, Bytes header) {
   PerfFactors p;
+  // The sender is busy o_s, but the message leaves o_send_after before the
+  // end of it: that overlap comes off the latency, so that one message sums
+  // to (o_s − o_send_after) + L + ..., and a stream is still paced by the
+  // whole o_s.
   p[Factor::LocalCpu] = LinearFunc::constant(lane.o_send);
-  p[Factor::Latency] = LinearFunc::constant(lane.latency);
+  p[Factor::Latency] = LinearFunc::constant(lane.latency - lane.sent_after());
   p[Factor::Network] = LinearFunc::constant(static_cast<double>(header) / lane.bandwidth);
   p[Factor::RemoteCpu] = LinearFunc::constant(lane.o_recv);
   p.gap = lane.gap;
@@ -31,6 +35,10 @@ LinearFunc registration(const Path& path, const std::vector<LaneShare>& lanes, b
 
 LinearFunc copy(BytesPerSecond bandwidth) {
   return LinearFunc::per_byte(1.0 / bandwidth);
+}
+
+LinearFunc bcopy_send_copy(const LaneAttrs& lane, BytesPerSecond bandwidth) {
+  return lane.bcopy_copies ? copy(bandwidth) : LinearFunc{};
 }
 
 LinearFunc stage(const DeviceCopy& device) {
@@ -66,7 +74,9 @@ PerfFactors fragment_pipeline(const Path& path, const std::vector<LaneShare>& la
   Seconds latency = 0;
   for (const LaneShare& share : lanes)
     latency = std::max(latency, path.lanes[share.lane].latency);
-  p[Factor::Latency] = LinearFunc::constant(latency);
+  // The first fragment leaves o_send_after before the sender's stage ends,
+  // and every later time with it: the fill is that much shorter.
+  p[Factor::Latency] = LinearFunc::constant(latency - first.sent_after());
   Factor bottleneck = Factor::Network;
   if (m_star == m_send)
     bottleneck = Factor::LocalCpu;

@@ -13,7 +13,10 @@
 namespace xover::cost {
 
 /// One active message of n payload bytes and a `header` on `lane`:
-/// local o_send, latency L, network (header + n)/B, remote o_recv.
+/// local o_send, latency L, network (header + n)/B, remote o_recv. The
+/// part of o_send spent after the message has left (LaneAttrs::o_send_after)
+/// is taken off the latency factor: the sender's CPU keeps all of o_send
+/// (what paces a stream), one message's sum has o_send − o_send_after.
 PerfFactors am_message(const LaneAttrs& lane, Bytes header);
 
 /// A control message (RTS, RTR, ACK) of `header` bytes on `lane`.
@@ -27,6 +30,11 @@ LinearFunc registration(const Path& path, const std::vector<LaneShare>& lanes, b
 /// Copying n bytes at `bandwidth`: n / bandwidth.
 LinearFunc copy(BytesPerSecond bandwidth);
 
+/// The sender's copy of an n-byte bcopy active message on `lane` into the
+/// transport's buffer, n / bandwidth, where the transport makes one
+/// (LaneAttrs::bcopy_copies); zero where it sends from the user's buffer.
+LinearFunc bcopy_send_copy(const LaneAttrs& lane, BytesPerSecond bandwidth);
+
 /// One copy of n bytes between an end's device and host memory:
 /// stage_o + n / stage_bw.
 LinearFunc stage(const DeviceCopy& device);
@@ -36,10 +44,13 @@ LinearFunc stage(const DeviceCopy& device);
 /// `per_fragment_recv` at the receiver (lines in the fragment's size). A
 /// three-stage pipeline — sender CPU, NIC, receiver CPU — with k identical
 /// fragments completes in
-///   fill + (k − 1)·max(stage time), fill = t_s + (S+h)/B + L + t_r,
+///   fill + (k − 1)·max(stage time), fill = t_s − a + (S+h)/B + L + t_r,
 /// (a flow shop of identical jobs); with k = n/S this is
 ///   T(n) = fill + (n − S)·m*,
-///   m* = max(t_s/S, max_i w_i·max(g_i, (S+h)/B_i)/S, t_r/S).
+///   m* = max(t_s/S, max_i w_i·max(g_i, (S+h)/B_i)/S, t_r/S),
+/// where a is the first lane's o_send_after: every fragment leaves a before
+/// the sender's stage for it ends, so every time after shifts by a, while
+/// the sender's stage keeps all of t_s (the latency factor carries −a).
 /// Exact when n is a multiple of S on one lane; otherwise the last, shorter
 /// fragment makes it an upper bound within one fragment's time. Over several
 /// lanes L is the largest lane latency (the last fragment may take any lane)

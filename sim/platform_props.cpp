@@ -9,7 +9,7 @@
 namespace xover::sim::detail {
 namespace {
 
-enum class PropKind { Time, TimePerByte, Size, Caps, Bandwidth };
+enum class PropKind { Time, TimePerByte, Size, Caps, Bandwidth, YesNo };
 
 /// One `xover:` link property and the LaneAttrs field it sets.
 struct LinkProp {
@@ -18,10 +18,12 @@ struct LinkProp {
   double LaneAttrs::*seconds;  ///< for Time and TimePerByte
   Bytes LaneAttrs::*bytes;     ///< for Size
   SizeSteps LaneAttrs::*steps = nullptr;  ///< for a figure that may change with the operation's size
+  bool LaneAttrs::*flag = nullptr;        ///< for YesNo
 };
 
 constexpr std::array kLinkProps{
     LinkProp{"xover:o_send", PropKind::Time, &LaneAttrs::o_send, nullptr, &LaneAttrs::o_send_steps},
+    LinkProp{"xover:o_send_after", PropKind::Time, &LaneAttrs::o_send_after, nullptr},
     LinkProp{"xover:o_recv", PropKind::Time, &LaneAttrs::o_recv, nullptr, &LaneAttrs::o_recv_steps},
     LinkProp{"xover:gap", PropKind::Time, &LaneAttrs::gap, nullptr},
     LinkProp{"xover:reg_cost", PropKind::Time, &LaneAttrs::reg_cost, nullptr},
@@ -32,6 +34,7 @@ constexpr std::array kLinkProps{
     LinkProp{"xover:seg_size", PropKind::Size, nullptr, &LaneAttrs::seg_size},
     LinkProp{"xover:caps", PropKind::Caps, nullptr, nullptr},
     LinkProp{"xover:bandwidth", PropKind::Bandwidth, nullptr, nullptr, &LaneAttrs::bandwidth_steps},
+    LinkProp{"xover:bcopy_copy", PropKind::YesNo, nullptr, nullptr, nullptr, &LaneAttrs::bcopy_copies},
 };
 constexpr std::string_view kPrefix = "xover:";
 
@@ -82,6 +85,21 @@ double parse_factor(std::string_view text) {
   if (error != std::errc() || end != text.data() + text.size() || !(value > 0 && value <= 1))
     throw std::invalid_argument("'" + std::string(text) + "' is not a factor in (0, 1]");
   return value;
+}
+
+// "yes" or "no".
+bool parse_yes_no(std::string_view text) {
+  if (text == "yes" || text == "no")
+    return text == "yes";
+  throw std::invalid_argument("'" + std::string(text) + "' is neither yes nor no");
+}
+
+// The smallest o_send of a link at any size: o_send_after must not pass it.
+Seconds least_o_send(const LaneAttrs& values) {
+  Seconds least = values.o_send;
+  for (const SizeStep& step : values.o_send_steps.steps())
+    least = std::min(least, step.value);
+  return least;
 }
 
 std::string known_link_props() {
@@ -154,6 +172,9 @@ LinkProps read_link_props(const std::string& file, const std::string& xml_id,
           // bytes at this rate rather than the link's.
           info.values.bandwidth_steps = SizeSteps::parse(value, parse_bandwidth);
           break;
+        case PropKind::YesNo:
+          info.values.*prop->flag = parse_yes_no(value);
+          break;
       }
     } catch (const std::invalid_argument& error) {
       fail(file, line, what + ": " + error.what());
@@ -165,6 +186,13 @@ LinkProps read_link_props(const std::string& file, const std::string& xml_id,
     if (prop->seconds != nullptr && (info.values.*prop->seconds < 0 || negative_step))
       fail(file, line, what + " must not be negative (got '" + value + "')");
     info.set |= 1U << (prop - kLinkProps.begin());
+  }
+  if (info.values.o_send_after > least_o_send(info.values)) {
+    const int prop_line = index.line(owner + " xover:o_send_after");
+    fail(file, prop_line > 0 ? prop_line : index.line(owner),
+         "link '" + xml_id + "': xover:o_send_after " + format_time(info.values.o_send_after) +
+             " is more than its xover:o_send " + format_time(least_o_send(info.values)) +
+             " (it is the part of o_send spent after the message has left: at most o_send at every size)");
   }
   for (const SizeNeed& need : kSizeNeeds) {
     const LaneCaps users = intersect(need.needed_by, info.values.caps);
@@ -200,6 +228,8 @@ void merge_link_props(LaneAttrs& lane, std::uint32_t& merged, const LinkProps& l
       lane.*prop.seconds = first ? link.values.*prop.seconds : std::max(lane.*prop.seconds, link.values.*prop.seconds);
     else if (prop.bytes != nullptr)
       lane.*prop.bytes = first ? link.values.*prop.bytes : std::max(lane.*prop.bytes, link.values.*prop.bytes);
+    else if (prop.flag != nullptr)  // a sender copy on any link is the lane's
+      lane.*prop.flag = first ? link.values.*prop.flag : lane.*prop.flag || link.values.*prop.flag;
     else
       lane.caps = first ? link.values.caps : intersect(lane.caps, link.values.caps);
   }

@@ -183,10 +183,15 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
     return Status::Error;
   // Figures that change with size take the payload's (LaneAttrs::o_send_steps),
   // and its bytes the pace of its message's.
+  // The sender copies a bcopy payload where its transport does
+  // (LaneAttrs::bcopy_copies). The message leaves o_send_after before the
+  // end of o_send; the rest is the sender's after the transfer starts.
   const double f = factor(*route.path, payload.size);
-  busy(attrs.o_send_at(payload.size) +
-       (mode == AmMode::Bcopy ? static_cast<double>(payload.size) / (route.path->memcpy_local_at(payload.size) * f)
-                              : 0));
+  const Seconds after = attrs.o_send_after_at(payload.size);
+  busy(attrs.o_send_at(payload.size) - after +
+       (mode == AmMode::Bcopy && attrs.bcopy_copies
+            ? static_cast<double>(payload.size) / (route.path->memcpy_local_at(payload.size) * f)
+            : 0));
   settle();
   auto [src, dst] = route.nics(lane);
   const Bytes wire_bytes = header.size() + payload.size;
@@ -210,6 +215,7 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   }
   flight->comm = transfer(src, dst, wire_bytes, rate_of(attrs, payload.size, f));
   network_.transport(peer).add_flight(std::move(flight));
+  busy(after);
   return mode == AmMode::Zcopy ? Status::InProgress : Status::Ok;
 }
 
@@ -217,7 +223,9 @@ Status SimTransport::get(std::size_t lane, Rank peer, MutableBuffer local, Remot
   const SimNetwork::Route route = network_.route(rank_, peer);
   if (lane >= route.path->lanes.size())
     return Status::Error;
-  busy(route.path->lanes[lane].o_send_at(local.size));
+  const LaneAttrs& attrs = route.path->lanes[lane];
+  const Seconds after = attrs.o_send_after_at(local.size);
+  busy(attrs.o_send_at(local.size) - after);
   // The read request crosses to the peer's NIC (L); the data comes back
   // when it arrives (L + n/B), see landed().
   auto flight = new_flight();
@@ -232,8 +240,9 @@ Status SimTransport::get(std::size_t lane, Rank peer, MutableBuffer local, Remot
   flight->factor = factor(*route.path, local.size);
   auto [src, dst] = route.nics(lane);
   settle();
-  flight->comm = transfer(src, dst, wire::kRmaHdr, rate_of(route.path->lanes[lane], 0, flight->factor));
+  flight->comm = transfer(src, dst, wire::kRmaHdr, rate_of(attrs, 0, flight->factor));
   add_flight(std::move(flight));
+  busy(after);
   return Status::InProgress;
 }
 
@@ -243,7 +252,8 @@ Status SimTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteA
     return Status::Error;
   const LaneAttrs& attrs = route.path->lanes[lane];
   const double f = factor(*route.path, local.size);
-  busy(attrs.o_send_at(local.size));
+  const Seconds after = attrs.o_send_after_at(local.size);
+  busy(attrs.o_send_at(local.size) - after);
   settle();
   auto [src, dst] = route.nics(lane);
   network_.inject(src, wire::kRmaHdr + local.size, attrs.bandwidth_at(local.size) * f, attrs.gap);
@@ -258,6 +268,7 @@ Status SimTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteA
   flight->done = std::move(done);
   flight->comm = transfer(src, dst, wire::kRmaHdr + local.size, rate_of(attrs, local.size, f));
   add_flight(std::move(flight));
+  busy(after);
   return Status::InProgress;
 }
 

@@ -2,7 +2,11 @@
 // host per NIC), and every LogGP cost is paid in simulated time.
 //
 //   o_send, o_recv, copies, registration: the rank's actor sleeps (it is
-//       busy); a rank's CPU work is serial.
+//       busy); a rank's CPU work is serial. An operation's o_send is paid
+//       in two parts: o_send − o_send_after before its transfer starts,
+//       o_send_after after it (LaneAttrs::o_send_after). A bcopy message's
+//       sender copy is paid only where the lane's transport makes one
+//       (LaneAttrs::bcopy_copies).
 //   g: each NIC keeps the date it is next free; an injection waits for it
 //       and moves it by max(g, n/B), so back-to-back messages leave FIFO.
 //   L + n/B: a host-to-host transfer of header + payload bytes between the

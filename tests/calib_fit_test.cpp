@@ -1,14 +1,19 @@
 // The calibration fits on synthetic data whose answer is known: lines,
 // Netgauge's LogGP parameters from PRTTs generated from known L, o_s, o_r,
 // g and G (exact and with small noise: within 1 %), breakpoints where a
-// curve changes line (within one sample step; none on one line).
+// curve changes line (within one sample step; none on one line); a lane
+// whose overheads overlap in time calibrated to o_send_after.
 #include "tools/calib/fit.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <stdexcept>
+
+#include "tools/calib/calibration.hpp"
+#include "tools/calib/platform_writer.hpp"
 
 namespace xover::calib {
 namespace {
@@ -129,6 +134,64 @@ TEST(FitLogGP, RefusesTooLittleData) {
   std::vector<PrttPoint> no_stream = points;
   no_stream[1].stream_messages = 1;
   EXPECT_THROW(fit_loggp(no_stream, 8), std::invalid_argument);
+}
+
+/// A calibration of one TCP-like lane (no sender copy in its bcopy) from
+/// PRTTs generated with an L of `latency`, o_s 2 us and o_r 3 us, the probes
+/// alone.
+Calibration overlapped_lane(Seconds latency) {
+  Measurements m;
+  m.backend = "tcp";
+  LaneMeasurement lane;
+  lane.hardware.name = "tcp:lo";
+  lane.hardware.bcopy_copies = false;
+  lane.am = synthetic({latency, 2e-6, 3e-6, 0.1e-6, 1 / 3e9}, m.messages, 0);
+  m.lanes = {lane};
+  return calibrate(m, FitDepth::Probes);
+}
+
+bool has_note(const Calibration& c, const std::string& text) {
+  return std::any_of(c.notes.begin(), c.notes.end(),
+                     [&text](const std::string& note) { return note.find(text) != std::string::npos; });
+}
+
+// Overheads that overlap by 1 us (PRTT(1,0,0)/2 = 4 us, o_s + o_r = 5 us):
+// L is 0 and 1 us of o_s is after the message has left; o_s and o_r are
+// kept as measured, and the transport's bcopy_copies goes to the draft.
+TEST(CalibrateLane, OverlappingOverheadsBecomeTheSendersTimeAfterTheMessage) {
+  const Calibration c = overlapped_lane(-1e-6);
+  ASSERT_EQ(c.draft.lanes.size(), 1U);
+  const LaneAttrs& a = c.draft.lanes[0];
+  EXPECT_EQ(a.latency, 0);
+  EXPECT_NEAR(a.o_send, 2e-6, 1e-12);
+  EXPECT_NEAR(a.o_send_after, 1e-6, 1e-12);
+  EXPECT_NEAR(a.o_recv, 3e-6, 1e-12);
+  EXPECT_FALSE(a.bcopy_copies);
+  EXPECT_TRUE(has_note(c, "L set to 0 and o_send_after = 1.0000 us of o_s spent after the message has left"));
+  EXPECT_FALSE(has_note(c, "o_r is"));
+  const std::string xml = platform_xml(c.draft);
+  EXPECT_NE(xml.find("<prop id=\"xover:o_send_after\""), std::string::npos);
+  EXPECT_NE(xml.find("<prop id=\"xover:bcopy_copy\" value=\"no\"/>"), std::string::npos);
+}
+
+// An overlap above o_s (PRTT(1,0,0)/2 = 1 us): all of o_s is after the
+// message, and o_r takes off the other 2 us, said so.
+TEST(CalibrateLane, AnOverlapAboveOSendTakesTheRestOffORecv) {
+  const Calibration c = overlapped_lane(-4e-6);
+  const LaneAttrs& a = c.draft.lanes.at(0);
+  EXPECT_EQ(a.latency, 0);
+  EXPECT_NEAR(a.o_send_after, 2e-6, 1e-12);
+  EXPECT_NEAR(a.o_send, 2e-6, 1e-12);
+  EXPECT_NEAR(a.o_recv, 1e-6, 1e-12);
+  EXPECT_TRUE(has_note(c, "that is all of o_s, and o_r is 2.0000 us less for the rest"));
+}
+
+// No overlap: no o_send_after, none written.
+TEST(CalibrateLane, NoOverlapNoSendAfter) {
+  const Calibration c = overlapped_lane(1e-6);
+  EXPECT_NEAR(c.draft.lanes.at(0).latency, 1e-6, 1e-12);
+  EXPECT_EQ(c.draft.lanes.at(0).o_send_after, 0);
+  EXPECT_EQ(platform_xml(c.draft).find("o_send_after"), std::string::npos);
 }
 
 /// Sizes 8 B .. 4 MiB, factor 2, and the lower envelope of two lines.

@@ -239,6 +239,37 @@ TEST(PlatformLoader, BadMessageFactorsNameTheFileAndLine) {
     EXPECT_THAT(load_error(fixture(name)), StartsWith("ERROR: " + fixture(name) + what)) << name;
 }
 
+// xover:o_send_after and xover:bcopy_copy on a link reach its lane; a lane
+// that states neither has none after its send and makes the bcopy copy.
+TEST(PlatformLoader, SendOverlapAndBcopyCopyReachTheLane) {
+  const auto lane_terms = [](const std::string& file) {
+    return with_platform(fixture(file), [](const LogGPPlatform& p) {
+      const LaneAttrs& lane = p.path("node0", "node1").lanes.at(0);
+      return "o=" + num(lane.o_send) + " after=" + num(lane.o_send_after) +
+             " bcopy_copies=" + std::to_string(lane.bcopy_copies);
+    });
+  };
+  EXPECT_EQ(lane_terms("one_rail_send_after.xml"), "o=1e-06 after=8e-07 bcopy_copies=1");
+  EXPECT_EQ(lane_terms("one_rail_no_bcopy_copy.xml"), "o=1e-06 after=0 bcopy_copies=0");
+  EXPECT_EQ(lane_terms("one_rail_exact.xml"), "o=3e-07 after=0 bcopy_copies=1");
+}
+
+// An o_send_after above the link's o_send (given, by size, or the default
+// 0.2 us) and a bcopy_copy other than yes or no: the file and line, and
+// what is wrong.
+TEST(PlatformLoader, BadSendOverlapAndBcopyCopyNameTheFileAndLine) {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"bad_send_after.xml", ":13: link 'l': xover:o_send_after 500.000ns is more than its xover:o_send 300.000ns"},
+      {"bad_send_after_steps.xml",
+       ":12: link 'l': xover:o_send_after 200.000ns is more than its xover:o_send 100.000ns"},
+      {"bad_send_after_default.xml",
+       ":12: link 'l': xover:o_send_after 300.000ns is more than its xover:o_send 200.000ns"},
+      {"bad_bcopy_copy.xml", ":12: link 'l': xover:bcopy_copy: 'maybe' is neither yes nor no"},
+  };
+  for (const auto& [name, what] : cases)
+    EXPECT_THAT(load_error(fixture(name)), StartsWith("ERROR: " + fixture(name) + what)) << name;
+}
+
 TEST(PlatformLoader, ConnectedDijkstraZoneLoads) {
   const std::string out = with_platform(fixture("dijkstra.xml"), [](const LogGPPlatform& p) {
     const LaneAttrs lane = p.path("b", "a").lanes.at(0);
@@ -284,9 +315,10 @@ TEST(PlatformLoader, UnknownUnitInXoverPropertyNamesFileAndLine) {
 TEST(PlatformLoader, UnknownXoverPropertyListsTheKnownOnes) {
   const std::string file = fixture("unknown_prop.xml");
   EXPECT_EQ(load_error(file), "ERROR: " + file +
-                                  ":12: link 'l': unknown property 'xover:o_snd' (known: xover:o_send, xover:o_recv, "
-                                  "xover:gap, xover:reg_cost, xover:reg_growth, xover:max_short, xover:max_bcopy, "
-                                  "xover:max_zcopy, xover:seg_size, xover:caps, xover:bandwidth)");
+                                  ":12: link 'l': unknown property 'xover:o_snd' (known: xover:o_send, "
+                                  "xover:o_send_after, xover:o_recv, xover:gap, xover:reg_cost, xover:reg_growth, "
+                                  "xover:max_short, xover:max_bcopy, xover:max_zcopy, xover:seg_size, xover:caps, "
+                                  "xover:bandwidth, xover:bcopy_copy)");
 }
 
 TEST(PlatformLoader, UnknownHostProperty) {

@@ -65,6 +65,32 @@ TEST(ProtoInfoCli, SizeStepsShowUnderTheirLaneAndSplitTheCostLines) {
   EXPECT_THAT(json.out, HasSubstr("json ok"));
 }
 
+// o_send_after (one_rail_send_after.xml: 0.8 us of a 1 us o_send) shows on
+// its lane and comes off a message's cost line: eager/bcopy's c is
+// 0.2 + 2 + 16 B / 10 GB/s + 0.2 us; a bcopy without a sender copy
+// (one_rail_no_bcopy_copy.xml, o_send 1 us) shows on its lane and leaves
+// eager/bcopy's m at the wire's 0.1 and the receiver's copy's 0.125 ns/B.
+TEST(ProtoInfoCli, SendOverlapAndBcopyCopyShowOnTheLaneAndInTheCostLines) {
+  const auto after = proto_info("--platform " + data("one_rail_send_after.xml"));
+  ASSERT_EQ(after.status, 0) << after.err;
+  EXPECT_THAT(after.out, HasSubstr("o_send 1.000us (800.000ns after the message has left)  o_recv 200.000ns"));
+  EXPECT_THAT(after.out, HasSubstr("  eager/bcopy          0..4080                c 2.402us     m  0.35000 ns/B"));
+  const auto none = proto_info("--platform " + data("one_rail_no_bcopy_copy.xml"));
+  ASSERT_EQ(none.status, 0) << none.err;
+  EXPECT_THAT(none.out, HasSubstr("o_send 1.000us  o_recv 200.000ns"));
+  EXPECT_THAT(none.out, HasSubstr("bcopy_copy no\n"));
+  EXPECT_THAT(none.out, HasSubstr("  eager/bcopy          0..4080                c 3.202us     m  0.22500 ns/B"));
+  const auto json = test::run_command(kXover + " proto-info --json --platform " + data("one_rail_send_after.xml") +
+                                      " | python3 -c '"
+                                      "import json, sys\n"
+                                      "d = json.load(sys.stdin)\n"
+                                      "assert d[\"lanes\"][0][\"o_send_after\"] == 8e-07\n"
+                                      "assert d[\"lanes\"][0][\"bcopy_copy\"] is True\n"
+                                      "print(\"json ok\")'");
+  EXPECT_EQ(json.status, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("json ok"));
+}
+
 // A message factor (one_rail_factor_mixed.xml: the smaller of the two
 // nodes' at each size) shows under the lanes and in the JSON, and splits
 // the cost lines at its sizes: eager/multi/bcopy's slope grows by 1/0.8
@@ -158,6 +184,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"--platform " + data("unknown_prop.xml"), "unknown property 'xover:o_snd'"},
         BadInput{"--platform " + data("bad_steps_unsorted.xml"),
                  data("bad_steps_unsorted.xml") + ":12: link 'l': xover:o_send: size steps must be in increasing"},
+        BadInput{"--platform " + data("bad_send_after.xml"),
+                 data("bad_send_after.xml") + ":13: link 'l': xover:o_send_after 500.000ns is more than its"},
+        BadInput{"--platform " + data("bad_bcopy_copy.xml"),
+                 data("bad_bcopy_copy.xml") + ":12: link 'l': xover:bcopy_copy: 'maybe' is neither yes nor no"},
         BadInput{"--platform " + data("duplicate_route.xml"),
                  data("duplicate_route.xml") + ":9: the route from 'b' to 'a' is already declared at line 8"},
         BadInput{"--from node0 --to nodeX", "unknown node 'nodeX' (nodes: node0, node1)"}));

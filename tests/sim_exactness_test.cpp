@@ -298,6 +298,86 @@ TEST(SimExactness, MessageFactorPacesAWholeEagerMessage) {
   EXPECT_LT(header, 64) << "the eager header's bytes, no more";
 }
 
+// The difference between two runs' points, curve by curve and size by
+// size, at the sizes where both are exact (see check_against_models):
+// `minus` less `plus`, keyed "curve size".
+std::map<std::string, double> exact_differences(const std::map<std::string, std::vector<Measured>>& minus,
+                                                const std::map<std::string, std::vector<Measured>>& plus) {
+  std::map<std::string, double> out;
+  for (const auto& [key, points] : plus) {
+    EXPECT_EQ(minus.count(key), 1U) << key;
+    if (minus.count(key) == 0)
+      continue;
+    EXPECT_EQ(minus.at(key).size(), points.size()) << key;
+    for (std::size_t i = 0; i < points.size() && i < minus.at(key).size(); ++i) {
+      const Measured& m = points[i];
+      const bool multi = m.protocol.starts_with("eager/multi");
+      const Bytes fragment = multi ? kMultiFragment : kRndvAmFragment;
+      if ((multi || m.protocol == "rndv/am") && m.size > fragment && m.size % fragment != 0)
+        continue;
+      out[m.protocol + " " + std::to_string(m.size)] = minus.at(key)[i].time - m.time;
+    }
+  }
+  return out;
+}
+
+// o_send_after (one_rail_send_after.xml: 0.8 us of a 1 us o_send after the
+// message has left; one_rail_slow_send.xml the same 1 us without): every
+// protocol matches its model, and each message the critical path waits for
+// leaves 0.8 us sooner, no more: eager and multi-eager 0.8 us, rndv/get
+// 1.6 us (RTS and the read request; the ACK's o_s is all the receiver's
+// before its next send), rndv/am 2.4 us (RTS, RTR, data). A fragment
+// pipeline's sender stage is the slowest here (o_s + a fragment's copy,
+// 1.508 us, against the receiver's 0.708 us) and keeps the whole o_s: 16
+// fragments are 0.8 us sooner, not 16 × 0.8 us.
+TEST(SimExactness, SendOverlapComesOffEachMessageButNotOffTheSendersStage) {
+  const std::vector<std::string> curves{"eager/short",       "eager/bcopy", "eager/zcopy", "eager/multi/bcopy",
+                                        "eager/multi/zcopy", "rndv/am",     "rndv/get"};
+  const std::vector<Bytes> sizes{0,      8,     1000,  kMultiFragment, kRndvAmFragment, 10000, 16 * kMultiFragment,
+                                 100000, 16 * kRndvAmFragment, 1 << 20};
+  const std::vector<std::pair<std::string, SelectConfig>> settings{{"cache", with("reg_cache", "on")}};
+  const auto after = simulate(kData + "one_rail_send_after.xml", curves, sizes, settings);
+  const auto whole = simulate(kData + "one_rail_slow_send.xml", curves, sizes, settings);
+  EXPECT_EQ(check_against_models(after, 1.6e-6).exact, 38);
+  EXPECT_EQ(check_against_models(whole, 1.6e-6).exact, 38);
+  const std::map<std::string, double> sooner = exact_differences(whole, after);
+  EXPECT_EQ(sooner.size(), 38U);
+  for (const auto& [key, d] : sooner) {
+    const double messages =
+        key.starts_with("rndv/am ") ? 3 : (key.starts_with("rndv/get ") && key != "rndv/get 0" ? 2 : 1);
+    EXPECT_NEAR(d, messages * 0.8e-6, 1e-12) << key;
+  }
+  EXPECT_NEAR(sooner.at("eager/multi/bcopy " + std::to_string(16 * kMultiFragment)), 0.8e-6, 1e-12);
+}
+
+// xover:bcopy_copy no (one_rail_no_bcopy_copy.xml, one_rail_slow_send.xml
+// otherwise: o_send 1 us, so that the sender's stage paces a fragment
+// pipeline with its copy or without): no sender copy in a bcopy message, in
+// the cost lines and the simulation alike, which agree. eager/bcopy is n/M
+// sooner (M = 8 GB/s), and eager/multi/bcopy S/M per fragment, the sender's
+// stage falling from 1.508 us to 1 us; eager/short and eager/zcopy are as
+// before.
+TEST(SimExactness, BcopyWithoutASenderCopyMatchesItsModel) {
+  const std::vector<std::string> curves{"eager/short", "eager/bcopy", "eager/zcopy", "eager/multi/bcopy"};
+  const std::vector<Bytes> sizes{0, 8, 240, 1000, kMultiFragment, 4 * kMultiFragment, 16 * kMultiFragment};
+  const std::vector<std::pair<std::string, SelectConfig>> settings{{"cache", with("reg_cache", "on")}};
+  const auto none = simulate(kData + "one_rail_no_bcopy_copy.xml", curves, sizes, settings);
+  const auto copied = simulate(kData + "one_rail_slow_send.xml", curves, sizes, settings);
+  EXPECT_EQ(check_against_models(none, 1.6e-6).exact, 20);
+  const std::map<std::string, double> sooner = exact_differences(copied, none);
+  EXPECT_EQ(sooner.size(), 20U);
+  for (const auto& [key, d] : sooner) {
+    const std::size_t space = key.find(' ');
+    const std::string curve = key.substr(0, space);
+    const double n = std::stod(key.substr(space + 1));
+    if (curve == "eager/bcopy" || curve == "eager/multi/bcopy")
+      EXPECT_NEAR(d, n / 8e9, 1e-12) << key;
+    else
+      EXPECT_NEAR(d, 0, 1e-12) << key;
+  }
+  EXPECT_NEAR(sooner.at("eager/multi/bcopy " + std::to_string(16 * kMultiFragment)), 16 * 508e-9, 1e-12);
+}
+
 // Nodes with different factors (one_rail_factor_mixed.xml): the route takes
 // the smaller at each size, 1, then 0.8 from 16 KiB, 0.5 from 64 KiB and
 // 0.25 from 1 MiB, and the simulation matches the model built on it at both

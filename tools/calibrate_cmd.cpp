@@ -94,9 +94,13 @@ std::string utc_now() {
 }
 
 void print(const calib::Calibration& c, const std::string& out) {
-  for (const LaneAttrs& lane : c.draft.lanes)
-    std::printf("lane %-10s L %9.4f us  B %8.4f GB/s  o_s %8.4f us  o_r %8.4f us  g %8.4f us\n", lane.name.c_str(),
+  for (const LaneAttrs& lane : c.draft.lanes) {
+    std::printf("lane %-10s L %9.4f us  B %8.4f GB/s  o_s %8.4f us  o_r %8.4f us  g %8.4f us", lane.name.c_str(),
                 lane.latency * 1e6, lane.bandwidth / 1e9, lane.o_send * 1e6, lane.o_recv * 1e6, lane.gap * 1e6);
+    if (lane.o_send_after > 0)
+      std::printf("  o_send_after %8.4f us", lane.o_send_after * 1e6);
+    std::printf("%s\n", lane.bcopy_copies ? "" : "  bcopy_copy no");
+  }
   std::printf("%-20s %-13s %12s %12s %9s %11s %11s\n", "protocol", "sizes", "c (us)", "m (ns/B)", "rel RMS",
               "model med", "model worst");
   for (const calib::ProtocolFit& p : c.protocols)

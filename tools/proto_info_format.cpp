@@ -100,11 +100,15 @@ std::string format_cost_line(std::string_view protocol, Bytes from, Bytes to, co
 }
 
 std::string format_lane_line(const LaneAttrs& lane) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "#   lane %-6s L %s  %.3f GB/s  o_send %s  o_recv %s  g %s  caps %s\n",
+  // The two terms that are seldom set, only where they are.
+  const std::string after =
+      lane.o_send_after > 0 ? " (" + format_time(lane.o_send_after) + " after the message has left)" : "";
+  const std::string copy = lane.bcopy_copies ? "" : "  bcopy_copy no";
+  char buf[384];
+  std::snprintf(buf, sizeof buf, "#   lane %-6s L %s  %.3f GB/s  o_send %s%s  o_recv %s  g %s  caps %s%s\n",
                 lane.name.c_str(), format_time(lane.latency).c_str(), lane.bandwidth / 1e9,
-                format_time(lane.o_send).c_str(), format_time(lane.o_recv).c_str(), format_time(lane.gap).c_str(),
-                lane.caps.to_string().c_str());
+                format_time(lane.o_send).c_str(), after.c_str(), format_time(lane.o_recv).c_str(),
+                format_time(lane.gap).c_str(), lane.caps.to_string().c_str(), copy.c_str());
   return buf;
 }
 
@@ -224,9 +228,11 @@ std::string format_proto_info_json(const ProtoInfoReport& r) {
     j.key("latency").value(lane.latency);
     j.key("bandwidth").value(lane.bandwidth);
     j.key("o_send").value(lane.o_send);
+    j.key("o_send_after").value(lane.o_send_after);
     j.key("o_recv").value(lane.o_recv);
     j.key("gap").value(lane.gap);
     j.key("caps").value(lane.caps.to_string());
+    j.key("bcopy_copy").value(lane.bcopy_copies);
     steps_json(j, "o_send_steps", lane.o_send_steps);
     steps_json(j, "o_recv_steps", lane.o_recv_steps);
     steps_json(j, "bandwidth_steps", lane.bandwidth_steps);

@@ -8,6 +8,10 @@
 //   n > S:  cost::fragment_pipeline with per fragment
 //           t_s = o_s + S/M_s (bcopy) or o_s (zcopy), t_r = o_r + S/M_r;
 //   zcopy adds reg(n) on every eager lane's memory domain before the first.
+// n/M_s (S/M_s) only where the first lane's transport copies a bcopy
+// message (LaneAttrs::bcopy_copies). The sender's stage keeps all of o_s;
+// one fragment's, and the pipeline's fill, leave o_send_after early
+// (cost::am_message, cost::fragment_pipeline).
 // Figures that change with the operation's size (LaneAttrs::o_send_steps,
 // bandwidth_steps, the memcpy steps) are taken at n for one fragment and at S for many.
 //
@@ -46,12 +50,13 @@ std::optional<ProtoCandidate> probe_multi(const ProbeContext& ctx, bool zcopy) {
   if (payload == 0)
     return std::nullopt;
   const LaneAttrs& first = ctx.path.lanes[lanes.front().lane];
-  const LinearFunc send_copy = zcopy ? LinearFunc{} : cost::copy(ctx.path.memcpy_bw_local);
+  const LinearFunc send_copy = zcopy ? LinearFunc{} : cost::bcopy_send_copy(first, ctx.path.memcpy_bw_local);
   const LinearFunc recv_copy = cost::copy(ctx.path.memcpy_bw_remote);
   // Past one fragment, every operation moves `payload` bytes.
   const Path fragment = ctx.path.at(payload);
   const LaneAttrs& first_fragment = fragment.lanes[lanes.front().lane];
-  const LinearFunc fragment_send_copy = zcopy ? LinearFunc{} : cost::copy(fragment.memcpy_bw_local);
+  const LinearFunc fragment_send_copy =
+      zcopy ? LinearFunc{} : cost::bcopy_send_copy(first_fragment, fragment.memcpy_bw_local);
   const LinearFunc fragment_recv_copy = cost::copy(fragment.memcpy_bw_remote);
 
   PerfFactors one = cost::am_message(first, wire::kMultiHdr);

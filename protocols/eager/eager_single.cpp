@@ -7,7 +7,11 @@
 // with h the 16-byte eager header.
 //
 // M_s, M_r: memcpy bandwidth at each end; the receiver always copies out of
-// its receive segment into the user buffer. reg(n) as cost::registration.
+// its receive segment into the user buffer, the sender into the transport's
+// buffer only where the transport makes that copy (LaneAttrs::bcopy_copies;
+// TCP writes the user's bytes into the socket: no n/M_s).
+// o_s is the sender's part before the message leaves, o_s − o_send_after
+// (cost::am_message). reg(n) as cost::registration.
 //
 // One stage at each end, so no stage is kept in the request. The sender
 // sends {tag, seq} + payload and, for short and bcopy, completes; zcopy
@@ -31,7 +35,7 @@ std::optional<ProtoCandidate> probe_single(const ProbeContext& ctx, LaneCap cap,
   PerfFactors p = cost::am_message(lane, wire::kEagerHdr);
   p[Factor::RemoteCpu] += cost::copy(ctx.path.memcpy_bw_remote);
   if (cap == LaneCap::AmBcopy)
-    p[Factor::LocalCpu] += cost::copy(ctx.path.memcpy_bw_local);
+    p[Factor::LocalCpu] += cost::bcopy_send_copy(lane, ctx.path.memcpy_bw_local);
   if (cap == LaneCap::AmZcopy)
     p[Factor::LocalCpu] += cost::registration(ctx.path, {{*ctx.lanes.am, 1.0}}, ctx.config.reg_cache);
   return ProtoCandidate{{PerfRange{0, max_message - wire::kEagerHdr, p}}, {{*ctx.lanes.am, 1.0}}};

@@ -4,6 +4,7 @@
 // SimGrid platform, the hardware backends measure or know them.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <string_view>
@@ -59,6 +60,13 @@ struct LaneAttrs {
   Seconds latency = 0;              ///< L: wire latency of one message
   BytesPerSecond bandwidth = 0;     ///< 1/G: bytes per second of one flow
   Seconds o_send = 0.2e-6;          ///< o_s: CPU time to post one message
+  /// The part of o_s the sender's CPU still spends after the message has
+  /// left (on a loopback socket the send call carries the message through
+  /// the receiver's stack before it returns): the sender is busy o_s in
+  /// all, but the message is injected after o_s − o_send_after. A plain
+  /// figure, not by size: at an operation whose o_s is smaller, the whole
+  /// o_s comes after the message leaves (sent_after()).
+  Seconds o_send_after = 0;
   Seconds o_recv = 0.2e-6;          ///< o_r: CPU time to take one message in
   Seconds gap = 0;                  ///< g: least time between two injections on the NIC
   Seconds reg_cost = 0;             ///< registration cost of one buffer (fixed part)
@@ -68,6 +76,13 @@ struct LaneAttrs {
   Bytes max_zcopy = Bytes{1} << 30; ///< largest zero-copy operation
   Bytes seg_size = 8192;            ///< receive segment: the largest active message that lands
   LaneCaps caps = LaneCaps::all();
+  /// Whether an active message in AmMode::Bcopy costs the sender a copy
+  /// into a buffer of the transport (n/M_s of its CPU): shared memory copies
+  /// into the ring cell, verbs into a registered bounce buffer; TCP writes
+  /// the user's bytes straight into the socket, the kernel's copy being in
+  /// the stream's per-byte cost (1/G), and makes none. A cost figure, not a
+  /// LaneCap: it changes what a bcopy costs, not whether a lane can do one.
+  bool bcopy_copies = true;
   /// o_s, o_r and 1/G by the size of the operation (an active message's
   /// payload, a get's or put's bytes), where they change with it; empty when
   /// the plain field holds at every size. With steps, o_send, o_recv and
@@ -81,6 +96,12 @@ struct LaneAttrs {
 
   /// o_s for an operation of n bytes.
   Seconds o_send_at(Bytes n) const { return o_send_steps.at(n, o_send); }
+  /// The part of o_s spent after the message has left, for an operation of
+  /// n bytes: o_send_after, at most o_s at n. The message leaves after
+  /// o_send_at(n) − o_send_after_at(n) = max(0, o_s(n) − o_send_after).
+  Seconds o_send_after_at(Bytes n) const { return std::min(o_send_after, o_send_at(n)); }
+  /// The same on a lane resolved at its operation's size (at()).
+  Seconds sent_after() const { return std::min(o_send_after, o_send); }
   /// o_r for an operation of n bytes.
   Seconds o_recv_at(Bytes n) const { return o_recv_steps.at(n, o_recv); }
   /// 1/G for an operation of n bytes.

@@ -10,7 +10,7 @@ std::optional<std::size_t> select_latency_lane(const Path& path, LaneCaps caps) 
   std::optional<std::size_t> best;
   auto score = [&](std::size_t i) {
     const LaneAttrs& lane = path.lanes[i];
-    return lane.latency + lane.o_send + lane.o_recv;
+    return lane.latency + lane.o_send - lane.sent_after() + lane.o_recv;
   };
   for (std::size_t i = 0; i < path.lanes.size(); ++i) {
     if (!path.lanes[i].caps.has_any(caps))

@@ -32,7 +32,8 @@ struct LaneShare {
   bool operator==(const LaneShare&) const = default;
 };
 
-/// The lane with the lowest L + o_send + o_recv that has any of `caps`; ties
+/// The lane with the lowest one-message time L + o_send − o_send_after +
+/// o_recv (LaneAttrs::sent_after) that has any of `caps`; ties
 /// go to the higher bandwidth, then to the earlier lane.
 std::optional<std::size_t> select_latency_lane(const Path& path, LaneCaps caps);
 

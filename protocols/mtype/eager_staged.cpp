@@ -7,8 +7,10 @@
 //   T(n) = stage_s(n) + o_s + n/M_s + L + (h+n)/B + o_r + stage_r(n)
 // with stage(n) = stage_o + n/stage_bw at each end (Path::device_local,
 // device_remote) and h the 16-byte eager header; n ≤ the lane's bcopy
-// segment. An empty message copies nothing: stage(0) = 0. The stage copies are the sender's and receiver's CPU time: the
-// copy call waits for the DMA.
+// segment; n/M_s only where the lane's transport copies a bcopy message
+// (LaneAttrs::bcopy_copies). An empty message copies nothing: stage(0) = 0.
+// The stage copies are the sender's and receiver's CPU time: the copy call
+// waits for the DMA.
 #include <algorithm>
 
 #include "protocols/core/device_memory.hpp"
@@ -30,7 +32,7 @@ std::optional<ProtoCandidate> probe_staged(const ProbeContext& ctx) {
   // An empty message has nothing to copy.
   const PerfFactors empty = cost::am_message(lane, wire::kEagerHdr);
   PerfFactors p = empty;
-  p[Factor::LocalCpu] += cost::stage(ctx.path.device_local) + cost::copy(ctx.path.memcpy_bw_local);
+  p[Factor::LocalCpu] += cost::stage(ctx.path.device_local) + cost::bcopy_send_copy(lane, ctx.path.memcpy_bw_local);
   p[Factor::RemoteCpu] += cost::stage(ctx.path.device_remote);
   return ProtoCandidate{{PerfRange{0, 0, empty}, PerfRange{1, max_message - wire::kEagerHdr, p}}, {{*ctx.lanes.am, 1.0}}};
 }

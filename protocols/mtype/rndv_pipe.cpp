@@ -13,7 +13,8 @@
 //   t_s(x) = o_s + stage_s(x) + x/M_s,  t_r(x) = o_r + stage_r(x)
 // with S = the smallest bcopy segment of the lanes − header, stage(x) =
 // stage_o + x/stage_bw at each end, stage(0) = 0 (an empty message copies
-// nothing). Counted to the receiver's completion.
+// nothing), x/M_s only where the first lane's transport copies a bcopy
+// message (LaneAttrs::bcopy_copies). Counted to the receiver's completion.
 //
 // Stages (RndvPipeStage): Rts at the sender, Rtr at the receiver, Data at
 // the sender.
@@ -52,7 +53,8 @@ std::optional<ProtoCandidate> probe_pipe(const ProbeContext& ctx) {
     return std::nullopt;
   const LaneAttrs& am = ctx.path.lanes[*ctx.lanes.am];
   const LaneAttrs& first = ctx.path.lanes[lanes.front().lane];
-  const LinearFunc send_copies = cost::stage(ctx.path.device_local) + cost::copy(ctx.path.memcpy_bw_local);
+  const LinearFunc send_copies =
+      cost::stage(ctx.path.device_local) + cost::bcopy_send_copy(first, ctx.path.memcpy_bw_local);
   const LinearFunc recv_copies = cost::stage(ctx.path.device_remote);
 
   const PerfFactors handshake = cost::control_message(am, wire::kRtsHdr) + reply_message(am);

@@ -9,8 +9,11 @@
 // n/ΣB, and the k completions are taken in (o_r each) as they arrive. The
 // receive completes in the same progress call that posts the ACK, so the
 // receiver pays the ACK's o_s before its application sees the data; the
-// ACK's flight is off the receiver's critical path. Exact when the
-// posts end before the first completion (2L + n/ΣB ≥ (k−1)·o_s). A share
+// ACK's flight is off the receiver's critical path. The first request
+// leaves a = the first lane's o_send_after before its post ends, so get(n)
+// is a shorter (the RTS likewise, cost::control_message; the ACK's o_s is
+// all the receiver's). Exact when the posts end before the first
+// completion (2L + 16/B + n/ΣB − a ≥ (k−1)·o_s). A share
 // above a lane's max_zcopy goes as several gets posted back to back; each
 // moves max_zcopy bytes (a gibibyte by default), so the wire hides their
 // posting and the formula holds. Figures that change with the operation's
@@ -59,7 +62,8 @@ std::optional<ProtoCandidate> probe_rndv_get(const ProbeContext& ctx) {
   p[Factor::RemoteCpu] += reg;
   p[Factor::RemoteCpu] += LinearFunc::constant(std::max(k * first.o_send + first.o_recv, first.o_send + k * first.o_recv));
   p[Factor::RemoteCpu] += LinearFunc::constant(am.o_send);
-  p[Factor::Latency] += LinearFunc::constant(2 * latency);
+  // The first read request leaves o_send_after before its post ends.
+  p[Factor::Latency] += LinearFunc::constant(2 * latency - first.sent_after());
   // The read request carries no payload either.
   const BytesPerSecond request_bw = control.lanes[lanes.front().lane].bandwidth;
   p[Factor::Network] += LinearFunc{static_cast<double>(wire::kRmaHdr) / request_bw, 1.0 / total_bw};

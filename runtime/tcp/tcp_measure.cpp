@@ -175,15 +175,17 @@ void bulk(Spin& spin, bool sender, std::vector<std::byte>& chunk, LaneMeasure& m
 LaneAttrs lane_attrs(const std::string& name, const LaneMeasure& m) {
   LaneAttrs a;
   a.name = name;
-  // One message takes o_send + L + o_recv: the half round trip. On the
-  // loopback the sender's system call carries the segment through the
-  // receiver's stack, so the two calls overlap and their sum exceeds the
-  // half round trip; then L = 0 and both shrink in proportion.
-  const Seconds cpu = m.o_send + m.o_recv;
-  const double fit = cpu > m.half_round_trip && cpu > 0 ? m.half_round_trip / cpu : 1.0;
-  a.o_send = m.o_send * fit;
-  a.o_recv = m.o_recv * fit;
-  a.latency = std::max(0.0, m.half_round_trip - a.o_send - a.o_recv);
+  // One message takes o_send − o_send_after + L + o_recv: the half round
+  // trip. On the loopback the sender's system call carries the segment
+  // through the receiver's stack, so the two calls overlap and their sum
+  // exceeds the half round trip; then L = 0, and the overlap is the part of
+  // o_send after the segment has left (o_send_after, at most o_send; o_recv
+  // takes off what o_send cannot hold).
+  const Seconds excess = std::max(0.0, m.o_send + m.o_recv - m.half_round_trip);
+  a.o_send = m.o_send;
+  a.o_send_after = std::min(excess, m.o_send);
+  a.o_recv = m.o_recv - (excess - a.o_send_after);
+  a.latency = std::max(0.0, m.half_round_trip - a.o_send + a.o_send_after - a.o_recv);
   a.bandwidth = m.bandwidth_out;
   a.gap = 0;
   a.reg_cost = 0;
@@ -194,6 +196,9 @@ LaneAttrs lane_attrs(const std::string& name, const LaneMeasure& m) {
   a.seg_size = kSegSize;
   a.caps = {LaneCap::AmShort, LaneCap::AmBcopy,  LaneCap::AmZcopy,
             LaneCap::PutZcopy, LaneCap::GetZcopy, LaneCap::ConnectToIface};
+  // A bcopy message is written from the user's buffer into the socket
+  // (TcpConn::send); the kernel's copy is in the stream's 1/G.
+  a.bcopy_copies = false;
   return a;
 }
 

@@ -8,9 +8,13 @@
 // one partner at a time, so pairs do not share a CPU or a link while they
 // are timed), and lane by lane:
 //   latency   40 ping-pongs of 8 bytes, busy-polled; the median half
-//             round trip is o_send + L + o_recv, where o_send and o_recv are
-//             the medians of the send and the receive system calls (scaled
-//             down together when they overlap, as on the loopback: L = 0).
+//             round trip is o_send − o_send_after + L + o_recv, where o_send
+//             and o_recv are the medians of the send and the receive system
+//             calls; where they overlap, as on the loopback, L = 0 and the
+//             overlap is o_send_after, the part of o_send after the segment
+//             has left (what o_send cannot hold comes off o_recv).
+//   bcopy     none: a copied message is written from the user's buffer
+//             into the socket (bcopy_copies false).
 //   bandwidth a bulk transfer of at least 4 MiB and at least 20 ms each way,
 //             timed by the receiver from its first to its last byte and
 //             reported back to the sender.

@@ -6,8 +6,13 @@
 //   o_send, o_recv   the intercepts of the sender's post time and of the
 //                    receiver's take-in time (fit_loggp), clipped at 0, plus
 //                    the protocol core's own time per message (below)
-//   latency          PRTT(1,0,0)/2 − o_s − o_r, clipped at 0 (said so; then
-//                    o_s and o_r shrink in proportion to add up to PRTT/2)
+//   latency          PRTT(1,0,0)/2 − o_s − o_r, clipped at 0 (said so)
+//   o_send_after     0, or where that latency is negative (the two
+//                    overheads overlap in time), o_s + o_r − PRTT(1,0,0)/2:
+//                    the part of o_s after the message has left, at most
+//                    o_s, o_r taking off the rest; at most o_s once the
+//                    sweeps have moved o_s (refine_to_sweeps)
+//   bcopy_copy       as the transport reports it (LaneAttrs::bcopy_copies)
 //   gap              the intercept g of (PRTT(n,0,s) − PRTT(1,0,s))/(n−1)
 //   memcpy_bw        where the active-message lane is itself a copy (no
 //                    get on it: shared memory), the M with which the
@@ -24,7 +29,8 @@
 //                    of active messages only: what is left of one message's
 //                    time per byte, PRTT(1,0,s)'s slope / 2, once the core's
 //                    two copies (n/M at each end) are taken out
-//   latency of a lane's gets: from the get's intercept, 2·L + o_s + o_r +
+//   latency of a lane's gets: from the get's intercept, 2·L + o_s −
+//                    o_send_after + o_r +
 //                    16/B (rndv_get.cpp's get(n)); a lane with active
 //                    messages and gets becomes two lanes, NAME and NAME-rma
 //                    (fit_lane says why)
@@ -118,17 +124,24 @@ std::vector<FittedLane> fit_lane(const LaneMeasurement& lm, const Measurements& 
     lines.push_back(who + "stream (PRTT(N,0,s) - PRTT(1,0,s))/(N-1) = " + describe(f.stream));
     lines.push_back(who + "o_s(s) = " + describe(f.o_send));
     lines.push_back(who + "o_r(s) = PRTT(n,d,s) - (n posts and delays, as timed) = " + describe(f.o_recv));
+    a.o_send_after = 0;
     if (f.latency_clipped && a.o_send + a.o_recv > 0) {
       // The two overheads overlap in time (on the loopback the sender's
-      // system call carries the message through the receiver's stack): one
-      // message costs PRTT(1,0,0)/2, so both shrink in proportion, as the
-      // TCP transport's own lane measurement does.
-      const double scale = std::max(0.0, f.round_trip.c / 2) / (a.o_send + a.o_recv);
-      a.o_send *= scale;
-      a.o_recv *= scale;
-      out.notes.push_back(who + format("PRTT(1,0,0)/2 - o_s - o_r = %.4f us is negative: L set to 0 and o_s, o_r "
-                                       "scaled by %.3f so that they add up to PRTT(1,0,0)/2 (they overlap in time)",
-                                       (f.round_trip.c / 2 - f.o_send.c - f.o_recv.c) * 1e6, scale));
+      // system call carries the message through the receiver's stack, which
+      // takes it in before the call returns): one message costs
+      // PRTT(1,0,0)/2. The sender is still busy its whole o_s; the overlap
+      // is the part of it after the message has left (o_send_after), and
+      // what o_s cannot hold comes off o_r.
+      const double excess = a.o_send + a.o_recv - std::max(0.0, f.round_trip.c / 2);
+      a.o_send_after = std::min(excess, a.o_send);
+      a.o_recv -= excess - a.o_send_after;
+      out.notes.push_back(who + format("PRTT(1,0,0)/2 - o_s - o_r = %.4f us is negative: L set to 0 and "
+                                       "o_send_after = %.4f us of o_s spent after the message has left",
+                                       -excess * 1e6, a.o_send_after * 1e6) +
+                          (excess > a.o_send_after
+                               ? format("; that is all of o_s, and o_r is %.4f us less for the rest",
+                                        (excess - a.o_send_after) * 1e6)
+                               : std::string()));
     }
     if (f.gap.c < 0)
       out.notes.push_back(who + format("g fitted as %.4f us: set to 0", f.gap.c * 1e6));
@@ -148,15 +161,16 @@ std::vector<FittedLane> fit_lane(const LaneMeasurement& lm, const Measurements& 
     a.bandwidth = 1 / g.m;
     fitted.timed_gets = true;
     FittedLane rma = fitted;
-    const double l = (g.c - a.o_send - a.o_recv - kGetHeader * g.m) / 2;
+    const double l = (g.c - (a.o_send - a.o_send_after) - a.o_recv - kGetHeader * g.m) / 2;
     rma.attrs.latency = std::max(0.0, l);
     if (l < 0)
       out.notes.push_back(who + "the get's intercept is below o_s + o_r: L of its gets set to 0");
     if (lm.am.empty())
       return {rma};
-    lines.push_back(who + format("get(0) from the active-message figures, 2L + o_s + o_r: %.4f us; measured %.4f us: "
-                                 "its gets go on lane ",
-                                 (2 * a.latency + a.o_send + a.o_recv + kGetHeader * g.m) * 1e6, g.c * 1e6) +
+    lines.push_back(who + format("get(0) from the active-message figures, 2L + o_s - o_send_after + o_r: %.4f us; "
+                                 "measured %.4f us: its gets go on lane ",
+                                 (2 * a.latency + a.o_send - a.o_send_after + a.o_recv + kGetHeader * g.m) * 1e6,
+                                 g.c * 1e6) +
                     a.name + "-rma");
     rma.attrs.name = a.name + "-rma";
     rma.attrs.caps = {};
@@ -308,6 +322,19 @@ void refine_to_sweeps(const Measurements& m, Calibration& out) {
                "measured time (median over %.0f points; worst %.1f %%): fitted to the measured times less that",
                quantile(excess, 0.5) * 100, static_cast<double>(excess.size()), quantile(excess, 1) * 100));
   const RefineReport r = refine_lanes(out.draft, points);
+  // The sweeps move o_s but not o_send_after, which must stay a part of it.
+  for (LaneAttrs& lane : out.draft.lanes) {
+    Seconds least = lane.o_send;
+    for (const SizeStep& step : lane.o_send_steps.steps())
+      least = std::min(least, step.value);
+    if (lane.o_send_after > least) {
+      out.notes.push_back("lane " + lane.name +
+                          format(": o_send_after %.4f us is more than o_s %.4f us once fitted to the sweeps: "
+                                 "set to o_s",
+                                 lane.o_send_after * 1e6, least * 1e6));
+      lane.o_send_after = least;
+    }
+  }
   std::string moved;
   for (const std::string& change : r.changes)
     moved += (moved.empty() ? "" : "; ") + change;
@@ -490,7 +517,9 @@ Calibration calibrate(const Measurements& m, FitDepth depth) {
     out.draft.comments.push_back("lane " + a.name +
                                  format(": L = %.4f us, B = %.4f GB/s, o_s = %.4f us, o_r = %.4f us, g = %.4f us",
                                         a.latency * 1e6, a.bandwidth / 1e9, a.o_send * 1e6, a.o_recv * 1e6,
-                                        a.gap * 1e6));
+                                        a.gap * 1e6) +
+                                 (a.o_send_after > 0 ? format(", o_send_after = %.4f us", a.o_send_after * 1e6) : "") +
+                                 (a.bcopy_copies ? "" : ", bcopy sent from the user's buffer (no sender copy)"));
   fit_protocols(m, draft_path(out.draft), out);
   find_protocol_changes(m, out);
   out.draft.device = m.device;

@@ -19,7 +19,7 @@ namespace xover::calib {
 
 /// What was measured on one lane.
 struct LaneMeasurement {
-  LaneAttrs hardware;            ///< the lane as the transport reports it: name, limits, capabilities
+  LaneAttrs hardware;            ///< the lane as the transport reports it: name, limits, capabilities, bcopy_copies
   std::vector<PrttPoint> am;     ///< Netgauge PRTTs of active messages (empty: the lane carries none)
   std::vector<GetPoint> get;     ///< timed gets (empty: the lane does no get)
 };

@@ -120,6 +120,7 @@ std::string platform_xml(const PlatformDraft& draft) {
     os << "    <link id=\"" << rail << "\" bandwidth=\"" << bandwidth_text(rail, link) << "\" latency=\""
        << time_text(rail, "latency", lane.latency) << "\" sharing_policy=\"SPLITDUPLEX\">\n"
        << prop("o_send", stepped(lane.o_send_steps, lane.o_send, time_of("o_send")))
+       << (lane.o_send_after > 0 ? prop("o_send_after", time_text(rail, "o_send_after", lane.o_send_after)) : "")
        << prop("o_recv", stepped(lane.o_recv_steps, lane.o_recv, time_of("o_recv")))
        << prop("gap", time_text(rail, "gap", lane.gap)) << prop("reg_cost", time_text(rail, "reg_cost", lane.reg_cost))
        << prop("reg_growth", time_text(rail, "reg_growth", lane.reg_growth))
@@ -127,6 +128,8 @@ std::string platform_xml(const PlatformDraft& draft) {
        << prop("max_bcopy", std::to_string(lane.max_bcopy) + "B")
        << prop("max_zcopy", std::to_string(lane.max_zcopy) + "B")
        << prop("seg_size", std::to_string(lane.seg_size) + "B") << prop("caps", lane.caps.to_string());
+    if (!lane.bcopy_copies)
+      os << prop("bcopy_copy", "no");
     if (!lane.bandwidth_steps.empty())
       os << prop("bandwidth", stepped(lane.bandwidth_steps, lane.bandwidth,
                                       [&rail](double b) { return bandwidth_text(rail, b); }));

@@ -38,7 +38,9 @@ std::string rail_name(const std::string& lane);
 
 /// The platform XML (SimGrid v4.1, CM02 config block) of `draft`. A lane's
 /// o_send, o_recv and bandwidth steps and the memcpy steps are written as
-/// size steps ("0:33000000000Bps;32768:8000000000Bps").
+/// size steps ("0:33000000000Bps;32768:8000000000Bps"); o_send_after only
+/// where it is not 0, and bcopy_copy only where it is "no" (the loader's
+/// defaults otherwise).
 /// @throws std::invalid_argument when a lane's bandwidth is not positive or
 /// a time is negative or not finite.
 std::string platform_xml(const PlatformDraft& draft);

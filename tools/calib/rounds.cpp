@@ -77,7 +77,8 @@ FitChange fit_change(const Calibration& before, const Calibration& now) {
   for (const LaneAttrs& b : before.draft.lanes)
     for (const LaneAttrs& n : now.draft.lanes)
       if (n.name == b.name) {
-        consider(b.latency + b.o_send + b.o_recv, n.latency + n.o_send + n.o_recv, "lane " + b.name + " L + o_s + o_r");
+        consider(b.latency + b.o_send - b.sent_after() + b.o_recv, n.latency + n.o_send - n.sent_after() + n.o_recv,
+                 "lane " + b.name + " L + o_s + o_r");
         consider(b.bandwidth, n.bandwidth, "lane " + b.name + " bandwidth");
       }
   for (const ProtocolFit& b : before.protocols)
