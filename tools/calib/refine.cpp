@@ -444,6 +444,15 @@ RefineReport refine_lanes(PlatformDraft& draft, const std::vector<SweepPoint>& p
     const LaneAttrs& lane = draft.lanes[i];
     knobs.push_back(time_knob(i, "o_send", &LaneAttrs::o_send, fastest, draft, &LaneAttrs::o_send_steps));
     knobs.push_back(time_knob(i, "o_recv", &LaneAttrs::o_recv, fastest, draft, &LaneAttrs::o_recv_steps));
+    // The part of o_s after the message has left (overheads that overlap
+    // in time): a ping-pong sees o_s less it, a pipeline's sender all of o_s.
+    if (lane.o_send_after > 0) {
+      Knob after = time_knob(i, "o_send_after", &LaneAttrs::o_send_after, fastest, draft);
+      after.log_scale = false;
+      after.lo = 0;
+      after.hi = lane.o_send;
+      knobs.push_back(after);
+    }
     knobs.push_back(time_knob(i, "latency", &LaneAttrs::latency, fastest, draft));
     // A gap past a round trip would hold back a ping-pong's next message in
     // the simulator, which the cost lines of one message do not see.

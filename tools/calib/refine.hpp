@@ -66,7 +66,8 @@ double model_rel_rms(const PlatformDraft& draft, const std::vector<SweepPoint>& 
 
 /// Moves the draft's lane figures (o_send, o_recv and latency of each lane,
 /// from a quarter to four times their value, or from 0 to the fastest
-/// point's time where it is 0; the gap likewise but not past twice the
+/// point's time where it is 0; o_send_after, where there is one, from 0 to
+/// o_send (the caller keeps it at most o_send after); the gap likewise but not past twice the
 /// fastest point's time, a ping-pong's round trip, unless it is there; the
 /// bandwidth, with its steps, from an eighth to eight times) and its copy
 /// bandwidth (with its steps, likewise) to the least squares of the
