@@ -125,5 +125,42 @@ TEST(Path, ForMessageScalesEveryPerByteFigureByTheMessagesFactor) {
   EXPECT_TRUE(big.breakpoints() == (std::vector<Bytes>{2048, 16384}));
 }
 
+// A lane's own factor scales that lane's bandwidth, steps included, in
+// place of the path's; the other lanes and the copies keep the path's; its
+// sizes are the path's breakpoints, and for_message clears it.
+TEST(Path, ForMessageGivesALaneItsOwnFactor) {
+  LaneAttrs own{.name = "cma", .bandwidth = 10e9};
+  own.bandwidth_steps = SizeSteps({{0, 10e9}, {16384, 8e9}});
+  own.message_factor = SizeSteps({{0, 1}, {32768, 0.8}, {1048576, 0.25}});
+  LaneAttrs plain{.name = "mm", .bandwidth = 5e9};
+  Path path{"a", "b", {own, plain}, 16e9, 12e9};
+  path.message_factor = SizeSteps({{0, 1}, {65536, 0.5}});
+
+  EXPECT_EQ(path.lane_factor_at(path.lanes[0], 40000), 0.8);
+  EXPECT_EQ(path.lane_factor_at(path.lanes[1], 40000), 1);
+  EXPECT_EQ(path.lane_factor_at(path.lanes[1], 65536), 0.5);
+  EXPECT_TRUE(path.has_message_factor());
+  EXPECT_EQ(path.breakpoints(), (std::vector<Bytes>{16384, 32768, 65536, 1048576}));
+
+  const Path mid = path.for_message(40000);
+  EXPECT_EQ(mid.lanes[0].bandwidth, 6.4e9) << "8 GB/s at 0.8, the lane's own";
+  EXPECT_EQ(mid.lanes[0].bandwidth_steps, SizeSteps({{0, 8e9}, {16384, 6.4e9}}));
+  EXPECT_EQ(mid.lanes[1].bandwidth, 5e9) << "the path's 1 below 64 KiB";
+  EXPECT_EQ(mid.memcpy_bw_local, 16e9);
+  EXPECT_FALSE(mid.has_message_factor());
+
+  const Path big = path.for_message(Bytes{1} << 20);
+  EXPECT_EQ(big.lanes[0].bandwidth, 2e9) << "8 GB/s at 0.25, not the path's 0.5";
+  EXPECT_EQ(big.lanes[1].bandwidth, 2.5e9);
+  EXPECT_EQ(big.memcpy_bw_local, 8e9);
+  EXPECT_EQ(big.memcpy_bw_remote, 6e9);
+  EXPECT_TRUE(big.lanes[0].message_factor.empty());
+
+  Path lane_only = path;
+  lane_only.message_factor = {};
+  EXPECT_TRUE(lane_only.has_message_factor());
+  EXPECT_FALSE(Path{}.has_message_factor());
+}
+
 }  // namespace
 }  // namespace xover

@@ -221,7 +221,9 @@ class Transport {
   /// The size of the message the operations called now belong to, as the
   /// protocol core says it (MessageScope), or 0 when it says none: then an
   /// operation is its own message. The simulator paces the operation's
-  /// bytes by it (Path::message_factor); hardware transports ignore it.
+  /// bytes by it (Path::message_factor, or the lane's own,
+  /// LaneAttrs::message_factor, for its transfers); hardware transports
+  /// ignore it.
   Bytes message_size() const { return message_size_; }
   /// The peer at the other end of that message: the path whose factor a
   /// copy, which names no peer, takes. Meaningful while message_size() is

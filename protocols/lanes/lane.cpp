@@ -88,16 +88,25 @@ Path Path::at(Bytes n) const {
   return out;
 }
 
+bool Path::has_message_factor() const {
+  return !message_factor.empty() ||
+         std::any_of(lanes.begin(), lanes.end(), [](const LaneAttrs& lane) { return !lane.message_factor.empty(); });
+}
+
 Path Path::for_message(Bytes n) const {
   Path out = at(n);
   const double factor = message_factor_at(n);
   out.message_factor = {};
+  for (LaneAttrs& lane : out.lanes) {
+    const double own = lane_factor_at(lane, n);
+    lane.message_factor = {};
+    if (own == 1)
+      continue;
+    lane.bandwidth *= own;
+    lane.bandwidth_steps = scaled(lane.bandwidth_steps, own);
+  }
   if (factor == 1)
     return out;
-  for (LaneAttrs& lane : out.lanes) {
-    lane.bandwidth *= factor;
-    lane.bandwidth_steps = scaled(lane.bandwidth_steps, factor);
-  }
   out.memcpy_bw_local *= factor;
   out.memcpy_bw_remote *= factor;
   out.memcpy_local_steps = scaled(out.memcpy_local_steps, factor);
@@ -115,6 +124,7 @@ std::vector<Bytes> Path::breakpoints() const {
     add(lane.o_send_steps);
     add(lane.o_recv_steps);
     add(lane.bandwidth_steps);
+    add(lane.message_factor);
   }
   add(memcpy_local_steps);
   add(memcpy_remote_steps);

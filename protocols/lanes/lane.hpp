@@ -93,6 +93,11 @@ struct LaneAttrs {
   SizeSteps o_send_steps = {};
   SizeSteps o_recv_steps = {};
   SizeSteps bandwidth_steps = {};
+  /// The lane's own message factor (link property `xover:bw_factor`): the
+  /// pace of this lane's transfers of a message of n bytes, in (0, 1], in
+  /// place of the path's (Path::message_factor); the copies at both ends
+  /// keep the path's. Empty: the lane's transfers take the path's factor.
+  SizeSteps message_factor = {};
 
   /// o_s for an operation of n bytes.
   Seconds o_send_at(Bytes n) const { return o_send_steps.at(n, o_send); }
@@ -148,8 +153,10 @@ struct Path {
   /// bw-factor): every per-byte figure above — each lane's bandwidth, each
   /// end's memcpy bandwidth, at every size step — runs at this fraction of
   /// itself for a message of n bytes, the operations it is cut into
-  /// included; device copies keep theirs. The smaller of the two ends'
-  /// factors at each size; empty when it is 1 at every size.
+  /// included; device copies keep theirs, and a lane with its own factor
+  /// (LaneAttrs::message_factor) takes that one for its bandwidth instead.
+  /// The smaller of the two ends' factors at each size; empty when it is 1
+  /// at every size.
   SizeSteps message_factor = {};
 
   /// The sender's memcpy bandwidth for a copy of n bytes.
@@ -158,13 +165,21 @@ struct Path {
   BytesPerSecond memcpy_remote_at(Bytes n) const { return memcpy_remote_steps.at(n, memcpy_bw_remote); }
   /// The factor of a message of n bytes' per-byte figures, in (0, 1].
   double message_factor_at(Bytes n) const { return message_factor.at(n, 1); }
+  /// The factor of a message of n bytes' transfers on `lane`: the lane's
+  /// own where it has one, else message_factor_at(n).
+  double lane_factor_at(const LaneAttrs& lane, Bytes n) const {
+    return lane.message_factor.empty() ? message_factor_at(n) : lane.message_factor.at(n, 1);
+  }
+  /// Whether any message factor, the path's or a lane's, is set.
+  bool has_message_factor() const;
   /// The path as operations of n bytes see it: every lane and copy figure
   /// at n, the steps kept.
   Path at(Bytes n) const;
   /// The path as the operations of one message of n bytes see it: at(n),
-  /// with every lane bandwidth and memcpy bandwidth, and each of their size
-  /// steps, times message_factor_at(n), and message_factor cleared, so that
-  /// the protocols' at(fragment) keeps the message's pace.
+  /// with every memcpy bandwidth times message_factor_at(n), every lane
+  /// bandwidth times lane_factor_at(lane, n), each with its size steps, and
+  /// every message factor cleared, so that the protocols' at(fragment)
+  /// keeps the message's pace.
   Path for_message(Bytes n) const;
   /// The sizes where any figure of the path changes step, ascending, each once.
   std::vector<Bytes> breakpoints() const;

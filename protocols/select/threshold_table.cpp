@@ -75,7 +75,7 @@ std::optional<ProtoCandidate> probe_by_step(const Protocol& protocol, const Path
     const Bytes hi = i + 1 < starts.size() ? starts[i + 1] - 1 : kSizeMax;
     // The path as this range's messages see it: their figures at lo, at
     // the pace of their bytes (Path::for_message).
-    const Path resolved = starts.size() == 1 && path.message_factor.empty() ? path : path.for_message(lo);
+    const Path resolved = starts.size() == 1 && !path.has_message_factor() ? path : path.for_message(lo);
     std::optional<ProtoCandidate> part = protocol.probe(ProbeContext{resolved, lanes, bw, config, mem});
     if (!part)
       continue;
