@@ -59,9 +59,12 @@ struct PlatformNode {
 /// `seg_size`: sizes; `caps`: LaneCaps::parse list; `bandwidth`: the lane's
 /// bandwidth in place of the links', at most theirs). `o_send`, `o_recv`,
 /// `bandwidth` and the hosts' `memcpy_bw` may be size steps
-/// ("0:0.3us;1KiB:0.5us", SizeSteps::parse). When several links of a
-/// route set one, times and sizes take the largest value and `caps` the
-/// intersection; when none does, LaneAttrs' default applies. Properties
+/// ("0:0.3us;1KiB:0.5us", SizeSteps::parse); `bw_factor`, factors in
+/// (0, 1] by message size as on a node, is the lane's own message factor
+/// (LaneAttrs::message_factor). When several links of a route set one,
+/// times and sizes take the largest value, `caps` the intersection, and
+/// `bandwidth` and `bw_factor` the smallest at each size (a link without
+/// `bw_factor` counts as 1); when none does, LaneAttrs' default applies. Properties
 /// written on a SPLITDUPLEX `<link>` apply to both directions. On node hosts
 /// (or a `<cluster>`), `xover:memcpy_bw` is a bandwidth, 10GBps by default;
 /// `xover:bw_factor` the pace of a message's bytes by the message's size,

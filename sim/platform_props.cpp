@@ -9,7 +9,7 @@
 namespace xover::sim::detail {
 namespace {
 
-enum class PropKind { Time, TimePerByte, Size, Caps, Bandwidth, YesNo };
+enum class PropKind { Time, TimePerByte, Size, Caps, Bandwidth, Factor, YesNo };
 
 /// One `xover:` link property and the LaneAttrs field it sets.
 struct LinkProp {
@@ -35,6 +35,7 @@ constexpr std::array kLinkProps{
     LinkProp{"xover:caps", PropKind::Caps, nullptr, nullptr},
     LinkProp{"xover:bandwidth", PropKind::Bandwidth, nullptr, nullptr, &LaneAttrs::bandwidth_steps},
     LinkProp{"xover:bcopy_copy", PropKind::YesNo, nullptr, nullptr, nullptr, &LaneAttrs::bcopy_copies},
+    LinkProp{"xover:bw_factor", PropKind::Factor, nullptr, nullptr, &LaneAttrs::message_factor},
 };
 constexpr std::string_view kPrefix = "xover:";
 
@@ -172,6 +173,9 @@ LinkProps read_link_props(const std::string& file, const std::string& xml_id,
           // bytes at this rate rather than the link's.
           info.values.bandwidth_steps = SizeSteps::parse(value, parse_bandwidth);
           break;
+        case PropKind::Factor:
+          info.values.message_factor = SizeSteps::parse(value, parse_factor);
+          break;
         case PropKind::YesNo:
           info.values.*prop->flag = parse_yes_no(value);
           break;
@@ -218,6 +222,12 @@ void merge_link_props(LaneAttrs& lane, std::uint32_t& merged, const LinkProps& l
       // The slowest link sets the pace at every size.
       lane.bandwidth_steps = first ? link.values.bandwidth_steps
                                    : combine_steps(lane.bandwidth_steps, 0, link.values.bandwidth_steps, 0, false);
+      continue;
+    }
+    if (prop.kind == PropKind::Factor) {
+      // As with bandwidth, the slowest link's factor at every size.
+      lane.message_factor = first ? link.values.message_factor
+                                  : combine_steps(lane.message_factor, 1, link.values.message_factor, 1, false);
       continue;
     }
     if (prop.steps != nullptr)

@@ -28,14 +28,16 @@ bool is_xover_prop(std::string_view key);
 /// Reads the `xover:` entries of `props`, the properties of the link whose
 /// <link> id is `xml_id`; `index` gives the lines for messages.
 /// @throws PlatformError "FILE:LINE: link 'ID': ..." for an unknown
-/// property, a bad value, a negative time, an xover:o_send_after more than
+/// property, a bad value (an xover:bw_factor outside (0, 1] or with sizes
+/// not ascending from 0), a negative time, an xover:o_send_after more than
 /// the link's xover:o_send at some size, an xover:bcopy_copy other than yes
 /// or no, or a zero size that one of the link's capabilities needs.
 LinkProps read_link_props(const std::string& file, const std::string& xml_id,
                           const std::map<std::string, std::string>& props, const PlatformXml& index);
 
 /// Adds one link of a route to its lane: where several links set a
-/// property, times and sizes take the largest, `caps` the intersection, and
+/// property, times and sizes take the largest, `caps` the intersection,
+/// xover:bandwidth and xover:bw_factor the smallest at each size, and
 /// xover:bcopy_copy is yes when any link says yes.
 /// `merged` holds the bits set by the links added so far.
 void merge_link_props(LaneAttrs& lane, std::uint32_t& merged, const LinkProps& link);

@@ -157,6 +157,10 @@ double SimTransport::factor(const Path& path, Bytes size) const {
   return path.message_factor_at(message_size() != 0 ? message_size() : size);
 }
 
+double SimTransport::lane_factor(const Path& path, const LaneAttrs& lane, Bytes size) const {
+  return path.lane_factor_at(lane, message_size() != 0 ? message_size() : size);
+}
+
 void SimTransport::busy(Seconds t) {
   if (t > 0)
     debt_ += t;
@@ -182,15 +186,17 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
       header.size() + payload.size > std::min(mode == AmMode::Short ? attrs.max_short : attrs.max_bcopy, attrs.seg_size))
     return Status::Error;
   // Figures that change with size take the payload's (LaneAttrs::o_send_steps),
-  // and its bytes the pace of its message's.
+  // its copy the pace of its message's, and its transfer that pace on this
+  // lane (the lane's own factor where it has one).
   // The sender copies a bcopy payload where its transport does
   // (LaneAttrs::bcopy_copies). The message leaves o_send_after before the
   // end of o_send; the rest is the sender's after the transfer starts.
-  const double f = factor(*route.path, payload.size);
+  const double f = lane_factor(*route.path, attrs, payload.size);
   const Seconds after = attrs.o_send_after_at(payload.size);
   busy(attrs.o_send_at(payload.size) - after +
        (mode == AmMode::Bcopy && attrs.bcopy_copies
-            ? static_cast<double>(payload.size) / (route.path->memcpy_local_at(payload.size) * f)
+            ? static_cast<double>(payload.size) /
+                  (route.path->memcpy_local_at(payload.size) * factor(*route.path, payload.size))
             : 0));
   settle();
   auto [src, dst] = route.nics(lane);
@@ -237,7 +243,7 @@ Status SimTransport::get(std::size_t lane, Rank peer, MutableBuffer local, Remot
   flight->get_dst = local.data;
   flight->remote = remote;
   flight->done = std::move(done);
-  flight->factor = factor(*route.path, local.size);
+  flight->factor = lane_factor(*route.path, attrs, local.size);
   auto [src, dst] = route.nics(lane);
   settle();
   flight->comm = transfer(src, dst, wire::kRmaHdr, rate_of(attrs, 0, flight->factor));
@@ -251,7 +257,7 @@ Status SimTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteA
   if (lane >= route.path->lanes.size())
     return Status::Error;
   const LaneAttrs& attrs = route.path->lanes[lane];
-  const double f = factor(*route.path, local.size);
+  const double f = lane_factor(*route.path, attrs, local.size);
   const Seconds after = attrs.o_send_after_at(local.size);
   busy(attrs.o_send_at(local.size) - after);
   settle();
@@ -282,7 +288,7 @@ Status SimTransport::put_signal(std::size_t lane, Rank peer, ConstBuffer local, 
     return Status::Error;
   const LaneAttrs& attrs = route.path->lanes[lane];
   auto [src, dst] = route.nics(lane);
-  const double f = factor(*route.path, local.size);
+  const double f = lane_factor(*route.path, attrs, local.size);
   const Seconds at = network_.book(src, local.size, attrs.bandwidth_at(local.size) * f, attrs.gap);
   const double rate = rate_of(attrs, local.size, f);
   auto flight = new_flight();

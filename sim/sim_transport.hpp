@@ -169,7 +169,7 @@ class SimTransport final : public Transport {
     Bytes size = 0;
     bool phantom = false;
     Seconds o_recv = 0;                  ///< the lane's cost to take it in, at the receiving end
-    double factor = 1;                   ///< get: the pace of its message's bytes, for the data coming back
+    double factor = 1;                   ///< get: the pace of its message's bytes on its lane, for the data coming back
     Completion done;                     ///< sender's zcopy completion, or the initiator's get/put
     SimTransport* sender = nullptr;      ///< zcopy: whom to tell
     std::byte* get_dst = nullptr;
@@ -185,10 +185,13 @@ class SimTransport final : public Transport {
     Seconds cpu = 0;                     ///< CPU time to take it in
   };
 
-  /// The pace of the bytes of an operation of `size` bytes on `path`: its
+  /// The pace of the copies of an operation of `size` bytes on `path`: its
   /// message's factor (Path::message_factor_at), the operation being its
   /// own message where the core says none (Transport::message_size).
   double factor(const Path& path, Bytes size) const;
+  /// The pace of the transfers of the same on `lane` of `path`: the lane's
+  /// own factor at the message's size where it has one, else factor().
+  double lane_factor(const Path& path, const LaneAttrs& lane, Bytes size) const;
   void busy(Seconds t);
   void settle();
   void add_flight(std::unique_ptr<Flight> flight);

@@ -239,6 +239,39 @@ TEST(PlatformLoader, BadMessageFactorsNameTheFileAndLine) {
     EXPECT_THAT(load_error(fixture(name)), StartsWith("ERROR: " + fixture(name) + what)) << name;
 }
 
+// xover:bw_factor on links (two_links_lane_factor.xml): a lane takes the
+// smaller of its route's links' factors at each size, a lane without one
+// has none, the path keeps its nodes', and the lane's sizes are the path's
+// breakpoints too.
+TEST(PlatformLoader, LaneMessageFactorIsTheSmallerOfItsLinksAtEachSize) {
+  const std::string out = with_platform(fixture("two_links_lane_factor.xml"), [](const LogGPPlatform& p) {
+    const auto factor = [](double v) { return num(v); };
+    const Path there = p.path("node0", "node1");
+    std::string breaks;
+    for (Bytes b : there.breakpoints())
+      breaks += " " + std::to_string(b);
+    return there.lanes.at(0).name + " " + there.lanes.at(0).message_factor.to_string(factor) + "\n" +
+           there.lanes.at(1).name + " [" + there.lanes.at(1).message_factor.to_string(factor) + "]\npath " +
+           there.message_factor.to_string(factor) + "\nbreaks" + breaks + "\n";
+  });
+  EXPECT_EQ(out, "r0 0:1; 16K:0.8; 256K:0.4; 1M:0.25\n"
+                 "r1 []\n"
+                 "path 0:1; 64K:0.5\n"
+                 "breaks 16384 65536 262144 1048576\n");
+}
+
+// A link's factor of 0, with sizes out of order or not from 0: the file and
+// the line of the property, and what is wrong.
+TEST(PlatformLoader, BadLaneMessageFactorsNameTheFileAndLine) {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"bad_link_factor_zero.xml", ":12: link 'l': xover:bw_factor: '0' is not a factor in (0, 1]"},
+      {"bad_link_factor_order.xml", ":12: link 'l': xover:bw_factor: size steps must be in increasing size order"},
+      {"bad_link_factor_start.xml", ":12: link 'l': xover:bw_factor: the first size step must start at 0"},
+  };
+  for (const auto& [name, what] : cases)
+    EXPECT_THAT(load_error(fixture(name)), StartsWith("ERROR: " + fixture(name) + what)) << name;
+}
+
 // xover:o_send_after and xover:bcopy_copy on a link reach its lane; a lane
 // that states neither has none after its send and makes the bcopy copy.
 TEST(PlatformLoader, SendOverlapAndBcopyCopyReachTheLane) {
@@ -318,7 +351,7 @@ TEST(PlatformLoader, UnknownXoverPropertyListsTheKnownOnes) {
                                   ":12: link 'l': unknown property 'xover:o_snd' (known: xover:o_send, "
                                   "xover:o_send_after, xover:o_recv, xover:gap, xover:reg_cost, xover:reg_growth, "
                                   "xover:max_short, xover:max_bcopy, xover:max_zcopy, xover:seg_size, xover:caps, "
-                                  "xover:bandwidth, xover:bcopy_copy)");
+                                  "xover:bandwidth, xover:bcopy_copy, xover:bw_factor)");
 }
 
 TEST(PlatformLoader, UnknownHostProperty) {

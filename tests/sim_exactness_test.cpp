@@ -393,5 +393,47 @@ TEST(SimExactness, MessageFactorOfTwoDifferentNodesIsTheSmaller) {
   EXPECT_GE(check_against_models(results, 2.3e-6).exact, 15);
 }
 
+// A lane's own message factor (one_rail_lane_factor.xml: the link's 0.8
+// from 16 KiB and 0.25 from 1 MiB, the nodes' 0.5 from 64 KiB): the
+// lane's transfers take the lane's, the copies at both ends the nodes',
+// and every point matches its cost line on both sides of each factor's
+// sizes. rndv/get makes no copy: against one_rail_exact.xml its 4 MiB is
+// slower by the wire at a quarter of 10 GB/s, the nodes' 0.5 nowhere in it.
+TEST(SimExactness, LaneMessageFactorPacesTheLaneAndTheNodesFactorTheCopies) {
+  const std::vector<std::string> curves{"eager/multi/bcopy", "eager/multi/zcopy", "rndv/get"};
+  const std::vector<Bytes> sizes{kMultiFragment, 4 * kMultiFragment, 16383,   16384,         16385,
+                                 16 * kMultiFragment, 65535,          65536,   65537,         17 * kMultiFragment,
+                                 (1 << 20) - 1,  1 << 20,            (1 << 20) + 1, 1 << 22};
+  const std::vector<std::pair<std::string, SelectConfig>> settings{{"cache", with("reg_cache", "on")}};
+  const auto lane = simulate(kData + "one_rail_lane_factor.xml", curves, sizes, settings);
+  // The slowest stage: a fragment's wire at a quarter of 10 GB/s, 4096 B /
+  // 2.5 GB/s ≈ 1.64 us, or the receiver's o_recv + copy at half of 8 GB/s.
+  EXPECT_GE(check_against_models(lane, 2.3e-6).exact, 20);
+  const auto plain = simulate(kData + "one_rail_exact.xml", {"rndv/get"}, {1 << 22}, settings);
+  ASSERT_EQ(lane.at("cache rndv/get").size(), sizes.size());
+  ASSERT_EQ(plain.at("cache rndv/get").size(), 1U);
+  const double n = 1 << 22;
+  const double slower = lane.at("cache rndv/get").back().time - plain.at("cache rndv/get").back().time;
+  EXPECT_NEAR(slower, n / 2.5e9 - n / 10e9, 1e-7) << "the get's bytes at the lane's 0.25 (control messages aside)";
+}
+
+// eager/multi/bcopy's copies keep the nodes' factor: at 16 fragments
+// (65024 B, under the nodes' 64 KiB) only the lane's 0.8 applies, to the
+// wire alone. The sender's stage (o_s + a fragment's copy, 0.808 us) paces
+// the pipeline ahead of the wire (4096 B at 8 GB/s, 0.512 us), so the
+// message is later than on one_rail_exact.xml by the last fragment's wire,
+// 4096 B · (1/8 − 1/10) ns/B ≈ 0.1 us; copies at the lane's factor would
+// add 16 × 0.127 us.
+TEST(SimExactness, LaneMessageFactorLeavesTheCopiesAtTheNodesFactor) {
+  const std::vector<Bytes> sizes{16 * kMultiFragment};
+  const std::vector<std::pair<std::string, SelectConfig>> settings{{"cache", with("reg_cache", "on")}};
+  const auto lane = simulate(kData + "one_rail_lane_factor.xml", {"eager/multi/bcopy"}, sizes, settings);
+  const auto plain = simulate(kData + "one_rail_exact.xml", {"eager/multi/bcopy"}, sizes, settings);
+  const Measured& with_lane = lane.at("cache eager/multi/bcopy").at(0);
+  const Measured& without = plain.at("cache eager/multi/bcopy").at(0);
+  EXPECT_NEAR(with_lane.time, with_lane.model, 1e-9 * with_lane.model);
+  EXPECT_NEAR(with_lane.time - without.time, 4096 * (1 / 8e9 - 1 / 10e9), 1e-9);
+}
+
 }  // namespace
 }  // namespace xover
