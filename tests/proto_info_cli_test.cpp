@@ -111,6 +111,32 @@ TEST(ProtoInfoCli, MessageFactorShowsAndSplitsTheCostLines) {
   EXPECT_THAT(json.out, HasSubstr("json ok"));
 }
 
+// A lane's own message factor (one_rail_lane_factor.xml: 0.8 from 16 KiB
+// and 0.25 from 1 MiB on the link, 0.5 from 64 KiB on the nodes) shows
+// under its lane and in its lane's JSON, apart from the path's, and splits
+// the cost lines at its sizes; a bad one on a link exits 2 with the file
+// and line.
+TEST(ProtoInfoCli, LaneMessageFactorShowsUnderItsLane) {
+  const auto r = proto_info("--platform " + data("one_rail_lane_factor.xml"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("#     lane r0 message factor by size: 0:1; 16K:0.8; 1M:0.25\n"));
+  EXPECT_THAT(r.out, HasSubstr("#     message factor by size: 0:1; 64K:0.5\n"));
+  EXPECT_THAT(r.out, HasSubstr("eager/multi/bcopy    4065..16383"));
+  EXPECT_THAT(r.out, HasSubstr("eager/multi/bcopy    16384..65535"));
+  const auto json = test::run_command(kXover + " proto-info --json --platform " + data("one_rail_lane_factor.xml") +
+                                      " | python3 -c '"
+                                      "import json, sys\n"
+                                      "d = json.load(sys.stdin)\n"
+                                      "assert [s[\"value\"] for s in d[\"lanes\"][0][\"message_factor\"]] == [1, 0.8, 0.25]\n"
+                                      "assert [s[\"value\"] for s in d[\"message_factor\"]] == [1, 0.5]\n"
+                                      "print(\"json ok\")'");
+  EXPECT_EQ(json.status, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("json ok"));
+  const auto bad = proto_info("--platform " + data("bad_link_factor_zero.xml"));
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_THAT(bad.err, HasSubstr("bad_link_factor_zero.xml:12: link 'l': xover:bw_factor: '0' is not a factor"));
+}
+
 TEST(ProtoInfoCli, JsonCarriesRangesCostsAndClosedForm) {
   const auto r = test::run_command(
       kXover + " proto-info --json --platform " + kSource +

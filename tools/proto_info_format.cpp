@@ -131,7 +131,8 @@ std::string factor_text(double factor) {
 }
 
 // The figures of `path` that change with the operation's size, a line each,
-// and the message factor by the message's size.
+// and the message factors, each lane's own and the path's, by the message's
+// size.
 std::string format_steps(const Path& path) {
   std::string out;
   auto line = [&out](const std::string& what, const SizeSteps& steps, std::string (*text)(double)) {
@@ -142,6 +143,7 @@ std::string format_steps(const Path& path) {
     line("lane " + lane.name + " o_send", lane.o_send_steps, time_text);
     line("lane " + lane.name + " o_recv", lane.o_recv_steps, time_text);
     line("lane " + lane.name + " bandwidth", lane.bandwidth_steps, rate_text);
+    line("lane " + lane.name + " message factor", lane.message_factor, factor_text);
   }
   line("memcpy at " + path.from, path.memcpy_local_steps, rate_text);
   line("memcpy at " + path.to, path.memcpy_remote_steps, rate_text);
@@ -236,6 +238,7 @@ std::string format_proto_info_json(const ProtoInfoReport& r) {
     steps_json(j, "o_send_steps", lane.o_send_steps);
     steps_json(j, "o_recv_steps", lane.o_recv_steps);
     steps_json(j, "bandwidth_steps", lane.bandwidth_steps);
+    steps_json(j, "message_factor", lane.message_factor);
     j.end_object();
   }
   j.end_array();
