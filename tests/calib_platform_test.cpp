@@ -166,6 +166,30 @@ TEST(CalibratedPlatform, SizeStepsLoadBackAsWritten) {
   EXPECT_THROW(platform_xml(d), std::invalid_argument);
 }
 
+// A lane's own message factor is written on its link and loads back on
+// that lane alone, beside a different factor on the nodes.
+TEST(CalibratedPlatform, LaneMessageFactorLoadsBackOnItsLane) {
+  PlatformDraft d = draft();
+  d.bw_factor = SizeSteps({{0, 1}, {2097152, 0.8}});
+  d.lanes[1].message_factor = SizeSteps({{0, 1}, {1048576, 0.75}, {2097152, 0.6}});
+  const std::string xml = platform_xml(d);
+  EXPECT_NE(xml.find("<prop id=\"xover:bw_factor\" value=\"0:1.0000;1048576:0.7500;2097152:0.6000\"/>"),
+            std::string::npos);
+  const std::string file = write_temp(xml);
+  const std::string report = sim::in_child([&] {
+    const Path path = sim::LogGPPlatform::load(file).path("node0", "node1");
+    const auto text = [](double v) { return std::to_string(v); };
+    return path.message_factor.to_string(text) + "\n" + path.lanes[0].message_factor.to_string(text) + "|\n" +
+           path.lanes[1].message_factor.to_string(text) + "\n";
+  });
+  std::remove(file.c_str());
+  EXPECT_EQ(report, "0:1.000000; 2M:0.800000\n"
+                    "|\n"
+                    "0:1.000000; 1M:0.750000; 2M:0.600000\n");
+  d.lanes[1].message_factor = SizeSteps({{0, 1}, {1024, 0}});
+  EXPECT_THROW(platform_xml(d), std::invalid_argument);
+}
+
 TEST(CalibratedPlatform, CommentBlockComesFirstAndStaysOneComment) {
   const std::string xml = platform_xml(draft());
   const std::size_t open = xml.find("<!--");

@@ -39,6 +39,17 @@ std::string stepped(const SizeSteps& steps, double plain, const std::function<st
   return out;
 }
 
+// A message factor's steps, each in (0, 1], for `what` in messages.
+std::string factor_steps(const std::string& what, const SizeSteps& steps) {
+  return stepped(steps, 1, [&what](double f) {
+    if (!(f > 0 && f <= 1))
+      throw std::invalid_argument("calibrated " + what + " " + std::to_string(f) + " is not in (0, 1]");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4f", f);
+    return std::string(buf);
+  });
+}
+
 std::string prop(const std::string& id, const std::string& value) {
   return "      <prop id=\"xover:" + id + "\" value=\"" + value + "\"/>\n";
 }
@@ -93,13 +104,7 @@ std::string platform_xml(const PlatformDraft& draft) {
               prop("stage_bw", bandwidth_text("device stage_bw", draft.device_copy->stage_bw)) +
               prop("ipc_bw", bandwidth_text("device ipc_bw", draft.device_copy->ipc_bw));
   const std::string bw_factor =
-      draft.bw_factor.empty() ? std::string() : prop("bw_factor", stepped(draft.bw_factor, 1, [](double f) {
-        if (!(f > 0 && f <= 1))
-          throw std::invalid_argument("calibrated bw_factor " + std::to_string(f) + " is not in (0, 1]");
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.4f", f);
-        return std::string(buf);
-      }));
+      draft.bw_factor.empty() ? std::string() : prop("bw_factor", factor_steps("bw_factor", draft.bw_factor));
   for (const char* node : {"node0", "node1"}) {
     os << "    <host id=\"" << node << "\" speed=\"1Gf\">\n"
        << "      <prop id=\"xover:memcpy_bw\" value=\"" << memcpy_bw << "\"/>\n"
@@ -133,6 +138,8 @@ std::string platform_xml(const PlatformDraft& draft) {
     if (!lane.bandwidth_steps.empty())
       os << prop("bandwidth", stepped(lane.bandwidth_steps, lane.bandwidth,
                                       [&rail](double b) { return bandwidth_text(rail, b); }));
+    if (!lane.message_factor.empty())
+      os << prop("bw_factor", factor_steps("lane " + rail + ": bw_factor", lane.message_factor));
     os << "    </link>\n";
   }
   os << "\n    <!-- node1 to node0 takes the _DOWN half of each link (symmetrical routes). -->\n";

@@ -16,7 +16,9 @@ namespace xover::calib {
 struct PlatformDraft {
   std::string title;                  ///< first line of the header comment
   std::vector<std::string> comments;  ///< the fit report, one line each
-  std::vector<LaneAttrs> lanes;       ///< in the order the hardware lists them; names are rail names
+  /// In the order the hardware lists them; names are rail names. A lane's
+  /// message_factor is written on its link.
+  std::vector<LaneAttrs> lanes;
   BytesPerSecond memcpy_bw = 10e9;    ///< both nodes' `xover:memcpy_bw`
   /// The same by copy size, where it changes with it (written as size
   /// steps, platforms/README.md); memcpy_bw is then the first step's.
@@ -39,10 +41,12 @@ std::string rail_name(const std::string& lane);
 /// The platform XML (SimGrid v4.1, CM02 config block) of `draft`. A lane's
 /// o_send, o_recv and bandwidth steps and the memcpy steps are written as
 /// size steps ("0:33000000000Bps;32768:8000000000Bps"); o_send_after only
-/// where it is not 0, and bcopy_copy only where it is "no" (the loader's
-/// defaults otherwise).
-/// @throws std::invalid_argument when a lane's bandwidth is not positive or
-/// a time is negative or not finite.
+/// where it is not 0, bcopy_copy only where it is "no" (the loader's
+/// defaults otherwise), and a lane's own message factor
+/// (LaneAttrs::message_factor) as its link's `xover:bw_factor` where it has
+/// one.
+/// @throws std::invalid_argument when a lane's bandwidth is not positive, a
+/// time is negative or not finite, or a message factor is outside (0, 1].
 std::string platform_xml(const PlatformDraft& draft);
 
 }  // namespace xover::calib
