@@ -4,8 +4,9 @@
 // sweeps to within 1 %, sweeps with 3 % noise to within 3 %); a point no
 // protocol carries counts as a whole miss; nothing moves without points;
 // the gap never passes a ping-pong's round trip; a message factor past the
-// caches, a lane's bandwidth step and its overheads' step by operation
-// size, are found where the sweeps have them, and none where they do not.
+// caches, a lane's own message factor, a lane's bandwidth step and its
+// overheads' step by operation size, are found where the sweeps have them,
+// and none where they do not.
 #include "tools/calib/refine.hpp"
 
 #include <gmock/gmock.h>
@@ -151,6 +152,35 @@ TEST(RefineLanes, FindsAMessageFactorPastTheCaches) {
   EXPECT_TRUE(plain.bw_factor.empty());
   for (const LaneAttrs& lane : plain.lanes)
     EXPECT_TRUE(lane.bandwidth_steps.empty()) << lane.name;
+}
+
+// Sweeps of a platform whose cma get bends past 512 KiB by 0.3 per
+// doubling while the nodes' factor (every copy, and mm's wire) bends past
+// 1 MiB by 0.5 (`nodes`), or nowhere: the fit meets the sweeps again within
+// 1 % and finds the cma lane's own factor from 512 KiB. As with the nodes'
+// factor, its slope and the lane's bandwidth step can stand in for each
+// other on a get, so the slope is only asked to be there; with no bend on
+// the nodes, mm gets no factor of its own (with one, mm's own factor may
+// hold part of it: on mm's sweeps the two differ only by the copies' share).
+TEST(RefineLanes, FindsALaneMessageFactorApartFromTheNodes) {
+  for (const SizeSteps& nodes : {SizeSteps({{0, 1}, {Bytes{2} << 20, 1 / 1.5}, {Bytes{4} << 20, 1 / 2.0}}),
+                                 SizeSteps()}) {
+    PlatformDraft slow = truth();
+    slow.bw_factor = nodes;
+    slow.lanes[1].message_factor =
+        SizeSteps({{0, 1}, {Bytes{1} << 20, 1 / 1.3}, {Bytes{2} << 20, 1 / 1.6}, {Bytes{4} << 20, 1 / 1.9}});
+    const std::vector<SweepPoint> points = sweeps_of(slow, 0);
+    PlatformDraft d = truth();
+    EXPECT_GT(model_rel_rms(d, points), 0.05);
+    const RefineReport r = refine_lanes(d, points);
+    EXPECT_LT(r.rel_rms_after, 0.01) << nodes.empty();
+    if (nodes.empty())
+      EXPECT_TRUE(d.lanes[0].message_factor.empty());
+    ASSERT_EQ(d.lanes[1].message_factor.steps().size(), 4u) << nodes.empty();
+    EXPECT_EQ(d.lanes[1].message_factor.steps()[1].from, Bytes{1} << 20);
+    EXPECT_GT(1 / d.lanes[1].message_factor.steps()[1].value - 1, 0.15);
+    EXPECT_THAT(r.changes, ::testing::Contains(::testing::HasSubstr("lane cma: message factor from 524288 B: slope ")));
+  }
 }
 
 // Sweeps of a lane that carries messages of 4 KiB and more at a quarter of

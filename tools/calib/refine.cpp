@@ -199,21 +199,22 @@ std::vector<Bytes> sweep_sizes(const std::map<std::string, std::vector<const Swe
   return sizes;
 }
 
-/// The message factor (Path::message_factor) that slows every per-byte
-/// cost of messages past n0 by a per doubling of their size, where their
-/// buffers outgrow the caches: n0 each sweep size from 64 KiB below the
-/// largest, a from 0 to 4 (a grid, then golden section). A first factor is
-/// kept when it gains as to_beat says, a later one when it gains at all over
-/// the one in place. True when one is in place at the end.
-bool fit_message_factor(PlatformDraft& draft, const std::map<std::string, std::vector<const SweepPoint*>>& by_curve,
-                        double& current, RefineReport& report) {
+/// A message factor in `slot` of the draft (the nodes' or one lane's)
+/// that slows the per-byte costs it paces, for messages past n0, by a per
+/// doubling of their size, where their buffers outgrow the caches: n0 each
+/// sweep size from 64 KiB below the largest, a from 0 to 4 (a grid, then
+/// golden section). A first factor is kept when it gains as to_beat says,
+/// a later one when it gains at all over the one in place. The n0 of the
+/// one found; none when the one in place (or none) stays.
+std::optional<Bytes> fit_factor(PlatformDraft& draft, const std::function<SizeSteps&(PlatformDraft&)>& slot,
+                                const std::map<std::string, std::vector<const SweepPoint*>>& by_curve,
+                                double& current) {
   const std::vector<Bytes> sizes = sweep_sizes(by_curve);
   if (sizes.empty())
-    return false;
+    return std::nullopt;
   const Bytes largest = sizes.back();
-  const SizeSteps in_place = draft.bw_factor;
-  const double threshold = in_place.empty() ? to_beat(current, by_curve) : current;
-  double best = threshold;
+  const SizeSteps in_place = slot(draft);
+  double best = in_place.empty() ? to_beat(current, by_curve) : current;
   std::optional<std::pair<Bytes, SizeSteps>> found;
   for (Bytes n0 : sizes) {
     if (n0 < 65536 || n0 >= largest)
@@ -221,24 +222,47 @@ bool fit_message_factor(PlatformDraft& draft, const std::map<std::string, std::v
     Knob slope;
     slope.hi = 4;
     slope.get = [](const PlatformDraft&) { return 0.0; };
-    slope.set = [n0, largest](PlatformDraft& d, double a) { d.bw_factor = factor_steps(n0, a, largest); };
-    draft.bw_factor = {};
+    slope.set = [n0, largest, &slot](PlatformDraft& d, double a) { slot(d) = factor_steps(n0, a, largest); };
+    slot(draft) = {};
     double cost_here = cost(draft, by_curve);
     search(draft, slope, by_curve, cost_here);
     if (cost_here < best) {
       best = cost_here;
-      found = {n0, draft.bw_factor};
+      found = {n0, slot(draft)};
     }
   }
-  if (!found) {
-    draft.bw_factor = in_place;
-    return !in_place.empty();
-  }
-  draft.bw_factor = found->second;
+  slot(draft) = found ? found->second : in_place;
+  if (!found)
+    return std::nullopt;
   current = best;
-  report.factor_from = found->first;
-  report.factor_slope = found->second.steps().size() > 1 ? 1 / found->second.steps()[1].value - 1 : 0;
-  return true;
+  return found->first;
+}
+
+/// The slope a of a factor factor_steps() made: 1 / its first step past 1, less 1.
+double factor_slope(const SizeSteps& factor) {
+  return factor.steps().size() > 1 ? 1 / factor.steps()[1].value - 1 : 0;
+}
+
+/// The message factor every lane and copy sees (Path::message_factor,
+/// draft.bw_factor), by fit_factor.
+void fit_message_factor(PlatformDraft& draft, const std::map<std::string, std::vector<const SweepPoint*>>& by_curve,
+                        double& current, RefineReport& report) {
+  const auto nodes = [](PlatformDraft& d) -> SizeSteps& { return d.bw_factor; };
+  if (const std::optional<Bytes> n0 = fit_factor(draft, nodes, by_curve, current)) {
+    report.factor_from = *n0;
+    report.factor_slope = factor_slope(draft.bw_factor);
+  }
+}
+
+/// One lane's own message factor (LaneAttrs::message_factor), which paces
+/// its transfers in place of the nodes' while the copies keep theirs (a
+/// cma get bends past the caches otherwise than shared memory's copies),
+/// by fit_factor.
+void fit_lane_message_factor(PlatformDraft& draft, std::size_t lane,
+                             const std::map<std::string, std::vector<const SweepPoint*>>& by_curve,
+                             double& current) {
+  fit_factor(draft, [lane](PlatformDraft& d) -> SizeSteps& { return d.lanes[lane].message_factor; }, by_curve,
+             current);
 }
 
 /// One lane's bandwidth for operations of b bytes and more (a TCP stream of
@@ -492,8 +516,13 @@ RefineReport refine_lanes(PlatformDraft& draft, const std::vector<SweepPoint>& p
       if (factor_first)
         fit_message_factor(d, by_curve, c, r);
       for (std::size_t i = 0; i < d.lanes.size(); ++i) {
-        if (d.lanes[i].bandwidth > 0)
+        // The lane's own factor before its bandwidth step: on a get the
+        // step's slope can stand in for it, and whichever comes first takes
+        // the bend, which is the message's size, not the operation's.
+        if (d.lanes[i].bandwidth > 0) {
+          fit_lane_message_factor(d, i, by_curve, c);
           fit_bandwidth_step(d, i, by_curve, c);
+        }
         fit_overhead_step(d, i, by_curve, c);
       }
       if (!factor_first)
@@ -530,6 +559,13 @@ RefineReport refine_lanes(PlatformDraft& draft, const std::vector<SweepPoint>& p
       std::snprintf(buf, sizeof buf, ": o_send, o_recv from %s B: %.4f, %.4f us",
                     std::to_string(lane.o_send_steps.steps()[k].from).c_str(),
                     lane.o_send_steps.steps()[k].value * 1e6, lane.o_recv_steps.steps()[k].value * 1e6);
+      report.changes.push_back("lane " + lane.name + buf);
+    }
+  for (const LaneAttrs& lane : draft.lanes)
+    if (lane.message_factor.steps().size() > 1) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, ": message factor from %s B: slope %.4f",
+                    std::to_string(lane.message_factor.steps()[1].from / 2).c_str(), factor_slope(lane.message_factor));
       report.changes.push_back("lane " + lane.name + buf);
     }
   report.rel_rms_after = model_rel_rms(draft, points);

@@ -53,7 +53,10 @@ struct RefineReport {
   double rel_rms_after = 0;           ///< the same after
   std::size_t points = 0;             ///< points fitted
   int passes = 0;                     ///< passes over every figure
-  std::vector<std::string> changes;   ///< "lane mm: o_send 0.0180 -> 0.0405 us", one per figure moved
+  /// "lane mm: o_send 0.0180 -> 0.0405 us", one per figure moved, then each
+  /// step and lane message factor added ("lane cma: message factor from
+  /// 524288 B: slope 0.3000").
+  std::vector<std::string> changes;
   /// The message factor fitted (draft.bw_factor): 1 / (1 + slope·log2(n / from))
   /// past `from`; from 0 when none is.
   Bytes factor_from = 0;
@@ -80,8 +83,14 @@ double model_rel_rms(const PlatformDraft& draft, const std::vector<SweepPoint>& 
 /// bw-factor): past a sweep size n0 from 64 KiB, a message's every
 /// per-byte cost slowed by a factor 1 + a·log2(n / n0), in steps at n0's
 /// doublings (a ping-pong's buffers outgrowing the caches, which no probe
-/// of one buffer sees), and the lanes fitted again beside it. Nothing moves
-/// when `points` is empty.
+/// of one buffer sees), and for each lane with a bandwidth its own message
+/// factor of the same shape (LaneAttrs::message_factor, its link's
+/// `xover:bw_factor`: its transfers bend in place of the nodes' factor, the
+/// copies keep theirs, as a cma get bends otherwise than shared memory's
+/// copies), fitted before its bandwidth step, whose slope could stand in
+/// for it on a get; a change line "lane cma: message factor from N B:
+/// slope a" says each one found. The lanes are fitted again beside them.
+/// Nothing moves when `points` is empty.
 RefineReport refine_lanes(PlatformDraft& draft, const std::vector<SweepPoint>& points);
 
 }  // namespace xover::calib
