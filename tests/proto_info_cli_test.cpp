@@ -127,7 +127,8 @@ TEST(ProtoInfoCli, LaneMessageFactorShowsUnderItsLane) {
                                       " | python3 -c '"
                                       "import json, sys\n"
                                       "d = json.load(sys.stdin)\n"
-                                      "assert [s[\"value\"] for s in d[\"lanes\"][0][\"message_factor\"]] == [1, 0.8, 0.25]\n"
+                                      "lane = d[\"lanes\"][0]\n"
+                                      "assert [s[\"value\"] for s in lane[\"message_factor\"]] == [1, 0.8, 0.25]\n"
                                       "assert [s[\"value\"] for s in d[\"message_factor\"]] == [1, 0.5]\n"
                                       "print(\"json ok\")'");
   EXPECT_EQ(json.status, 0) << json.err;
