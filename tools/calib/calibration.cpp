@@ -350,6 +350,12 @@ void refine_to_sweeps(const Measurements& m, Calibration& out) {
                                  format_size(r.factor_from) +
                                  ") times slower (its buffers outgrow the caches): " +
                                  out.draft.bw_factor.to_string([](double f) { return format("%.4f", f); }));
+  for (const LaneAttrs& lane : out.draft.lanes)
+    if (!lane.message_factor.empty())
+      out.draft.comments.push_back("lane " + lane.name +
+                                   ": its own message factor written on its link (xover:bw_factor), pacing its "
+                                   "transfers in place of the nodes' (the copies keep theirs): " +
+                                   lane.message_factor.to_string([](double f) { return format("%.4f", f); }));
 }
 
 void fit_protocols(const Measurements& m, const Path& path, Calibration& out) {
