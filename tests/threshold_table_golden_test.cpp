@@ -145,6 +145,33 @@ TEST(ThresholdTableGolden, MessageFactorMovesTheRendezvousCrossover) {
   EXPECT_NEAR(*table.selection_cost(get, 32768), (6965.838 + 1.98 * 32768) * 1e-9, 1e-15);
 }
 
+// The same 0.5 from 32 KiB as the lane's own factor (its link's
+// xover:bw_factor), none on the path: the wire halves as above, the copies
+// keep their pace. rndv/get makes no copy and costs what it costs with the
+// path's factor; eager/multi/zcopy's receiver copies at the full memcpy
+// bandwidth and costs less, so the crossover stays above the path
+// factor's 61587.
+TEST(ThresholdTableGolden, LaneMessageFactorLeavesTheCopiesTheirPace) {
+  LaneAttrs own = one_lane();
+  own.message_factor = SizeSteps({{0, 1}, {32768, 0.5}});
+  Path on_path = test::path({one_lane()}, 4);
+  on_path.message_factor = own.message_factor;
+  const ThresholdTable lane = ThresholdTable::build(test::path({own}, 4), no_reg_cache());
+  const ThresholdTable path = ThresholdTable::build(on_path, no_reg_cache());
+  const auto cost = [](const ThresholdTable& t, std::string_view name, Bytes n) {
+    for (std::size_t i = 0; i < t.choices().size(); ++i)
+      if (t.choices()[i].protocol->name == name)
+        return *t.selection_cost(i, n);
+    return -1.0;
+  };
+  for (Bytes n : {Bytes{32767}, Bytes{32768}, Bytes{1} << 20})
+    EXPECT_NEAR(cost(lane, "rndv/get", n), cost(path, "rndv/get", n), 1e-15) << n;
+  EXPECT_NEAR(cost(lane, "eager/multi/zcopy", 32767), cost(path, "eager/multi/zcopy", 32767), 1e-15);
+  EXPECT_LT(cost(lane, "eager/multi/zcopy", 32768), cost(path, "eager/multi/zcopy", 32768));
+  EXPECT_EQ(path.lookup(61588)->protocol->name, "rndv/get");
+  EXPECT_EQ(lane.lookup(61588)->protocol->name, "eager/multi/zcopy");
+}
+
 // A table per memory type: the host table is the one above whatever asks
 // for it, and holds no protocol of device memory; the cuda table holds
 // only those, and is empty on a path without device figures.
