@@ -174,8 +174,9 @@ TEST(RefineLanes, FindsALaneMessageFactorApartFromTheNodes) {
     EXPECT_GT(model_rel_rms(d, points), 0.05);
     const RefineReport r = refine_lanes(d, points);
     EXPECT_LT(r.rel_rms_after, 0.01) << nodes.empty();
-    if (nodes.empty())
+    if (nodes.empty()) {
       EXPECT_TRUE(d.lanes[0].message_factor.empty());
+    }
     ASSERT_EQ(d.lanes[1].message_factor.steps().size(), 4u) << nodes.empty();
     EXPECT_EQ(d.lanes[1].message_factor.steps()[1].from, Bytes{1} << 20);
     EXPECT_GT(1 / d.lanes[1].message_factor.steps()[1].value - 1, 0.15);
