@@ -203,35 +203,48 @@ std::vector<Bytes> sweep_sizes(const std::map<std::string, std::vector<const Swe
 /// that slows the per-byte costs it paces, for messages past n0, by a per
 /// doubling of their size, where their buffers outgrow the caches: n0 each
 /// sweep size from 64 KiB below the largest, a from 0 to 4 (a grid, then
-/// golden section). A first factor is kept when it gains as to_beat says,
-/// a later one when it gains at all over the one in place. The n0 of the
-/// one found; none when the one in place (or none) stays.
+/// golden section), then each of `beside` (the figures whose pace the
+/// factor multiplies: below n0 they must hold alone what they shared with
+/// a factor that started elsewhere), then a again. A first factor is kept
+/// when it gains as to_beat says, a later one when it gains at all over
+/// the one in place. The n0 of the one found; none when the one in place
+/// (or none) stays, and the draft as it was.
 std::optional<Bytes> fit_factor(PlatformDraft& draft, const std::function<SizeSteps&(PlatformDraft&)>& slot,
+                                const std::vector<Knob>& beside,
                                 const std::map<std::string, std::vector<const SweepPoint*>>& by_curve,
                                 double& current) {
   const std::vector<Bytes> sizes = sweep_sizes(by_curve);
   if (sizes.empty())
     return std::nullopt;
   const Bytes largest = sizes.back();
-  const SizeSteps in_place = slot(draft);
-  double best = in_place.empty() ? to_beat(current, by_curve) : current;
-  std::optional<std::pair<Bytes, SizeSteps>> found;
+  const PlatformDraft in_place = draft;
+  double best = slot(draft).empty() ? to_beat(current, by_curve) : current;
+  std::optional<std::pair<Bytes, PlatformDraft>> found;
   for (Bytes n0 : sizes) {
     if (n0 < 65536 || n0 >= largest)
       continue;
+    const auto a_now = std::make_shared<double>(0);
     Knob slope;
     slope.hi = 4;
-    slope.get = [](const PlatformDraft&) { return 0.0; };
-    slope.set = [n0, largest, &slot](PlatformDraft& d, double a) { slot(d) = factor_steps(n0, a, largest); };
+    slope.get = [a_now](const PlatformDraft&) { return *a_now; };
+    slope.set = [n0, largest, &slot, a_now](PlatformDraft& d, double a) {
+      *a_now = a;
+      slot(d) = factor_steps(n0, a, largest);
+    };
+    draft = in_place;
     slot(draft) = {};
     double cost_here = cost(draft, by_curve);
     search(draft, slope, by_curve, cost_here);
+    for (const Knob& knob : beside)
+      search(draft, knob, by_curve, cost_here);
+    if (!beside.empty())
+      search(draft, slope, by_curve, cost_here);
     if (cost_here < best) {
       best = cost_here;
-      found = {n0, slot(draft)};
+      found = {n0, draft};
     }
   }
-  slot(draft) = found ? found->second : in_place;
+  draft = found ? found->second : in_place;
   if (!found)
     return std::nullopt;
   current = best;
@@ -248,7 +261,8 @@ double factor_slope(const SizeSteps& factor) {
 void fit_message_factor(PlatformDraft& draft, const std::map<std::string, std::vector<const SweepPoint*>>& by_curve,
                         double& current, RefineReport& report) {
   const auto nodes = [](PlatformDraft& d) -> SizeSteps& { return d.bw_factor; };
-  if (const std::optional<Bytes> n0 = fit_factor(draft, nodes, by_curve, current)) {
+  const std::vector<Knob> beside = draft.memcpy_bw > 0 ? std::vector<Knob>{memcpy_knob(draft)} : std::vector<Knob>{};
+  if (const std::optional<Bytes> n0 = fit_factor(draft, nodes, beside, by_curve, current)) {
     report.factor_from = *n0;
     report.factor_slope = factor_slope(draft.bw_factor);
   }
@@ -261,8 +275,8 @@ void fit_message_factor(PlatformDraft& draft, const std::map<std::string, std::v
 void fit_lane_message_factor(PlatformDraft& draft, std::size_t lane,
                              const std::map<std::string, std::vector<const SweepPoint*>>& by_curve,
                              double& current) {
-  fit_factor(draft, [lane](PlatformDraft& d) -> SizeSteps& { return d.lanes[lane].message_factor; }, by_curve,
-             current);
+  fit_factor(draft, [lane](PlatformDraft& d) -> SizeSteps& { return d.lanes[lane].message_factor; },
+             {bandwidth_knob(lane, draft)}, by_curve, current);
 }
 
 /// One lane's bandwidth for operations of b bytes and more (a TCP stream of

@@ -89,7 +89,10 @@ double model_rel_rms(const PlatformDraft& draft, const std::vector<SweepPoint>& 
 /// copies keep theirs, as a cma get bends otherwise than shared memory's
 /// copies), fitted before its bandwidth step, whose slope could stand in
 /// for it on a get; a change line "lane cma: message factor from N B:
-/// slope a" says each one found. The lanes are fitted again beside them.
+/// slope a" says each one found. Each factor's slope is searched with the
+/// figure it multiplies beside it (the copy bandwidth for the nodes', the
+/// lane's bandwidth for a lane's), which must then hold the sizes below n0
+/// alone. The lanes are fitted again beside them.
 /// Nothing moves when `points` is empty.
 RefineReport refine_lanes(PlatformDraft& draft, const std::vector<SweepPoint>& points);
 
