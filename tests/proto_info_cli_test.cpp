@@ -21,6 +21,15 @@ std::string data(const std::string& name) {
   return kSource + "/tests/data/platforms/" + name;
 }
 
+/// `xover proto-info --json --platform PLATFORM` read by python3 as `d`,
+/// then `checks` (python asserts, one per line); "json ok" in its output
+/// when every one holds.
+test::CommandResult json_checked(const std::string& platform, const std::string& checks) {
+  return test::run_command(kXover + " proto-info --json --platform " + platform +
+                           " | python3 -c 'import json, sys\nd = json.load(sys.stdin)\n" + checks +
+                           "print(\"json ok\")'");
+}
+
 // The shipped two-rail HDR platform, worked out from platforms/hdr-2rail.xml
 // (L 0.8 us, 24 GB/s, o 0.1 us, gap 20 ns, memcpy 12 GB/s, registration
 // cache on, max_short 220, segment 8 KiB):
@@ -54,13 +63,9 @@ TEST(ProtoInfoCli, SizeStepsShowUnderTheirLaneAndSplitTheCostLines) {
   EXPECT_THAT(r.out, HasSubstr("  eager/bcopy          0..1023                c 2.502us     m  0.22500 ns/B"));
   EXPECT_THAT(r.out, HasSubstr("  eager/bcopy          1024..2047             c 2.702us     m  0.22500 ns/B"));
   EXPECT_THAT(r.out, HasSubstr("  eager/bcopy          2048..4080             c 2.702us     m  0.35000 ns/B"));
-  const auto json = test::run_command(kXover + " proto-info --json --platform " + data("one_rail_steps.xml") +
-                                      " | python3 -c '"
-                                      "import json, sys\n"
-                                      "d = json.load(sys.stdin)\n"
-                                      "assert d[\"lanes\"][0][\"o_send_steps\"][1] == {\"from\": 1024, \"value\": 5e-07}\n"
-                                      "assert [s[\"from\"] for s in d[\"memcpy_remote_steps\"]] == [0, 2048, 1048576]\n"
-                                      "print(\"json ok\")'");
+  const auto json = json_checked(data("one_rail_steps.xml"),
+                                 "assert d[\"lanes\"][0][\"o_send_steps\"][1] == {\"from\": 1024, \"value\": 5e-07}\n"
+                                 "assert [s[\"from\"] for s in d[\"memcpy_remote_steps\"]] == [0, 2048, 1048576]\n");
   EXPECT_EQ(json.status, 0) << json.err;
   EXPECT_THAT(json.out, HasSubstr("json ok"));
 }
@@ -80,13 +85,9 @@ TEST(ProtoInfoCli, SendOverlapAndBcopyCopyShowOnTheLaneAndInTheCostLines) {
   EXPECT_THAT(none.out, HasSubstr("o_send 1.000us  o_recv 200.000ns"));
   EXPECT_THAT(none.out, HasSubstr("bcopy_copy no\n"));
   EXPECT_THAT(none.out, HasSubstr("  eager/bcopy          0..4080                c 3.202us     m  0.22500 ns/B"));
-  const auto json = test::run_command(kXover + " proto-info --json --platform " + data("one_rail_send_after.xml") +
-                                      " | python3 -c '"
-                                      "import json, sys\n"
-                                      "d = json.load(sys.stdin)\n"
-                                      "assert d[\"lanes\"][0][\"o_send_after\"] == 8e-07\n"
-                                      "assert d[\"lanes\"][0][\"bcopy_copy\"] is True\n"
-                                      "print(\"json ok\")'");
+  const auto json = json_checked(data("one_rail_send_after.xml"),
+                                 "assert d[\"lanes\"][0][\"o_send_after\"] == 8e-07\n"
+                                 "assert d[\"lanes\"][0][\"bcopy_copy\"] is True\n");
   EXPECT_EQ(json.status, 0) << json.err;
   EXPECT_THAT(json.out, HasSubstr("json ok"));
 }
@@ -101,12 +102,8 @@ TEST(ProtoInfoCli, MessageFactorShowsAndSplitsTheCostLines) {
   EXPECT_THAT(r.out, HasSubstr("#     message factor by size: 0:1; 16K:0.8; 64K:0.5; 1M:0.25\n"));
   EXPECT_THAT(r.out, HasSubstr("eager/multi/bcopy    4065..16383"));
   EXPECT_THAT(r.out, HasSubstr("eager/multi/bcopy    16384..65535"));
-  const auto json = test::run_command(kXover + " proto-info --json --platform " + data("one_rail_factor_mixed.xml") +
-                                      " | python3 -c '"
-                                      "import json, sys\n"
-                                      "d = json.load(sys.stdin)\n"
-                                      "assert [s[\"value\"] for s in d[\"message_factor\"]] == [1, 0.8, 0.5, 0.25]\n"
-                                      "print(\"json ok\")'");
+  const auto json = json_checked(data("one_rail_factor_mixed.xml"),
+                                 "assert [s[\"value\"] for s in d[\"message_factor\"]] == [1, 0.8, 0.5, 0.25]\n");
   EXPECT_EQ(json.status, 0) << json.err;
   EXPECT_THAT(json.out, HasSubstr("json ok"));
 }
@@ -123,14 +120,10 @@ TEST(ProtoInfoCli, LaneMessageFactorShowsUnderItsLane) {
   EXPECT_THAT(r.out, HasSubstr("#     message factor by size: 0:1; 64K:0.5\n"));
   EXPECT_THAT(r.out, HasSubstr("eager/multi/bcopy    4065..16383"));
   EXPECT_THAT(r.out, HasSubstr("eager/multi/bcopy    16384..65535"));
-  const auto json = test::run_command(kXover + " proto-info --json --platform " + data("one_rail_lane_factor.xml") +
-                                      " | python3 -c '"
-                                      "import json, sys\n"
-                                      "d = json.load(sys.stdin)\n"
-                                      "lane = d[\"lanes\"][0]\n"
-                                      "assert [s[\"value\"] for s in lane[\"message_factor\"]] == [1, 0.8, 0.25]\n"
-                                      "assert [s[\"value\"] for s in d[\"message_factor\"]] == [1, 0.5]\n"
-                                      "print(\"json ok\")'");
+  const auto json = json_checked(data("one_rail_lane_factor.xml"),
+                                 "lane = d[\"lanes\"][0]\n"
+                                 "assert [s[\"value\"] for s in lane[\"message_factor\"]] == [1, 0.8, 0.25]\n"
+                                 "assert [s[\"value\"] for s in d[\"message_factor\"]] == [1, 0.5]\n");
   EXPECT_EQ(json.status, 0) << json.err;
   EXPECT_THAT(json.out, HasSubstr("json ok"));
   const auto bad = proto_info("--platform " + data("bad_link_factor_zero.xml"));
@@ -139,22 +132,17 @@ TEST(ProtoInfoCli, LaneMessageFactorShowsUnderItsLane) {
 }
 
 TEST(ProtoInfoCli, JsonCarriesRangesCostsAndClosedForm) {
-  const auto r = test::run_command(
-      kXover + " proto-info --json --platform " + kSource +
-      "/platforms/hdr-2rail.xml | python3 -c '"
-      "import json, sys\n"
-      "d = json.load(sys.stdin)\n"
-      "r = d[\"ranges\"]\n"
-      "assert r[0][\"from\"] == 0 and r[0][\"protocol\"] == \"eager/short\", r[0]\n"
-      "assert r[-1][\"to\"] is None and r[-1][\"protocol\"] == \"rndv/get\", r[-1]\n"
-      "assert [l[\"share\"] for l in r[-1][\"lanes\"]] == [0.5, 0.5]\n"
-      "assert all(a[\"to\"] + 1 == b[\"from\"] for a, b in zip(r, r[1:]))\n"
-      "c = {x[\"protocol\"]: x for x in d[\"costs\"]}\n"
-      "assert abs(c[\"eager/short\"][\"ranges\"][0][\"c\"] - (1.0e-6 + 16 / 24e9)) < 1e-15\n"
-      "assert abs(c[\"rndv/get\"][\"ranges\"][-1][\"m\"] - 1 / 48e9) < 1e-22\n"
-      "assert set(d[\"closed_form\"]) == {\"rndv_am\", \"rndv_get\"}\n"
-      "assert d[\"closed_form\"][\"rndv_get\"] == 169284, d[\"closed_form\"]\n"
-      "print(\"json ok\")'");
+  const auto r = json_checked(kSource + "/platforms/hdr-2rail.xml",
+                              "r = d[\"ranges\"]\n"
+                              "assert r[0][\"from\"] == 0 and r[0][\"protocol\"] == \"eager/short\", r[0]\n"
+                              "assert r[-1][\"to\"] is None and r[-1][\"protocol\"] == \"rndv/get\", r[-1]\n"
+                              "assert [l[\"share\"] for l in r[-1][\"lanes\"]] == [0.5, 0.5]\n"
+                              "assert all(a[\"to\"] + 1 == b[\"from\"] for a, b in zip(r, r[1:]))\n"
+                              "c = {x[\"protocol\"]: x for x in d[\"costs\"]}\n"
+                              "assert abs(c[\"eager/short\"][\"ranges\"][0][\"c\"] - (1.0e-6 + 16 / 24e9)) < 1e-15\n"
+                              "assert abs(c[\"rndv/get\"][\"ranges\"][-1][\"m\"] - 1 / 48e9) < 1e-22\n"
+                              "assert set(d[\"closed_form\"]) == {\"rndv_am\", \"rndv_get\"}\n"
+                              "assert d[\"closed_form\"][\"rndv_get\"] == 169284, d[\"closed_form\"]\n");
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("json ok"));
 }
