@@ -277,7 +277,8 @@ TEST(PlatformLoader, BadLaneMessageFactorsNameTheFileAndLine) {
 TEST(PlatformLoader, SendOverlapAndBcopyCopyReachTheLane) {
   const auto lane_terms = [](const std::string& file) {
     return with_platform(fixture(file), [](const LogGPPlatform& p) {
-      const LaneAttrs& lane = p.path("node0", "node1").lanes.at(0);
+      const Path path = p.path("node0", "node1");
+      const LaneAttrs& lane = path.lanes.at(0);
       return "o=" + num(lane.o_send) + " after=" + num(lane.o_send_after) +
              " bcopy_copies=" + std::to_string(lane.bcopy_copies);
     });
