@@ -88,7 +88,7 @@ struct Protocol {
   std::string_view description;  ///< one line for proto-info
   /// Unique and never renumbered, so that the registry's order (which breaks
   /// ties) is free to change without changing the wire format; the ids are
-  /// pinned in tests/protocol_registry_test.cpp. A retired protocol's id is
+  /// pinned in tests/protocols/protocol_registry_test.cpp. A retired protocol's id is
   /// not given to another.
   ProtoWireId wire_id;
   ProtoFamily family;

@@ -228,7 +228,7 @@ TEST(ProtoInfoCli, HelpListsOptionsAndSettings) {
 // o_d 0.5 us, 1024 threads, o_p 1.5 us, wake-up 3 us) at P = 8 with 32
 // threads: direct 1.5 us + 7x, proxy 6 us + 7x (x = n/25 GB/s) once the
 // NIC is bandwidth-bound; direct must win by 5 %, which it does below
-// n = 316,071.4 (tests/alltoall_model_test.cpp works it out). The golden
+// n = 316,071.4 (tests/protocols/alltoall_model_test.cpp works it out). The golden
 // hand-over sizes of the README's table, each in the same table, cost lines
 // and JSON keys as the point-to-point protocols'.
 TEST(ProtoInfoCli, AlltoallTable) {

@@ -3,7 +3,7 @@
 // closed form's time, batched or not, with every put's signal landed once;
 // where leaves share an oversubscribed core link it takes longer, by about
 // what the sharing implies. Each platform loads in a child process of its
-// own. The per-put path, bytes and all, is tests/alltoall_test.cpp's.
+// own. The per-put path, bytes and all, is tests/runtime/alltoall_test.cpp's.
 #include <gtest/gtest.h>
 
 #include <cstdio>

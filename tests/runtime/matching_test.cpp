@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/matching_bodies.hpp"
+#include "tests/runtime/matching_bodies.hpp"
 #include "tests/support/arrival_log.hpp"
 
 namespace xover::test {

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "tests/matching_bodies.hpp"
+#include "tests/runtime/matching_bodies.hpp"
 #include "tests/support/arrival_log.hpp"
 
 namespace xover::test {
