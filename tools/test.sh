@@ -1,31 +1,43 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test three times: in an
-# AddressSanitizer + UndefinedBehaviorSanitizer build, in the normal
-# (RelWithDebInfo) build and in the Release (-O3) build a user makes first;
-# then once more in a build without SimGrid, as a cluster's compute nodes
-# may need, which leaves the simulator's tests out. Warnings are errors in
-# all four. Then it builds the fuzzing harnesses with clang and runs each
-# for XOVER_FUZZ_SECONDS (20) on its corpus (tools/fuzz.sh): a crash fails
-# the script, and so does a missing clang.
+# Installs what is missing, builds, and runs every test.
+#
+#   tools/test.sh --quick   one build (RelWithDebInfo, in build/) and every test: a few minutes
+#   tools/test.sh           what CI runs (.ci/run): every test three times, in an
+#                           AddressSanitizer + UndefinedBehaviorSanitizer build, in the normal
+#                           (RelWithDebInfo) build and in the Release (-O3) build a user makes
+#                           first; then once more in a build without SimGrid, as a cluster's
+#                           compute nodes may need, which leaves the simulator's tests out.
+#                           Then it builds the fuzzing harnesses with clang and runs each for
+#                           XOVER_FUZZ_SECONDS (20) on its corpus (tools/fuzz.sh): a crash
+#                           fails the script, and so does a missing clang.
+#
+# Warnings are errors in every build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+quick=no
+case "${1:-}" in
+  --quick) quick=yes ;;
+  "") ;;
+  *) echo "usage: tools/test.sh [--quick]" >&2; exit 2 ;;
+esac
 tools/setup.sh
 jobs=$(nproc)
 
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DXOVER_SANITIZE=ON -DXOVER_WERROR=ON >/dev/null
-cmake --build build-asan -j"$jobs"
-(cd build-asan && ctest --output-on-failure -j"$jobs")
+# build_and_test DIR CMAKE-ARGS...: configures DIR, builds it, runs its tests.
+build_and_test() {
+  local dir=$1
+  shift
+  cmake -S . -B "$dir" -DXOVER_WERROR=ON "$@" >/dev/null
+  cmake --build "$dir" -j"$jobs"
+  (cd "$dir" && ctest --output-on-failure -j"$jobs")
+}
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXOVER_WERROR=ON >/dev/null
-cmake --build build -j"$jobs"
-(cd build && ctest --output-on-failure -j"$jobs")
-
-cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DXOVER_WERROR=ON >/dev/null
-cmake --build build-release -j"$jobs"
-(cd build-release && ctest --output-on-failure -j"$jobs")
-
-cmake -S . -B build-nosim -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXOVER_WITH_SIMGRID=OFF -DXOVER_WERROR=ON >/dev/null
-cmake --build build-nosim -j"$jobs"
-(cd build-nosim && ctest --output-on-failure -j"$jobs")
-
+if [ "$quick" = yes ]; then
+  build_and_test build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  exit 0
+fi
+build_and_test build-asan -DCMAKE_BUILD_TYPE=Debug -DXOVER_SANITIZE=ON
+build_and_test build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+build_and_test build-release -DCMAKE_BUILD_TYPE=Release
+build_and_test build-nosim -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXOVER_WITH_SIMGRID=OFF
 tools/fuzz.sh
