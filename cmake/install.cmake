@@ -9,8 +9,8 @@
 include(CMakePackageConfigHelpers)
 
 # One library per top-level folder, exported as xover::FOLDER.
-set(xover_libraries xover_protocols xover_formats xover_runtime xover_tools xover_calib)
-set(xover_header_folders protocols formats runtime)
+set(xover_libraries xover_base xover_protocols xover_formats xover_runtime xover_tools xover_calib)
+set(xover_header_folders base protocols formats runtime)
 if(TARGET xover_sim)
   list(APPEND xover_libraries xover_sim)
   list(APPEND xover_header_folders sim)

@@ -3,17 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <thread>
 #include <vector>
 
 namespace xover::runtime {
-
-Seconds clock_now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 unsigned node_cores() {
   const unsigned n = std::thread::hardware_concurrency();

@@ -1,18 +1,16 @@
 // What every hardware backend shares, written once so that each backend
-// measures and watches the same way: the clock, the host's name, the
-// round-robin schedule of the pairwise wire-up measurements, the copy
-// bandwidth probe, and the watch on peers that fall silent.
+// measures and watches the same way: the clock (clock_now(), from
+// base/clock.hpp), the host's name, the round-robin schedule of the pairwise
+// wire-up measurements, the copy bandwidth probe, and the watch on peers
+// that fall silent.
 #pragma once
 
 #include <string>
 
+#include "base/clock.hpp"
 #include "protocols/core/transport.hpp"
 
 namespace xover::runtime {
-
-/// Seconds on the monotonic clock (std::chrono::steady_clock): every
-/// hardware timing, the data path's now() included, reads this one.
-Seconds clock_now();
 
 /// This machine's host name; "localhost" when it has none.
 std::string host_name();

@@ -2,10 +2,11 @@
 
 #include <sched.h>
 
-#include <chrono>
 #include <exception>
 #include <thread>
 #include <vector>
+
+#include "base/clock.hpp"
 
 namespace xover {
 namespace {
@@ -16,10 +17,6 @@ void cpu_relax() {
 #elif defined(__aarch64__)
   asm volatile("yield");
 #endif
-}
-
-Seconds steady_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
@@ -51,11 +48,11 @@ void HostThreads::run(std::size_t count, const std::function<void(std::size_t)>&
 }
 
 Seconds HostThreads::now() const {
-  return steady_seconds();
+  return clock_now();
 }
 
 void HostThreads::wait_until(Seconds date) {
-  for (std::uint64_t round = 0; steady_seconds() < date; ++round)
+  for (std::uint64_t round = 0; clock_now() < date; ++round)
     pause(round);
 }
 

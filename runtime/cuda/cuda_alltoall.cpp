@@ -4,10 +4,10 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstring>
 #include <thread>
 
+#include "base/clock.hpp"
 #include "protocols/coll/cmd_ring.hpp"
 #include "protocols/workload/payload.hpp"
 #include "runtime/bootstrap.hpp"
@@ -33,15 +33,6 @@ void check(cudaError_t e, const std::string& what) {
 /// The payload sequence number of the bytes PE `to` gets in exchange `e` (as alltoall_pe.cpp numbers them).
 std::uint64_t put_seq(std::uint64_t e, Rank to) {
   return (e << 32) | to;
-}
-
-std::int64_t host_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-Seconds since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 IpcHandle handle_of(void* device_pointer, const std::string& what) {
@@ -163,22 +154,22 @@ struct CudaAlltoall::Impl {
     std::atomic_ref<std::uint64_t> word(*clock_word);
     word.store(0);
     check(launch_publish_timer(clock_word_dev, 2'000'000, stream), "the clock's kernel");
-    const std::int64_t give_up = host_ns() + 10'000'000'000;
+    const std::int64_t give_up = clock_now_ns() + 10'000'000'000;
     while (word.load(std::memory_order_acquire) == 0)
-      if (host_ns() > give_up)
+      if (clock_now_ns() > give_up)
         throw RuntimeError("cuda: rank " + std::to_string(me) + ": the clock's kernel did not start in 10 s");
     std::vector<ClockSample> samples(32);
     for (ClockSample& sample : samples) {
-      sample.host_before = host_ns();
+      sample.host_before = clock_now_ns();
       sample.gpu = static_cast<std::int64_t>(word.load(std::memory_order_acquire));
-      sample.host_after = host_ns();
+      sample.host_after = clock_now_ns();
     }
     check(cudaStreamSynchronize(stream), "the clock's kernel");
     return estimate_offset(samples);
   }
 
   /// The CPU proxy: serves `puts` commands, each a copy then a signal add on `copies`.
-  std::string proxy(std::size_t puts, Bytes n, std::chrono::steady_clock::time_point deadline) {
+  std::string proxy(std::size_t puts, Bytes n, Seconds deadline) {
     if (const cudaError_t e = cudaSetDevice(device); e != cudaSuccess)
       return std::string("proxy: cudaSetDevice: ") + cudaGetErrorString(e);
     const CommandLimits limits{pes, Bytes{pes} * max_size, reinterpret_cast<std::uint64_t>(send),
@@ -188,11 +179,11 @@ struct CudaAlltoall::Impl {
     proxy_stamps.written.clear();
     for (std::size_t served = 0; served < puts;) {
       if (!ring.ready(next_command)) {
-        if (std::chrono::steady_clock::now() > deadline)
+        if (clock_now() > deadline)
           return "proxy: " + std::to_string(puts - served) + " commands never came";
         continue;
       }
-      const std::int64_t seen = host_ns();
+      const std::int64_t seen = clock_now_ns();
       const DecodedCommand d = decode_command(ring.read(next_command), limits);
       if (!d.error.empty())
         return "proxy: a malformed command at ring position " + std::to_string(next_command) + ": " +
@@ -209,7 +200,7 @@ struct CudaAlltoall::Impl {
         return std::string("proxy: the signal's kernel: ") + cudaGetErrorString(e);
       ring.publish(++next_command);
       proxy_stamps.seen.push_back(seen);
-      proxy_stamps.served.push_back(host_ns());
+      proxy_stamps.served.push_back(clock_now_ns());
       proxy_stamps.written.push_back(c.posted_ns);
       ++served;
     }
@@ -341,13 +332,13 @@ DeviceExchange CudaAlltoall::exchange(AlltoallFlavour flavour, Bytes n, Seconds 
   args.pes = m.pes;
   args.n = n;
   args.expected = m.expected;
-  args.deadline_ns = static_cast<std::uint64_t>(host_ns() + offset.gpu_minus_host) +
+  args.deadline_ns = static_cast<std::uint64_t>(clock_now_ns() + offset.gpu_minus_host) +
                      static_cast<std::uint64_t>(timeout * 1e9);
   args.stamps = m.stamps;
   args.status = m.status;
 
   DeviceExchange out;
-  const auto start = std::chrono::steady_clock::now();
+  const Seconds start = clock_now();
   if (flavour == AlltoallFlavour::Direct) {
     check(launch_alltoall_direct(args, m.stream), "the direct kernel");
     check(cudaStreamSynchronize(m.stream), "the direct kernel");
@@ -356,15 +347,14 @@ DeviceExchange CudaAlltoall::exchange(AlltoallFlavour flavour, Bytes n, Seconds 
     check(launch_wait_signal(args, m.stream), "the wait kernel");
     std::string proxy_problem;
     std::thread proxy([&] {
-      proxy_problem = m.proxy(puts, n, start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                   std::chrono::duration<double>(timeout)));
+      proxy_problem = m.proxy(puts, n, start + timeout);
     });
     const cudaError_t e = cudaStreamSynchronize(m.stream);
     proxy.join();
     check(e, "the proxy and wait kernels");
     out.problem = proxy_problem;
   }
-  out.time = since(start);
+  out.time = clock_now() - start;
   std::uint32_t status = 0;
   check(cudaMemcpy(&status, m.status, sizeof status, cudaMemcpyDeviceToHost), "cudaMemcpy (status)");
   out.complete = status == static_cast<std::uint32_t>(KernelStatus::Done) && out.problem.empty();

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstring>
 
+#include "base/clock.hpp"
 #include "runtime/bootstrap.hpp"
 
 namespace xover::runtime {
@@ -207,9 +207,9 @@ void CudaMemory::measure() {
     std::array<double, 7> t{};
     op();
     for (double& one : t) {
-      const auto start = std::chrono::steady_clock::now();
+      const double start = clock_now();
       op();
-      one = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      one = clock_now() - start;
     }
     return *std::min_element(t.begin(), t.end());
   };

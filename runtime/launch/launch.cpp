@@ -11,19 +11,17 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <optional>
 #include <random>
 
+#include "base/clock.hpp"
 #include "runtime/launch/frame_io.hpp"
 
 namespace xover::runtime {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 std::string new_job() {
   std::random_device rd;
@@ -97,12 +95,11 @@ class Launcher {
 
   LaunchResult run(const std::function<int(LocalBootstrap&)>& rank_main) {
     start(rank_main);
-    const Clock::time_point begin = Clock::now();
+    const Seconds begin = clock_now();
     while (!all_exited()) {
-      if (failed_ && Clock::now() > kill_at_)
+      if (failed_ && clock_now() > kill_at_)
         signal_all(SIGKILL);
-      if (!failed_ && options_.deadline > 0 &&
-          std::chrono::duration<double>(Clock::now() - begin).count() > options_.deadline)
+      if (!failed_ && options_.deadline > 0 && clock_now() - begin > options_.deadline)
         fail("the run took longer than " + std::to_string(options_.deadline) + " s; stopping it");
       serve(100);
       reap();
@@ -243,7 +240,7 @@ class Launcher {
     if (!failed_) {
       failed_ = true;
       first_failure_ = what;
-      kill_at_ = Clock::now() + std::chrono::seconds(2);
+      kill_at_ = clock_now() + 2;
       signal_all(SIGTERM);
     }
   }
@@ -294,7 +291,7 @@ class Launcher {
   std::string job_;
   bool failed_ = false;
   std::string first_failure_;
-  Clock::time_point kill_at_;
+  Seconds kill_at_ = 0;
 };
 
 }  // namespace

@@ -9,10 +9,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <climits>
 #include <cstring>
 
+#include "base/clock.hpp"
 
 namespace xover::runtime::tcp {
 namespace {
@@ -171,8 +171,8 @@ void TcpConn::close_gracefully(Seconds limit) {
   out.bytes.assign(bye, bye + kFrameHeader);
   queued_bytes_ += kFrameHeader;
   queue_.push_back(std::move(out));
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit);
-  while (!queue_.empty() && std::chrono::steady_clock::now() < deadline) {
+  const Seconds deadline = clock_now() + limit;
+  while (!queue_.empty() && clock_now() < deadline) {
     const long n = write_queue(nullptr);
     if (n < 0)
       return;  // the peer is gone already: nothing to say goodbye to

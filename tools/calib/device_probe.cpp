@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "base/clock.hpp"
 #include "protocols/coll/alltoall.hpp"
 #include "protocols/coll/cmd_ring.hpp"
 #include "protocols/workload/results.hpp"
@@ -15,7 +16,6 @@
 namespace xover::calib {
 namespace {
 
-using runtime::clock_now;
 using runtime::RuntimeError;
 
 constexpr Bytes kPutBytes = 8;
