@@ -10,35 +10,9 @@
 #include <exception>
 #include <stdexcept>
 
+#include "base/fd_io.hpp"
+
 namespace xover::sim {
-namespace {
-
-void write_all(int fd, const std::string& text) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return;
-    done += static_cast<std::size_t>(n);
-  }
-}
-
-std::string read_all(int fd) {
-  std::string text;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return text;
-    text.append(buffer, static_cast<std::size_t>(n));
-  }
-}
-
-}  // namespace
 
 std::string in_child(const std::function<std::string()>& fn) {
   int fds[2];
@@ -57,12 +31,12 @@ std::string in_child(const std::function<std::string()>& fn) {
     } catch (const std::exception& error) {
       result = std::string("ERROR: ") + error.what();
     }
-    write_all(fds[1], result);
+    write_all(fds[1], std::as_bytes(std::span(result)));
     ::close(fds[1]);
     ::_exit(0);
   }
   ::close(fds[1]);
-  const std::string result = read_all(fds[0]);
+  const std::string result = read_to_end(fds[0]);
   ::close(fds[0]);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {

@@ -1,7 +1,7 @@
 // Frame I/O on a bootstrap socket, shared by the ranks' side
-// (local_bootstrap.cpp) and the launcher's (launch.cpp): whole writes and
-// reads that retry on EINTR and short counts, and the launcher's reader of
-// what a rank sends.
+// (local_bootstrap.cpp) and the launcher's (launch.cpp): the frame's
+// integers, and the launcher's reader of what a rank sends. Whole writes and
+// reads are base/fd_io.hpp's.
 #pragma once
 
 #include <cstddef>
@@ -13,11 +13,6 @@ namespace xover::runtime::frame_io {
 
 /// The most bytes one bootstrap frame may carry.
 inline constexpr std::uint32_t kMaxFrame = 64U << 20;
-
-/// Writes all of `bytes`; false when the socket is closed or fails.
-bool write_all(int fd, std::span<const std::byte> bytes);
-/// Reads exactly `bytes.size()` bytes; false on end of file or error.
-bool read_all(int fd, std::span<std::byte> bytes);
 
 inline void put_u32(std::byte* at, std::uint32_t v) {
   for (int i = 0; i < 4; ++i)

@@ -18,6 +18,7 @@
 #include <random>
 
 #include "base/clock.hpp"
+#include "base/fd_io.hpp"
 #include "runtime/launch/frame_io.hpp"
 
 namespace xover::runtime {
@@ -206,7 +207,7 @@ class Launcher {
     for (RankState& rank : ranks_) {
       rank.contribution.reset();
       if (rank.fd >= 0)
-        frame_io::write_all(rank.fd, reply);
+        write_all(rank.fd, reply);
     }
   }
 

@@ -9,37 +9,10 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "base/fd_io.hpp"
 #include "runtime/launch/frame_io.hpp"
 
 namespace xover::runtime {
-
-namespace frame_io {
-
-bool write_all(int fd, std::span<const std::byte> bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    bytes = bytes.subspan(static_cast<std::size_t>(n));
-  }
-  return true;
-}
-
-bool read_all(int fd, std::span<std::byte> bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = read(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    bytes = bytes.subspan(static_cast<std::size_t>(n));
-  }
-  return true;
-}
-
-}  // namespace frame_io
 
 namespace {
 
@@ -59,7 +32,7 @@ bool send_frame(int fd, char kind, std::span<const std::byte> bytes) {
   std::byte head[5];
   head[0] = static_cast<std::byte>(kind);
   frame_io::put_u32(head + 1, static_cast<std::uint32_t>(bytes.size()));
-  return frame_io::write_all(fd, head) && frame_io::write_all(fd, bytes);
+  return write_all(fd, head) && write_all(fd, bytes);
 }
 
 }  // namespace
@@ -94,7 +67,7 @@ std::vector<Blob> LocalBootstrap::allgather(std::span<const std::byte> mine) {
   std::vector<Blob> all(size_);
   for (Blob& blob : all) {
     std::byte len[4];
-    if (!frame_io::read_all(fd_, len))
+    if (!read_all(fd_, len))
       throw RuntimeError("bootstrap: the launcher has gone (a rank failed?)");
     const std::uint32_t n = frame_io::get_u32(len);
     if (n > frame_io::kMaxFrame)
@@ -103,7 +76,7 @@ std::vector<Blob> LocalBootstrap::allgather(std::span<const std::byte> mine) {
     while (blob.size() < n) {
       const std::size_t at = blob.size();
       blob.resize(at + std::min<std::size_t>(kReadStep, n - at));
-      if (!frame_io::read_all(fd_, std::span(blob).subspan(at)))
+      if (!read_all(fd_, std::span(blob).subspan(at)))
         throw RuntimeError("bootstrap: the launcher has gone (a rank failed?)");
     }
   }
