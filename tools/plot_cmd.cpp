@@ -2,26 +2,22 @@
 // checks the files and finds the thresholds and crossovers
 // (crossovers.hpp); plot_results.py, run by Debian's python3 with
 // matplotlib, draws what it is handed as JSON.
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cctype>
-#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
+#include "base/spawn.hpp"
 #include "tools/commands.hpp"
 #include "tools/crossovers.hpp"
 #include "tools/data_dir.hpp"
 #include "tools/json.hpp"
 #include "tools/results_csv.hpp"
-
-extern char** environ;
 
 namespace po = boost::program_options;
 
@@ -107,17 +103,7 @@ void write_run(JsonWriter& j, const ResultsFile& results) {
 // Runs the script on the JSON in `data`; returns its exit status, or -1
 // when it could not be started or was killed.
 int run_script(const std::string& data, const std::string& out) {
-  const std::string args[] = {kPython, plot_script(), data, out};
-  char* argv[] = {const_cast<char*>(args[0].c_str()), const_cast<char*>(args[1].c_str()),
-                  const_cast<char*>(args[2].c_str()), const_cast<char*>(args[3].c_str()), nullptr};
-  pid_t pid = 0;
-  if (posix_spawn(&pid, kPython, nullptr, nullptr, argv, environ) != 0)
-    return -1;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return spawn_and_wait(kPython, {kPython, plot_script(), data, out});
 }
 
 }  // namespace

@@ -5,13 +5,7 @@
 // draws the simulation over the hardware runs with their confidence bands,
 // and sets UCX's own hand-over beside the measured one where ucx_info is
 // installed.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <boost/program_options.hpp>
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
@@ -20,14 +14,13 @@
 #include <iostream>
 #include <sstream>
 
+#include "base/spawn.hpp"
 #include "formats/scenario_xml.hpp"
 #include "protocols/workload/workload.hpp"
 #include "runtime/backends.hpp"
 #include "runtime/common.hpp"
 #include "tools/commands.hpp"
 #include "tools/validate_report.hpp"
-
-extern char** environ;
 
 namespace po = boost::program_options;
 
@@ -38,26 +31,9 @@ namespace {
 /// `log`; returns its exit status, or -1 when it could not be started or
 /// was killed.
 int run_self(const std::vector<std::string>& args, const std::string& log) {
-  std::vector<std::string> all{"xover"};
-  all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : all)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  pid_t pid = 0;
-  const int started = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (started != 0)
-    return -1;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::vector<std::string> argv{"xover"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return spawn_and_wait("/proc/self/exe", argv, log);
 }
 
 /// The last `count` lines of `file`, indented, for a failure's message.
