@@ -123,4 +123,10 @@ std::string format_time(Seconds t) {
   return buf;
 }
 
+std::string format_percent(double fraction, PercentFormat how) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, how.sign ? "%+.1f%s%%" : "%.1f%s%%", fraction * 100, how.space ? " " : "");
+  return buf;
+}
+
 }  // namespace xover

@@ -37,4 +37,15 @@ std::string format_size(Bytes n);
 /// Times for people with three significant decimals in the best unit.
 std::string format_time(Seconds t);
 
+/// How format_percent writes: `sign`, a "+" before a positive figure;
+/// `space`, a space before the "%" ("12.5 %" in sentences, "12.5%" in a
+/// table's columns).
+struct PercentFormat {
+  bool sign = false;
+  bool space = true;
+};
+
+/// A fraction for people, in percent with one decimal: 0.125 is "12.5 %".
+std::string format_percent(double fraction, PercentFormat how = {});
+
 }  // namespace xover

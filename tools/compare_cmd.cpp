@@ -17,17 +17,9 @@ namespace po = boost::program_options;
 namespace xover::tools {
 namespace {
 
-std::string percent(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.1f%%", x * 100);
-  return buf;
-}
-
-std::string abs_percent(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", x * 100);
-  return buf;
-}
+/// The table's columns: "+12.5%" for a relative error, "12.5%" for its size.
+constexpr PercentFormat kSignedColumn{.sign = true, .space = false};
+constexpr PercentFormat kColumn{.space = false};
 
 // "38093 B (37.2K)" for an interpolated size.
 std::string approx_size(double n) {
@@ -81,7 +73,8 @@ void print_text(std::ostream& os, const ResultsFile& sim, const ResultsFile& hw,
   for (const ProtocolErrors& p : c.protocols) {
     const bool any = p.matched > 0;
     os << cell(p.protocol, 20) << cell(std::to_string(p.matched), 8)
-       << cell(any ? abs_percent(p.median_abs_rel) : "-", 14) << cell(any ? abs_percent(p.worst_abs_rel) : "-", 13)
+       << cell(any ? format_percent(p.median_abs_rel, kColumn) : "-", 14)
+       << cell(any ? format_percent(p.worst_abs_rel, kColumn) : "-", 13)
        << cell(any ? format_size(p.worst_size) : "-", 7) << cell(size_list(p.only_sim), 22) << size_list(p.only_hw)
        << "\n";
   }
@@ -103,7 +96,7 @@ void print_text(std::ostream& os, const ResultsFile& sim, const ResultsFile& hw,
       const auto it = row.find(p.protocol);
       std::string text = "-";
       if (it != row.end()) {
-        text = percent(it->second->rel);
+        text = format_percent(it->second->rel, kSignedColumn);
         if (it->second->sim_selected != it->second->hw_selected) {
           text += " *";
           chose_differently = true;
@@ -236,8 +229,8 @@ std::vector<std::string> misses(const Comparison& c, const po::variables_map& vm
     const double limit = vm["max-median-error"].as<double>();
     for (const ProtocolErrors& p : c.protocols)
       if (p.matched && p.median_abs_rel > limit)
-        out.push_back(p.protocol + ": median |rel err| " + abs_percent(p.median_abs_rel) + " above " +
-                      abs_percent(limit));
+        out.push_back(p.protocol + ": median |rel err| " + format_percent(p.median_abs_rel, kColumn) + " above " +
+                      format_percent(limit, kColumn));
   }
   if (vm.count("max-threshold-factor")) {
     std::size_t checked = 0;

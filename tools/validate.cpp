@@ -14,12 +14,6 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-std::string percent(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f %%", x * 100);
-  return buf;
-}
-
 /// The crossing of `below` → `above` in `list` nearest `size` by size
 /// ratio, not yet taken (when `taken` is given).
 std::optional<std::size_t> nearest(const std::vector<Crossover>& list, const std::string& below,
@@ -162,8 +156,8 @@ Validation validate_results(const ResultsFile& sim, const std::vector<ResultsFil
     if (mine.protocol != "auto" || mine.selected == chosen.selected)
       continue;
     char buf[96];
-    std::snprintf(buf, sizeof buf, " (%.3f us against %.3f us: %+.1f %%)", mine.t_median_us, chosen.t_median_us,
-                  (mine.t_median_us / chosen.t_median_us - 1) * 100);
+    std::snprintf(buf, sizeof buf, " (%.3f us against %.3f us: %s)", mine.t_median_us, chosen.t_median_us,
+                  format_percent(mine.t_median_us / chosen.t_median_us - 1, {.sign = true}).c_str());
     out.auto_choices.push_back("auto at " + format_size(mine.size) + ": the simulation's selection runs " +
                                chosen.selected + ", the hardware's own (its transport's figures) " + mine.selected +
                                buf + "; compared with the hardware's " + chosen.selected + " there");
@@ -215,14 +209,14 @@ Validation validate_results(const ResultsFile& sim, const std::vector<ResultsFil
     v.hw_worst = reproducibility[p.protocol].second;
     v.within = v.median <= limits.max_median_error && v.worst <= limits.max_worst_error;
     if (v.median > limits.max_median_error)
-      out.misses.push_back(v.protocol + ": median |sim - hw| / hw " + percent(v.median) + " above " +
-                           percent(limits.max_median_error));
+      out.misses.push_back(v.protocol + ": median |sim - hw| / hw " + format_percent(v.median) + " above " +
+                           format_percent(limits.max_median_error));
     if (v.worst > limits.max_worst_error) {
       const auto [low, high] = spread[{v.protocol, v.worst_size}];
-      out.misses.push_back(v.protocol + ": worst |sim - hw| / hw " + percent(v.worst) + " at " +
-                           format_size(v.worst_size) + " above " + percent(limits.max_worst_error) +
+      out.misses.push_back(v.protocol + ": worst |sim - hw| / hw " + format_percent(v.worst) + " at " +
+                           format_size(v.worst_size) + " above " + format_percent(limits.max_worst_error) +
                            (high / low - 1 > limits.max_worst_error
-                                ? " (the hardware runs differ there by " + percent(high / low - 1) + ": noise)"
+                                ? " (the hardware runs differ there by " + format_percent(high / low - 1) + ": noise)"
                                 : ""));
     }
     out.curves.push_back(std::move(v));

@@ -9,12 +9,6 @@
 namespace xover::tools {
 namespace {
 
-std::string pct(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f %%", x * 100);
-  return buf;
-}
-
 std::string approx(double n) {
   char buf[32];
   if (n < 1024)
@@ -67,7 +61,7 @@ void print_validation_text(std::ostream& os, const ValidateReport& r) {
      << " hardware runs (per point, the median of their medians)\n";
   char limits[160];
   std::snprintf(limits, sizeof limits, "# limits: median %s, worst %s, crossover factor %.2f\n",
-                pct(v.limits.max_median_error).c_str(), pct(v.limits.max_worst_error).c_str(),
+                format_percent(v.limits.max_median_error).c_str(), format_percent(v.limits.max_worst_error).c_str(),
                 v.limits.max_threshold_factor);
   os << limits;
   char load[256];
@@ -82,14 +76,13 @@ void print_validation_text(std::ostream& os, const ValidateReport& r) {
      << cell("hw vs hw: median", 18) << cell("worst", 10) << cell("steady: sizes", 15) << cell("median", 9)
      << cell("worst", 20) << "verdict\n";
   for (const CurveValidation& c : v.curves) {
-    char worst[64], steady[64];
-    std::snprintf(worst, sizeof worst, "%+.1f %% at %s", c.worst_rel * 100, format_size(c.worst_size).c_str());
-    std::snprintf(steady, sizeof steady, "%+.1f %% at %s", c.steady_worst * 100,
-                  format_size(c.steady_worst_size).c_str());
-    os << cell(c.protocol, 20) << cell(std::to_string(c.matched), 7) << cell(pct(c.median), 19) << cell(worst, 20)
-       << cell(pct(c.hw_median), 18) << cell(pct(c.hw_worst), 10) << cell(std::to_string(c.steady), 15)
-       << cell(c.steady ? pct(c.steady_median) : "-", 9) << cell(c.steady ? steady : "-", 20)
-       << (c.within ? "ok" : "MISS") << "\n";
+    const std::string worst = format_percent(c.worst_rel, {.sign = true}) + " at " + format_size(c.worst_size);
+    const std::string steady =
+        format_percent(c.steady_worst, {.sign = true}) + " at " + format_size(c.steady_worst_size);
+    os << cell(c.protocol, 20) << cell(std::to_string(c.matched), 7) << cell(format_percent(c.median), 19)
+       << cell(worst, 20) << cell(format_percent(c.hw_median), 18) << cell(format_percent(c.hw_worst), 10)
+       << cell(std::to_string(c.steady), 15) << cell(c.steady ? format_percent(c.steady_median) : "-", 9)
+       << cell(c.steady ? steady : "-", 20) << (c.within ? "ok" : "MISS") << "\n";
   }
   os << "(steady: the sizes where the hardware runs' medians agree within the worst-error limit)\n";
   if (!r.drift.empty()) {
@@ -97,8 +90,9 @@ void print_validation_text(std::ostream& os, const ValidateReport& r) {
           "cannot come closer than this)\n";
     for (const CalibrationDrift& d : r.drift) {
       char line[160];
-      std::snprintf(line, sizeof line, "  %-18s %zu sizes: median %s, worst %+.1f %% at %s\n", d.curve.c_str(),
-                    d.matched, pct(d.median).c_str(), d.worst_rel * 100, format_size(d.worst_size).c_str());
+      std::snprintf(line, sizeof line, "  %-18s %zu sizes: median %s, worst %s at %s\n", d.curve.c_str(), d.matched,
+                    format_percent(d.median).c_str(), format_percent(d.worst_rel, {.sign = true}).c_str(),
+                    format_size(d.worst_size).c_str());
       os << line;
     }
   }
@@ -144,8 +138,8 @@ void print_validation_text(std::ostream& os, const ValidateReport& r) {
   if (v.passed()) {
     char f[32];
     std::snprintf(f, sizeof f, "%.2f", v.limits.max_threshold_factor);
-    os << "PASS: every curve within " << pct(v.limits.max_median_error) << " median and "
-       << pct(v.limits.max_worst_error) << " worst, every crossover within a factor " << f << "\n";
+    os << "PASS: every curve within " << format_percent(v.limits.max_median_error) << " median and "
+       << format_percent(v.limits.max_worst_error) << " worst, every crossover within a factor " << f << "\n";
     return;
   }
   os << "FAIL: " << v.misses.size() << (v.misses.size() == 1 ? " miss" : " misses") << "\n";
@@ -153,7 +147,7 @@ void print_validation_text(std::ostream& os, const ValidateReport& r) {
     os << "  " << m << "\n";
   for (const CalibrationDrift& d : r.drift)
     if (d.median > v.limits.max_median_error)
-      os << "  (the calibration's own " << d.curve << " sweep differs from these runs by " << pct(d.median)
+      os << "  (the calibration's own " << d.curve << " sweep differs from these runs by " << format_percent(d.median)
          << " in median, more than the limit: the machine changed between them, and the misses measure that "
             "change as much as the model; run it again)\n";
 }
