@@ -14,21 +14,6 @@ std::string range_text(Bytes from, Bytes to) {
 
 namespace {
 
-std::string lanes_text(const Path& path, const std::vector<LaneShare>& lanes) {
-  std::string out;
-  for (const LaneShare& share : lanes) {
-    if (!out.empty())
-      out += ", ";
-    out += path.lanes[share.lane].name;
-    if (lanes.size() > 1) {
-      char buf[16];
-      std::snprintf(buf, sizeof buf, " %.0f%%", share.weight * 100);
-      out += buf;
-    }
-  }
-  return out.empty() ? "-" : out;
-}
-
 std::string pad(std::string s, std::size_t width) {
   if (s.size() < width)
     s.append(width - s.size(), ' ');
@@ -180,7 +165,9 @@ std::string format_proto_info_text(const ProtoInfoReport& r) {
      << perf_name(r.table.perf()) << "\n";
   settings_line(os, r.config);
   auto one = [&](const std::optional<std::size_t>& lane) { return lane ? path.lanes[*lane].name : std::string("-"); };
-  auto bw = [&](std::string_view protocol) { return lanes_text(path, r.table.bw_lanes(protocol)); };
+  auto bw = [&](std::string_view protocol) {
+    return lanes_text(path, r.table.bw_lanes(protocol), LanesText::Table);
+  };
   os << "# lanes       am " << one(el.am) << " | bootstrap " << one(el.bootstrap)
      << (el.needs_bootstrap(path) ? " (wire-up goes through it)" : "") << " | eager " << bw("eager/multi/bcopy")
      << " | rndv/am " << bw("rndv/am") << " | rma " << bw("rndv/get") << "\n";
@@ -188,7 +175,8 @@ std::string format_proto_info_text(const ProtoInfoReport& r) {
   std::vector<TableRow> rows;
   for (const ThresholdRange& range : r.table.ranges()) {
     const ProtoChoice& choice = r.table.choices()[range.choice];
-    rows.push_back({range.from, range.to, std::string(choice.protocol->name), lanes_text(path, choice.candidate.lanes)});
+    rows.push_back({range.from, range.to, std::string(choice.protocol->name),
+                    lanes_text(path, choice.candidate.lanes, LanesText::Table)});
   }
   os << format_table_rows(rows);
   if (rows.empty())

@@ -1,10 +1,28 @@
 #include "protocols/lanes/lane_select.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 #include <stdexcept>
 
 namespace xover {
+
+std::string lanes_text(const Path& path, const std::vector<LaneShare>& lanes, LanesText style) {
+  const bool results = style == LanesText::Results;
+  std::string out;
+  for (const LaneShare& share : lanes) {
+    if (!out.empty())
+      out += results ? " " : ", ";
+    out += path.lanes[share.lane].name;
+    char buf[32] = "";
+    if (results)
+      std::snprintf(buf, sizeof buf, ":%.3g", share.weight);
+    else if (lanes.size() > 1)
+      std::snprintf(buf, sizeof buf, " %.0f%%", share.weight * 100);
+    out += buf;
+  }
+  return out.empty() && !results ? "-" : out;
+}
 
 std::optional<std::size_t> select_latency_lane(const Path& path, LaneCaps caps) {
   std::optional<std::size_t> best;

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -31,6 +32,15 @@ struct LaneShare {
   double weight = 1;     ///< share of the bytes, the shares of a set sum to 1
   bool operator==(const LaneShare&) const = default;
 };
+
+/// How lanes_text writes a set of lanes and their shares.
+enum class LanesText {
+  Results,  ///< the results CSV's lanes column: "r0:0.5 r1:0.5" (shares to 3 significant digits)
+  Table,    ///< proto-info's table: "r0 50%, r1 50%", the name alone for one lane, "-" for none
+};
+
+/// `lanes` of `path`, by name with their shares, as `style` says.
+std::string lanes_text(const Path& path, const std::vector<LaneShare>& lanes, LanesText style);
 
 /// The lane with the lowest one-message time L + o_send − o_send_after +
 /// o_recv (LaneAttrs::sent_after) that has any of `caps`; ties

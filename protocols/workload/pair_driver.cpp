@@ -1,7 +1,6 @@
 #include "protocols/workload/pair_driver.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <random>
 
@@ -10,17 +9,6 @@
 
 namespace xover {
 namespace {
-
-std::string lanes_text(const Path& path, const std::vector<LaneShare>& lanes) {
-  std::string out;
-  for (const LaneShare& share : lanes) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%s%s:%.3g", out.empty() ? "" : " ", path.lanes[share.lane].name.c_str(),
-                  share.weight);
-    out += buf;
-  }
-  return out;
-}
 
 std::optional<Seconds> model_cost(const ProtoChoice& choice, PerfType perf, Bytes n) {
   for (const PerfRange& range : choice.candidate.ranges) {
@@ -99,7 +87,7 @@ void PairDriver::run(Step step, std::optional<PerfType> model) {
       Point& point = results_.point(s_.curves[c], s_.sizes[k]);
       if (leader_ && point.selected.empty()) {
         point.selected = std::string(choice->protocol->name);
-        point.lanes = lanes_text(t_.path(peer_), choice->candidate.lanes);
+        point.lanes = lanes_text(t_.path(peer_), choice->candidate.lanes, LanesText::Results);
         if (model)
           point.model = model_cost(*choice, *model, s_.sizes[k]);
       }
