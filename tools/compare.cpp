@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "protocols/workload/results.hpp"
+
 namespace xover::tools {
 namespace {
 
@@ -23,12 +25,6 @@ std::map<Bytes, const ResultRow*> rows_of(const ResultsFile& results, const std:
     if (row.protocol == protocol)
       out[row.size] = &row;
   return out;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 ProtocolErrors protocol_errors(const std::string& protocol, const ResultsFile& sim, const ResultsFile& hw,

@@ -5,14 +5,10 @@
 #include <cstdio>
 #include <map>
 
+#include "protocols/workload/results.hpp"
+
 namespace xover::tools {
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /// The crossing of `below` → `above` in `list` nearest `size` by size
 /// ratio, not yet taken (when `taken` is given).

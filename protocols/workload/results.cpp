@@ -15,6 +15,14 @@ double quantile(std::vector<double> samples, double q) {
   return samples[std::clamp<std::size_t>(rank, 1, samples.size()) - 1];
 }
 
+double median(std::vector<double> values) {
+  if (values.empty())
+    return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
 std::pair<double, double> median_interval(std::vector<double> samples) {
   if (samples.empty())
     return {0, 0};

@@ -15,9 +15,20 @@
 
 namespace xover {
 
-/// The q-quantile of `samples` by the nearest-rank method (q in [0, 1]): the
-/// median, p10 and p90 of every point; 0 when there are none.
+/// The q-quantile of `samples` by the nearest-rank method (q in [0, 1]),
+/// always one of the samples; 0 when there are none. The median of a
+/// measured quantity's samples is quantile(samples, 0.5), the lower middle
+/// one of an even count: a point's median, p10 and p90, and every figure a
+/// backend or the calibration measures, as median_interval's order
+/// statistics are.
 double quantile(std::vector<double> samples, double q);
+
+/// The median of figures that are not samples of one quantity — the medians
+/// of several runs, relative errors over sizes — as statistics defines it:
+/// the middle value of an odd count, the mean of the two middle ones of an
+/// even count (of two runs, their mean, not the faster); 0 when there are
+/// none.
+double median(std::vector<double> values);
 
 /// A 95 % confidence interval for the median of `samples`, free of any
 /// assumption on their distribution (Le Boudec, "Performance Evaluation of

@@ -27,10 +27,6 @@ enum Code : std::uint64_t {
   kTouch = 6,  ///< the server writes the first `offset` bytes of its get buffer, then answers
 };
 
-Seconds median(std::vector<Seconds> v) {
-  return quantile(std::move(v), 0.5);
-}
-
 /// One end of a probe: sends coded messages, and takes them in with a
 /// handler that copies each payload out, as the protocol core does.
 class ProbeEnd {
@@ -168,7 +164,7 @@ PrttPoint time_size(ProbeEnd& end, Bytes s, const ProbeOptions& options) {
   }
   PrttPoint p;
   p.size = s;
-  p.rtt1 = median(rtt1);
+  p.rtt1 = quantile(rtt1, 0.5);
   p.spread = (quantile(rtt1, 0.9) - quantile(rtt1, 0.1)) / p.rtt1;
   // Long enough for the reply to the last message to be in before the
   // client looks: then taking it in costs o_r alone.
@@ -212,14 +208,14 @@ PrttPoint time_size(ProbeEnd& end, Bytes s, const ProbeOptions& options) {
   // The fastest stream run: a run long enough to be interrupted is only
   // ever slowed down by it, never sped up.
   p.stream = *std::min_element(stream.begin(), stream.end());
-  p.rttn = median(rttn);
-  p.rttd = median(rttd);
-  p.o_send = median(post);
+  p.rttn = quantile(rttn, 0.5);
+  p.rttd = quantile(rttd, 0.5);
+  p.o_send = quantile(post, 0.5);
   // The reply's take-in, median over runs, as PRTT(n,d,s) less the posts.
   std::vector<Seconds> take_in;
   for (std::size_t i = 0; i < rttd.size(); ++i)
     take_in.push_back(rttd[i] - posts_delayed[i]);
-  p.posts_delayed = p.rttd - median(take_in);
+  p.posts_delayed = p.rttd - quantile(take_in, 0.5);
   return p;
 }
 
@@ -286,7 +282,7 @@ std::vector<GetPoint> probe_get(Transport& t, std::size_t am_lane, std::size_t l
       if (i >= options.warmup)
         times.push_back(took);
     }
-    points.push_back({s, median(times)});
+    points.push_back({s, quantile(times, 0.5)});
   }
   end.send(kDone, 0);
   end.flush();
