@@ -270,42 +270,37 @@ void measure_cma(ShmTransport& t, Rank peer, const Hello& hello, Seconds clock_c
   out.cma_bw = static_cast<double>(kProbeBytes) / best;
 }
 
-}  // namespace
-
-std::unique_ptr<Transport> make_shm_transport(Bootstrap& boot, const RuntimeOptions& options) {
+/// The first exchange: every rank's Hello; then every peer's segment
+/// mapped and its rings set up, and this rank's segment name removed once
+/// every rank has mapped it.
+std::vector<Hello> exchange_hellos(Bootstrap& boot, ShmTransport& t, const Hello& mine) {
   const Rank me = boot.rank();
   const Rank size = boot.size();
-  // Let peers attach to this process whatever Yama's ptrace_scope says, as
-  // UCX does; EINVAL where Yama is absent is harmless.
-  prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-
-  auto t = std::make_unique<ShmTransport>(me, size, options.timeout);
-  t->own_segment() = shm::Segment::create(shm_prefix(boot.job()) + std::to_string(me), me, size);
-  std::vector<std::byte> probe(kProbeBytes, std::byte{0x5a});
-  const std::uint64_t word = 0x786f766572000000ULL ^ (std::uint64_t{static_cast<std::uint32_t>(getpid())} << 8) ^ me;
-  const Hello mine{getpid(), reinterpret_cast<std::uint64_t>(&word), word, reinterpret_cast<std::uint64_t>(probe.data()),
-                   measure_memcpy()};
-
   const std::vector<Blob> hello_blobs = boot.allgather(std::as_bytes(std::span<const Hello>(&mine, 1)));
   std::vector<Hello> hello(size);
   for (Rank r = 0; r < size; ++r)
     hello[r] = decode<Hello>(hello_blobs[r], 1, r).front();
   for (Rank r = 0; r < size; ++r) {
     if (r != me)
-      t->mapped_segments()[r] = shm::Segment::open(shm_prefix(boot.job()) + std::to_string(r), r, size, me);
-    shm::Peer& p = t->peer(r);
+      t.mapped_segments()[r] = shm::Segment::open(shm_prefix(boot.job()) + std::to_string(r), r, size, me);
+    shm::Peer& p = t.peer(r);
     p.pid = static_cast<int>(hello[r].pid);
-    p.in = t->own_segment().ring(r);
-    p.out = r == me ? t->own_segment().ring(me) : t->mapped_segments()[r].ring(me);
+    p.in = t.own_segment().ring(r);
+    p.out = r == me ? t.own_segment().ring(me) : t.mapped_segments()[r].ring(me);
   }
   boot.barrier();  // every rank has mapped every segment: the names can go
-  t->own_segment().unlink();
+  t.own_segment().unlink();
+  return hello;
+}
 
-  // Cross-memory attach, checked toward every rank by reading its word.
-  std::vector<Toward> toward(size);
+/// Cross-memory attach, checked toward every rank by reading its word: a
+/// Toward per rank with cma_ok set where it may. Says on stderr when it may
+/// not, and why.
+std::vector<Toward> check_cma(Rank me, const std::vector<Hello>& hello) {
+  std::vector<Toward> toward(hello.size());
   std::string refused;
   Rank refusals = 0;
-  for (Rank r = 0; r < size; ++r) {
+  for (Rank r = 0; r < hello.size(); ++r) {
     std::uint64_t value = 0;
     const iovec local{&value, sizeof value};
     const iovec remote{reinterpret_cast<void*>(hello[r].word_addr), sizeof value};
@@ -323,17 +318,32 @@ std::unique_ptr<Transport> make_shm_transport(Bootstrap& boot, const RuntimeOpti
                  "left out, so there is no rndv/get (ptrace is restricted: a container without CAP_SYS_PTRACE, or "
                  "Yama)\n",
                  me, refused.c_str(), refusals > 1 ? (" and " + std::to_string(refusals - 1) + " more").c_str() : "");
+  return toward;
+}
 
+/// What reading the clock twice costs (the median of 64 tries), taken off
+/// the short timings.
+Seconds clock_cost() {
   std::vector<double> clock_pairs;
   for (int i = 0; i < 64; ++i) {
     const Seconds t0 = clock_now();
     clock_pairs.push_back(clock_now() - t0);
   }
-  const Seconds clock_cost = quantile(clock_pairs, 0.5);
+  return quantile(clock_pairs, 0.5);
+}
+
+/// The pair probes, toward this rank itself and then toward every peer in
+/// the rounds of a round-robin, into `toward`; returns this rank's own
+/// o_send and o_recv.
+Figures measure_peers(ShmTransport& t, const std::vector<Hello>& hello, Seconds timeout,
+                      std::vector<Toward>& toward) {
+  const Rank me = t.rank();
+  const Rank size = t.size();
+  const Seconds cost = clock_cost();
   std::vector<std::byte> cma_buf(kProbeBytes);
   if (toward[me].cma_ok != 0)
-    measure_cma(*t, me, hello[me], clock_cost, cma_buf, toward[me]);
-  Prober prober(*t, options.timeout);
+    measure_cma(t, me, hello[me], cost, cma_buf, toward[me]);
+  Prober prober(t, timeout);
   for (Rank round = 0; round < round_robin_rounds(size); ++round) {
     const Rank peer = round_robin_partner(me, size, round);
     if (peer >= size)
@@ -343,19 +353,69 @@ std::unique_ptr<Transport> make_shm_transport(Bootstrap& boot, const RuntimeOpti
     else
       prober.follow(peer);
     if (toward[peer].cma_ok != 0)
-      measure_cma(*t, peer, hello[peer], clock_cost, cma_buf, toward[peer]);
+      measure_cma(t, peer, hello[peer], cost, cma_buf, toward[peer]);
   }
+  return prober.figures();
+}
 
-  // Second exchange: [o_send, o_recv] then a Toward per rank.
-  const Figures own = prober.figures();
+/// The mm lane toward rank `r` (`me` itself when r == me): `own` this
+/// rank's o_send and o_recv, `theirs` r's report, `lead` the pair's
+/// measurements as its lower rank took them.
+LaneAttrs mm_lane(Rank me, Rank r, const Figures& own, const std::vector<double>& theirs, const Toward& lead,
+                  BytesPerSecond memcpy_bw) {
+  LaneAttrs mm;
+  mm.name = "mm";
+  mm.o_send = own.o_send;
+  mm.o_recv = theirs[1];
+  if (r == me) {
+    mm.latency = 0;
+    mm.bandwidth = memcpy_bw;
+  } else {
+    mm.latency = std::max(0.0, (lead.rtt - own.o_send - own.o_recv - theirs[0] - theirs[1]) / 2);
+    mm.bandwidth = lead.stream_bw;
+  }
+  mm.gap = 0;
+  mm.reg_cost = 0;
+  mm.reg_growth = 0;
+  mm.max_short = shm::kMaxShort;
+  mm.max_bcopy = shm::kMaxBcopy;
+  mm.max_zcopy = 0;
+  mm.seg_size = shm::kMaxBcopy;
+  mm.caps = {LaneCap::AmShort, LaneCap::AmBcopy, LaneCap::ConnectToIface};
+  return mm;
+}
+
+/// The cma lane from both ends' reads of each other.
+LaneAttrs cma_lane(const Toward& mine_to, const Toward& theirs_to) {
+  LaneAttrs cma;
+  cma.name = "cma";
+  cma.latency = (mine_to.cma_small + theirs_to.cma_small) / 4;
+  cma.bandwidth = (mine_to.cma_bw + theirs_to.cma_bw) / 2;
+  cma.o_send = 0;
+  cma.o_recv = 0;
+  cma.gap = 0;
+  cma.reg_cost = 0;
+  cma.reg_growth = 0;
+  cma.max_short = 0;
+  cma.max_bcopy = 0;
+  cma.seg_size = 0;
+  cma.caps = {LaneCap::GetZcopy, LaneCap::PutZcopy, LaneCap::ConnectToIface};
+  return cma;
+}
+
+/// The second exchange: [o_send, o_recv] then a Toward per rank, from every
+/// rank; then the path toward every rank. The peers are done reading this
+/// rank's probe word and buffer once every report is in.
+void exchange_figures(Bootstrap& boot, ShmTransport& t, const std::vector<Hello>& hello, const Figures& own,
+                      const std::vector<Toward>& toward) {
+  const Rank me = boot.rank();
   std::vector<double> report{own.o_send, own.o_recv};
   for (const Toward& w : toward)
     report.insert(report.end(), {w.rtt, w.stream_bw, w.cma_small, w.cma_bw, w.cma_ok});
   const std::vector<Blob> reports = boot.allgather(bytes_of(report));
-  // The peers are done reading `word` and `probe` once every report is in.
   const std::string host = host_name();
-  for (Rank r = 0; r < size; ++r) {
-    const std::vector<double> theirs = decode<double>(reports[r], 2 + 5 * std::size_t{size}, r);
+  for (Rank r = 0; r < boot.size(); ++r) {
+    const std::vector<double> theirs = decode<double>(reports[r], 2 + 5 * std::size_t{boot.size()}, r);
     auto at = [&](const std::vector<double>& v, Rank peer) {
       const double* f = v.data() + 2 + 5 * std::size_t{peer};
       return Toward{f[0], f[1], f[2], f[3], f[4]};
@@ -363,48 +423,34 @@ std::unique_ptr<Transport> make_shm_transport(Bootstrap& boot, const RuntimeOpti
     const Toward mine_to = at(report, r);
     const Toward theirs_to = at(theirs, me);
     const Toward& lead = me < r ? mine_to : theirs_to;
-
-    LaneAttrs mm;
-    mm.name = "mm";
-    mm.o_send = own.o_send;
-    mm.o_recv = theirs[1];
-    if (r == me) {
-      mm.latency = 0;
-      mm.bandwidth = hello[me].memcpy_bw;
-    } else {
-      mm.latency = std::max(0.0, (lead.rtt - own.o_send - own.o_recv - theirs[0] - theirs[1]) / 2);
-      mm.bandwidth = lead.stream_bw;
-    }
-    mm.gap = 0;
-    mm.reg_cost = 0;
-    mm.reg_growth = 0;
-    mm.max_short = shm::kMaxShort;
-    mm.max_bcopy = shm::kMaxBcopy;
-    mm.max_zcopy = 0;
-    mm.seg_size = shm::kMaxBcopy;
-    mm.caps = {LaneCap::AmShort, LaneCap::AmBcopy, LaneCap::ConnectToIface};
-
-    shm::Peer& p = t->peer(r);
-    p.path = Path{host + ":" + std::to_string(me), host + ":" + std::to_string(r), {mm}, hello[me].memcpy_bw,
-                  hello[r].memcpy_bw};
+    shm::Peer& p = t.peer(r);
+    p.path = Path{host + ":" + std::to_string(me), host + ":" + std::to_string(r),
+                  {mm_lane(me, r, own, theirs, lead, hello[me].memcpy_bw)}, hello[me].memcpy_bw, hello[r].memcpy_bw};
     p.cma = mine_to.cma_ok != 0 && theirs_to.cma_ok != 0 && mine_to.cma_bw > 0 && theirs_to.cma_bw > 0;
-    if (p.cma) {
-      LaneAttrs cma;
-      cma.name = "cma";
-      cma.latency = (mine_to.cma_small + theirs_to.cma_small) / 4;
-      cma.bandwidth = (mine_to.cma_bw + theirs_to.cma_bw) / 2;
-      cma.o_send = 0;
-      cma.o_recv = 0;
-      cma.gap = 0;
-      cma.reg_cost = 0;
-      cma.reg_growth = 0;
-      cma.max_short = 0;
-      cma.max_bcopy = 0;
-      cma.seg_size = 0;
-      cma.caps = {LaneCap::GetZcopy, LaneCap::PutZcopy, LaneCap::ConnectToIface};
-      p.path.lanes.push_back(cma);
-    }
+    if (p.cma)
+      p.path.lanes.push_back(cma_lane(mine_to, theirs_to));
   }
+}
+
+}  // namespace
+
+std::unique_ptr<Transport> make_shm_transport(Bootstrap& boot, const RuntimeOptions& options) {
+  const Rank me = boot.rank();
+  // Let peers attach to this process whatever Yama's ptrace_scope says, as
+  // UCX does; EINVAL where Yama is absent is harmless.
+  prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+
+  auto t = std::make_unique<ShmTransport>(me, boot.size(), options.timeout);
+  t->own_segment() = shm::Segment::create(shm_prefix(boot.job()) + std::to_string(me), me, boot.size());
+  // Read by the peers until the second exchange is over.
+  std::vector<std::byte> probe(kProbeBytes, std::byte{0x5a});
+  const std::uint64_t word = 0x786f766572000000ULL ^ (std::uint64_t{static_cast<std::uint32_t>(getpid())} << 8) ^ me;
+  const Hello mine{getpid(), reinterpret_cast<std::uint64_t>(&word), word, reinterpret_cast<std::uint64_t>(probe.data()),
+                   measure_memcpy()};
+  const std::vector<Hello> hello = exchange_hellos(boot, *t, mine);
+  std::vector<Toward> toward = check_cma(me, hello);
+  const Figures own = measure_peers(*t, hello, options.timeout, toward);
+  exchange_figures(boot, *t, hello, own, toward);
   t->start_watch();
   return t;
 }
