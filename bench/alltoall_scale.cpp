@@ -7,7 +7,7 @@
 // (what batching saves, and that it changes no simulated time here), and
 // the peer, a bare S4U pairwise exchange of 8-byte messages at P = 1024
 // (bench/bare_side.cpp), whose messages per second are SimGrid's own rate.
-// Every case runs in a child process of its own (sim::in_child), so each
+// Every case runs in a child process of its own (in_child, base/child.hpp), so each
 // peak memory figure is that case's.
 #include <cmath>
 #include <cstdio>
@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "base/child.hpp"
 #include "bench/cases.hpp"
 #include "bench/cluster_file.hpp"
 #include "bench/measurement.hpp"
 #include "sim/alltoall_sim.hpp"
-#include "sim/in_child.hpp"
 
 namespace xover::bench {
 namespace {
@@ -43,7 +43,7 @@ constexpr double kTargetWall = 60;
 constexpr long kTargetRssKib = 4L << 20;
 
 Row run_case(const Case& c) {
-  const std::string text = sim::in_child([&] {
+  const std::string text = in_child([&] {
     Stopwatch watch;
     const sim::LogGPPlatform platform = sim::LogGPPlatform::load(std::string(XOVER_SOURCE_DIR) +
                                                                  "/platforms/alltoall-star.xml");
@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
   if (!quick) {
     const Measurement bare = [] {
       const ClusterFile cluster(1024);
-      return Measurement::parse(sim::in_child([&] { return bare_pairwise(cluster.path(), 1024).serialize(); }));
+      return Measurement::parse(in_child([&] { return bare_pairwise(cluster.path(), 1024).serialize(); }));
     }();
     std::printf("\npeer: bare S4U pairwise exchange of 8 B at P = 1024: %llu messages in %.2f s, %.0f messages per "
                 "wall second, peak %.1f MiB\n",

@@ -21,8 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/child.hpp"
 #include "bench/cases.hpp"
-#include "sim/in_child.hpp"
 #include "bench/cluster_file.hpp"
 #include "bench/instructions.hpp"
 
@@ -168,9 +168,9 @@ std::vector<Case> cases(const Options& options) {
 /// Runs one side in a child; a failure becomes a measurement with a note.
 Measurement measure(const std::function<Measurement(const std::string&)>& side, const std::string& platform) {
   try {
-    const std::string text = sim::in_child([&] { return side(platform).serialize(); });
-    if (text.starts_with("ERROR: "))
-      throw std::runtime_error(text.substr(7));
+    const std::string text = in_child([&] { return side(platform).serialize(); });
+    if (const std::optional<std::string> error = child_error(text))
+      throw std::runtime_error(*error);
     return Measurement::parse(text);
   } catch (const std::exception& error) {
     Measurement failed;

@@ -3,7 +3,7 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <stdexcept>
 
-#include "sim/in_child.hpp"
+#include "base/child.hpp"
 #include "sim/simulate.hpp"
 
 namespace xover::sim {
@@ -23,10 +23,9 @@ std::string simulate_point(const Scenario& scenario, const LogGPPlatform& platfo
   Scenario one = scenario;
   one.curves = {point.curve};
   one.sizes = {point.size};
-  constexpr std::string_view kError = "ERROR: ";
   const std::string text = in_child([&] { return simulate(one, platform).to_text(); });
-  if (text.starts_with(kError))
-    throw std::runtime_error(text.substr(kError.size()));
+  if (const std::optional<std::string> error = child_error(text))
+    throw std::runtime_error(*error);
   return text;
 }
 

@@ -17,12 +17,12 @@
 #include <numeric>
 #include <set>
 
+#include "base/child.hpp"
 #include "protocols/workload/results.hpp"
 #include "protocols/workload/scenario.hpp"
 #include "runtime/backends.hpp"
 #include "runtime/launch/mpi_bootstrap.hpp"
 #include "sim/alltoall_sim.hpp"
-#include "sim/in_child.hpp"
 #include "sim/platform_loader.hpp"
 #include "sim/scenario_check.hpp"
 #include "sim/sweep.hpp"
@@ -173,7 +173,7 @@ int run_in_simulation(const Scenario& scenario, const runtime::Backend& backend,
 
 std::optional<Results> simulate_scenario(const Scenario& scenario, const std::string& platform) {
   // In a child of its own: SimGrid holds one platform per process.
-  const std::string text = sim::in_child([&] {
+  const std::string text = in_child([&] {
     const sim::LogGPPlatform loaded = sim::LogGPPlatform::load(platform);
     sim::check_scenario_nodes(scenario, loaded);
     Results results;
@@ -181,8 +181,8 @@ std::optional<Results> simulate_scenario(const Scenario& scenario, const std::st
       results.merge_text(sim::simulate_point(scenario, loaded, point));
     return results.to_text();
   });
-  if (text.starts_with("ERROR: "))
-    throw std::runtime_error("simulating " + scenario.name + " on " + platform + ": " + text.substr(7));
+  if (const std::optional<std::string> error = child_error(text))
+    throw std::runtime_error("simulating " + scenario.name + " on " + platform + ": " + *error);
   Results results;
   results.merge_text(text);
   return results;

@@ -1,12 +1,12 @@
 // The cuda backend's probe and transport: the CUDA runtime asked in a
 // child process (cuda_probe.hpp says why), its report read back.
 #include <cuda_runtime.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
 
+#include "base/child.hpp"
 #include "runtime/cuda/cuda_probe.hpp"
 #include "runtime/cuda/cuda_transport.hpp"
 #include "runtime/shm/shm_transport.hpp"
@@ -43,48 +43,21 @@ CudaProbe probe_here() {
   return out;
 }
 
+/// The probe in a child of its own (cuda_probe.hpp says why); a child that
+/// could not start or did not finish gives a report that says so.
 CudaProbe probe_in_child() {
-  int fds[2];
-  if (pipe(fds) != 0)
-    return decode_probe("error the probe could not start: pipe: " + std::string(std::strerror(errno)) +
-                        "\nversions 0 0\n");
-  const pid_t child = fork();
-  if (child < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return decode_probe("error the probe could not start: fork: " + std::string(std::strerror(errno)) +
-                        "\nversions 0 0\n");
+  std::string why;
+  try {
+    const std::string report = in_child([] { return encode_probe(probe_here()); });
+    const std::optional<std::string> error = child_error(report);
+    if (!error)
+      return decode_probe(report);
+    why = *error;
+  } catch (const std::runtime_error& e) {
+    why = e.what();
   }
-  if (child == 0) {
-    close(fds[0]);
-    const std::string report = encode_probe(probe_here());
-    std::size_t done = 0;
-    while (done < report.size()) {
-      const ssize_t n = write(fds[1], report.data() + done, report.size() - done);
-      if (n <= 0)
-        break;
-      done += static_cast<std::size_t>(n);
-    }
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string report;
-  char buffer[4096];
-  while (true) {
-    const ssize_t n = read(fds[0], buffer, sizeof buffer);
-    if (n > 0)
-      report.append(buffer, static_cast<std::size_t>(n));
-    else if (n == 0 || errno != EINTR)
-      break;
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFSIGNALED(status))
-    return decode_probe("error the probe process died of signal " + std::to_string(WTERMSIG(status)) +
-                        "\nversions 0 0\n");
-  return decode_probe(report);
+  std::replace(why.begin(), why.end(), '\n', ' ');
+  return decode_probe("error the probe process failed: " + why + "\nversions 0 0\n");
 }
 
 const CudaProbe& probe() {

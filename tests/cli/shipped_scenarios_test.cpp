@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
+#include "base/child.hpp"
 #include "formats/scenario_xml.hpp"
 #include "protocols/workload/workloads.hpp"
-#include "sim/in_child.hpp"
 #include "sim/simulate.hpp"
 #include "tests/support/backend.hpp"
 #include "tests/support/run.hpp"
@@ -134,11 +134,11 @@ class ShippedScenario : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ShippedScenario, RunsInSimulation) {
   const Scenario s = shrunk(GetParam());
-  const std::string csv = sim::in_child([&] {
+  const std::string csv = in_child([&] {
     const sim::LogGPPlatform platform = sim::LogGPPlatform::load(s.platform);
     return csv_of(s, sim::simulate(s, platform), "sim");
   });
-  ASSERT_FALSE(csv.starts_with("ERROR: ")) << csv;
+  ASSERT_EQ(child_error(csv), std::nullopt) << csv;
   expect_good_csv(s, csv, true);
 }
 

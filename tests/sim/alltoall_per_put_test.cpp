@@ -6,8 +6,8 @@
 #include <sstream>
 #include <string>
 
+#include "base/child.hpp"
 #include "sim/alltoall_sim.hpp"
-#include "sim/in_child.hpp"
 #include "sim/simulate.hpp"
 #include "tests/support/alltoall_scenario.hpp"
 
@@ -18,7 +18,7 @@ namespace {
 // P from 2 to 16 (one posting round or several), sizes on both sides of
 // g·B = 250 B, both flavours through every curve.
 TEST(AlltoallPerPut, TakesTheClosedFormsTime) {
-  const std::string report = sim::in_child([] {
+  const std::string report = in_child([] {
     const sim::LogGPPlatform platform = sim::LogGPPlatform::load(star());
     std::ostringstream out;
     out.precision(17);

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "base/child.hpp"
 #include "sim/alltoall_sim.hpp"
-#include "sim/in_child.hpp"
 
 namespace xover::sim {
 namespace {

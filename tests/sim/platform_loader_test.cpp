@@ -13,12 +13,11 @@
 #include <functional>
 #include <string>
 
-#include "sim/in_child.hpp"
+#include "base/child.hpp"
 
 namespace xover::sim {
 namespace {
 
-using sim::in_child;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -439,6 +438,13 @@ TEST(PlatformLoader, SecondPlatformInOneProcessIsRefused) {
 TEST(InChild, ReportsAChildThatDies) {
   EXPECT_EQ(in_child([] { return std::string("fine"); }), "fine");
   EXPECT_THROW(in_child([]() -> std::string { std::abort(); }), std::runtime_error);
+}
+
+TEST(InChild, AChildThatThrowsSaysWhat) {
+  const std::string report = in_child([]() -> std::string { throw std::invalid_argument("no such node"); });
+  EXPECT_EQ(report, "ERROR: no such node");
+  EXPECT_EQ(child_error(report), "no such node");
+  EXPECT_EQ(child_error("count 1"), std::nullopt);
 }
 
 }  // namespace

@@ -10,8 +10,8 @@
 #include <map>
 #include <sstream>
 
+#include "base/child.hpp"
 #include "sim/simulate.hpp"
-#include "sim/in_child.hpp"
 
 namespace xover {
 namespace {
@@ -34,7 +34,7 @@ std::map<std::string, std::vector<Measured>> simulate(const std::string& platfor
                                                       const std::vector<Bytes>& sizes,
                                                       const std::vector<std::pair<std::string, SelectConfig>>& settings,
                                                       MemType memory = MemType::Host) {
-  const std::string out = sim::in_child([&] {
+  const std::string out = in_child([&] {
     const sim::LogGPPlatform platform = sim::LogGPPlatform::load(platform_file);
     std::ostringstream os;
     for (const auto& [label, config] : settings) {

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <vector>
 
+#include "base/child.hpp"
 #include "protocols/core/worker.hpp"
 #include "sim/sim_transport.hpp"
-#include "sim/in_child.hpp"
 
 namespace xover {
 namespace {
@@ -19,7 +19,7 @@ const std::string kSkewed = XOVER_SOURCE_DIR "/tests/data/platforms/two_rails_sk
 // (0.5 us); rank 1 stays busy for `busy_bytes` of copying first. Returns
 // the handler calls in order, with their times.
 std::string arrivals(Bytes busy_bytes) {
-  return sim::in_child([busy_bytes] {
+  return in_child([busy_bytes] {
     const sim::LogGPPlatform platform = sim::LogGPPlatform::load(kSkewed);
     sim::SimNetwork network(platform, {"node0", "node1"});
     std::string log;
@@ -65,7 +65,7 @@ TEST(SimTransport, BusyReceiverTakesWhatLandedInArrivalOrder) {
 // then takes exactly o_send + L + (16 + 8)/B + o_recv + 8/memcpy
 // = 0.2 + 2 + 0.0024 + 0.2 + 0.0008 = 2.4032 us.
 TEST(SimTransport, PairwiseExchangeWakesEveryRankInTime) {
-  const std::string out = sim::in_child([] {
+  const std::string out = in_child([] {
     const sim::LogGPPlatform platform = sim::LogGPPlatform::load(XOVER_SOURCE_DIR "/tests/data/platforms/cluster16.xml");
     constexpr Rank kRanks = 16;
     std::vector<std::string> nodes;

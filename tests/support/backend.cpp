@@ -8,8 +8,8 @@
 #include "runtime/launch/launch.hpp"
 #include "tests/support/forwarding_transport.hpp"
 #ifdef XOVER_WITH_SIMGRID
+#include "base/child.hpp"
 #include "sim/alltoall_sim.hpp"
-#include "sim/in_child.hpp"
 #include "sim/platform_loader.hpp"
 #include "sim/sim_transport.hpp"
 #endif
@@ -151,7 +151,7 @@ Problems run_ranks(const std::string& backend, Rank nranks, const std::string& p
     return run_hardware(b, nranks, body);
 #ifdef XOVER_WITH_SIMGRID
   try {
-    return split_lines(sim::in_child([&] { return run_sim(nranks, platform_file, body); }));
+    return split_lines(in_child([&] { return run_sim(nranks, platform_file, body); }));
   } catch (const std::exception& error) {
     return {std::string("the run failed: ") + one_line(error.what())};
   }

@@ -56,7 +56,7 @@ using RankBody = std::function<void(Rank rank, Transport& transport, Problems& p
 /// Sim: loads `platform_file` with sim::LogGPPlatform::load, puts rank r on
 /// the platform's r-th node (natural order) when it has enough nodes, else
 /// even ranks on its first node and odd ranks on its second (nodes sorted by
-/// name), and runs the ranks as actors, all inside sim::in_child. Caveat:
+/// name), and runs the ranks as actors, all inside in_child. Caveat:
 /// when every rank waits for a request that never completes, SimGrid 3.32
 /// reports "Deadlock detected" on stderr and aborts the child, which comes
 /// back as "the run failed: ... signal 6".

@@ -13,7 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "sim/in_child.hpp"
+#include "base/child.hpp"
 #include "sim/platform_loader.hpp"
 #include "tools/calib/platform_writer.hpp"
 
@@ -74,7 +74,7 @@ std::string write_temp(const std::string& text) {
 
 TEST(CalibratedPlatform, LoadsAndGivesBackItsLanes) {
   const std::string file = write_temp(platform_xml(draft()));
-  const std::string report = sim::in_child([&] {
+  const std::string report = in_child([&] {
     const sim::LogGPPlatform platform = sim::LogGPPlatform::load(file);
     std::string out;
     for (const char* node : {"node0", "node1"}) {
@@ -122,7 +122,7 @@ TEST(CalibratedPlatform, SendOverlapAndBcopyCopyLoadBackAsWritten) {
   EXPECT_EQ(xml.find("xover:o_send_after"), xml.rfind("xover:o_send_after")) << "on the mm lane only";
   EXPECT_EQ(xml.find("xover:bcopy_copy\" value=\"no\""), xml.rfind("xover:bcopy_copy")) << "on the mm lane only";
   const std::string file = write_temp(xml);
-  const std::string report = sim::in_child([&] {
+  const std::string report = in_child([&] {
     std::string out;
     for (const LaneAttrs& l : sim::LogGPPlatform::load(file).path("node0", "node1").lanes) {
       char buf[128];
@@ -147,7 +147,7 @@ TEST(CalibratedPlatform, SizeStepsLoadBackAsWritten) {
   d.lanes[0].bandwidth_steps = SizeSteps({{0, 270.5e9}, {65536, 300e9}});
   d.bw_factor = SizeSteps({{0, 1}, {2097152, 0.8}, {4194304, 0.625}});
   const std::string file = write_temp(platform_xml(d));
-  const std::string report = sim::in_child([&] {
+  const std::string report = in_child([&] {
     const Path path = sim::LogGPPlatform::load(file).path("node0", "node1");
     const auto text = [](double v) { return std::to_string(v); };
     const auto ns = [](double v) { return std::to_string(v * 1e9); };
@@ -176,7 +176,7 @@ TEST(CalibratedPlatform, LaneMessageFactorLoadsBackOnItsLane) {
   EXPECT_NE(xml.find("<prop id=\"xover:bw_factor\" value=\"0:1.0000;1048576:0.7500;2097152:0.6000\"/>"),
             std::string::npos);
   const std::string file = write_temp(xml);
-  const std::string report = sim::in_child([&] {
+  const std::string report = in_child([&] {
     const Path path = sim::LogGPPlatform::load(file).path("node0", "node1");
     const auto text = [](double v) { return std::to_string(v); };
     return path.message_factor.to_string(text) + "\n" + path.lanes[0].message_factor.to_string(text) + "|\n" +
@@ -204,7 +204,7 @@ TEST(CalibratedPlatform, CommentBlockComesFirstAndStaysOneComment) {
 /// The lanes of `file`, node0 to node1, one line each: name, whether L is
 /// at least 0, B positive and o_s, o_r, g at least 0 and finite.
 std::string plausible_lanes(const std::string& file) {
-  return sim::in_child([&] {
+  return in_child([&] {
     const sim::LogGPPlatform platform = sim::LogGPPlatform::load(file);
     std::string out;
     for (const LaneAttrs& l : platform.path("node0", "node1").lanes) {

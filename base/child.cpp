@@ -1,18 +1,19 @@
-#include <cstdio>
-#include "sim/in_child.hpp"
+#include "base/child.hpp"
 
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <exception>
+#include <span>
 #include <stdexcept>
 
 #include "base/fd_io.hpp"
 
-namespace xover::sim {
+namespace xover {
 
 std::string in_child(const std::function<std::string()>& fn) {
   int fds[2];
@@ -29,7 +30,7 @@ std::string in_child(const std::function<std::string()>& fn) {
     try {
       result = fn();
     } catch (const std::exception& error) {
-      result = std::string("ERROR: ") + error.what();
+      result = std::string(kChildError) + error.what();
     }
     write_all(fds[1], std::as_bytes(std::span(result)));
     ::close(fds[1]);
@@ -50,4 +51,10 @@ std::string in_child(const std::function<std::string()>& fn) {
   return result;
 }
 
-}  // namespace xover::sim
+std::optional<std::string> child_error(std::string_view report) {
+  if (!report.starts_with(kChildError))
+    return std::nullopt;
+  return std::string(report.substr(kChildError.size()));
+}
+
+}  // namespace xover
