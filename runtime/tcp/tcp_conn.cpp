@@ -55,7 +55,12 @@ void TcpConn::malformed(const std::string& what) {
   fail("rank " + std::to_string(peer_) + " sent a malformed frame on lane " + lane_name_ + ": " + what);
 }
 
-TcpConn::Sent TcpConn::send(std::span<const std::byte> head, ConstBuffer payload, bool copy, Completion done) {
+void TcpConn::misbehaved(const std::string& what) {
+  fail("rank " + std::to_string(peer_) + " " + what);
+}
+
+TcpConn::Sent TcpConn::send(std::span<const std::byte> head, ConstBuffer payload, bool copy, Completion done,
+                            bool reply) {
   const Bytes total = head.size() + payload.size;
   Bytes sent = 0;
   if (queue_.empty()) {
@@ -91,6 +96,8 @@ TcpConn::Sent TcpConn::send(std::span<const std::byte> head, ConstBuffer payload
   }
   out.sent = sent;
   out.done = std::move(done);
+  out.reply = reply;
+  replies_queued_ += reply ? 1 : 0;
   queued_bytes_ += total - sent;
   queue_.push_back(std::move(out));
   return Sent::Queued;
@@ -136,6 +143,7 @@ long TcpConn::write_queue(std::vector<DueCompletion>* due) {
     left -= rest;
     if (due && front.done)
       due->emplace_back(std::move(front.done), Status::Ok);
+    replies_queued_ -= front.reply ? 1 : 0;
     queue_.pop_front();
   }
   // A short write means the socket is full: come back later.
@@ -160,6 +168,7 @@ void TcpConn::drop_queue(std::vector<DueCompletion>& due) {
       due.emplace_back(std::move(out.done), Status::Error);
   queue_.clear();
   queued_bytes_ = 0;
+  replies_queued_ = 0;
 }
 
 void TcpConn::close_gracefully(Seconds limit) {

@@ -83,6 +83,7 @@ class TcpConn {
 
   Rank peer() const { return peer_; }
   std::size_t lane() const { return lane_; }
+  const std::string& lane_name() const { return lane_name_; }
   int fd() const { return fd_; }
 
   /// What send() did with a frame.
@@ -92,8 +93,10 @@ class TcpConn {
     Failed,  ///< the socket failed (failure() says how); nothing was queued
   };
   /// Sends `head` (always copied) and then `payload`: copied when `copy`,
-  /// otherwise referenced until `done` runs.
-  Sent send(std::span<const std::byte> head, ConstBuffer payload, bool copy, Completion done);
+  /// otherwise referenced until `done` runs. `reply`: the frame answers the
+  /// peer's request (a get response, a put ack), counted while it waits in
+  /// the queue (replies_queued()).
+  Sent send(std::span<const std::byte> head, ConstBuffer payload, bool copy, Completion done, bool reply = false);
   /// Writes what the socket takes from the queue; completions of frames
   /// finished go to `due`. Returns the bytes written.
   Bytes flush(std::vector<DueCompletion>& due);
@@ -111,6 +114,9 @@ class TcpConn {
   bool queue_empty() const { return queue_.empty(); }
   /// Bytes waiting in the send queue (copied or referenced).
   Bytes queued_bytes() const { return queued_bytes_; }
+  /// Replies waiting in the send queue: what the peer asked for and has not
+  /// read yet.
+  std::size_t replies_queued() const { return replies_queued_; }
   /// Whether a frame is part way in.
   bool receiving() const { return head_ != tail_ || direct_left_ > 0; }
   /// Whether the peer said Bye.
@@ -122,6 +128,9 @@ class TcpConn {
 
   /// Fails the connection: the peer sent something no sane peer sends.
   void malformed(const std::string& what);
+  /// Fails the connection: the peer does what no sane peer does (`what`,
+  /// said after "rank N ").
+  void misbehaved(const std::string& what);
   /// Why the connection failed, or empty while it works.
   const std::string& failure() const { return failure_; }
   bool failed() const { return !failure_.empty(); }
@@ -133,6 +142,7 @@ class TcpConn {
     Bytes zcopy_size = 0;
     Bytes sent = 0;
     Completion done;
+    bool reply = false;
     Bytes size() const { return bytes.size() + zcopy_size; }
   };
 
@@ -162,6 +172,7 @@ class TcpConn {
 
   std::deque<Out> queue_;
   Bytes queued_bytes_ = 0;
+  std::size_t replies_queued_ = 0;
 
   std::vector<std::byte> rx_;  ///< staging: holds a whole active message
   std::size_t head_ = 0;       ///< first staged byte not yet taken

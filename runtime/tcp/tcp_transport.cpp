@@ -31,6 +31,13 @@ namespace {
 
 /// Bytes queued to one lane beyond which a send answers NoResource.
 constexpr Bytes kMaxQueued = 8 << 20;
+/// Replies (get responses, put acks) queued to one lane, unread by the
+/// peer that asked for them, beyond which that peer is failed: a get
+/// request of 40 bytes costs its answer's frame in memory here (its payload
+/// is referenced, not copied), so a peer that asks and never reads would
+/// otherwise grow the queue without end. A peer that reads as it asks
+/// keeps the queue as short as its requests in flight.
+constexpr std::size_t kMaxQueuedReplies = 65536;
 /// Above this many lanes in all, progress() asks poll() which sockets have
 /// something to read instead of trying each one.
 constexpr std::size_t kPollAbove = 4;
@@ -344,7 +351,11 @@ void TcpTransport::send_reply(TcpConn& conn, FrameType type, std::uint64_t id, R
   FrameHeader{static_cast<std::uint8_t>(type), 0, kRmaReplyHeader, 0, payload.size}.encode(head.data());
   put_le(head.data() + kFrameHeader, id);
   put_le(head.data() + kFrameHeader + 8, static_cast<std::uint64_t>(status));
-  conn.send(head, payload, false, {});  // a failure shows in conn.failed(), seen by progress()
+  conn.send(head, payload, false, {}, true);  // a failure shows in conn.failed(), seen by progress()
+  if (conn.replies_queued() > kMaxQueuedReplies)
+    conn.misbehaved("does not read the answers it asks for: " + std::to_string(conn.replies_queued()) +
+                    " replies to its gets and puts wait on lane " + conn.lane_name() + ", more than the " +
+                    std::to_string(kMaxQueuedReplies) + " a lane holds");
 }
 
 void TcpTransport::on_am(TcpConn& conn, AmId id, std::span<const std::byte> header, ConstBuffer payload) {

@@ -17,9 +17,11 @@
 // from a peer must name a key registered for that peer and stay wholly inside
 // its region, or it fails with Status::Error at the initiator and touches
 // nothing. A peer that closes a lane without saying goodbye, that sends a
-// malformed frame, or that lets nothing move for options.timeout seconds
-// while this rank polls fails the transport (Transport::failure()): every
-// pending completion is called with Error and every operation returns it.
+// malformed frame, that leaves more than 65536 replies to its gets and puts
+// unread on a lane (the memory they hold here would grow without end), or
+// that lets nothing move for options.timeout seconds while this rank polls
+// fails the transport (Transport::failure()): every pending completion is
+// called with Error and every operation returns it.
 #pragma once
 
 #include <cstdint>

@@ -1,16 +1,19 @@
 // The TCP transport's faults on the loopback, each rank a forked child
 // (launch.hpp): strangers at the door during set-up, and peers that send a
-// malformed frame, die, fall silent or leave in good order. A fault fails
+// malformed frame, ask without reading the answers, die, fall silent or
+// leave in good order. A fault fails
 // the transport (Transport::failure()): its pending operations complete
 // with Error and it says why.
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 
 #include "runtime/tcp/tcp_frame.hpp"
@@ -143,6 +146,66 @@ INSTANTIATE_TEST_SUITE_P(
                 "a get response for request 12345"},
         Garbage{"bad_status", {type(FrameType::PutAck), 0, 16, 0, 0}, u64s({1, 9}), "RMA status 9"}),
     [](const ::testing::TestParamInfo<Garbage>& info) { return std::string(info.param.name); });
+
+/// Writes all of `bytes` onto a non-blocking socket, waiting for room;
+/// stops early once the socket has taken nothing for 10 s (its reader has
+/// stopped).
+void write_raw(int fd, std::span<const std::byte> bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      bytes = bytes.subspan(static_cast<std::size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+      return;
+    pollfd p{fd, POLLOUT, 0};
+    if (errno != EINTR && poll(&p, 1, 10000) == 0)
+      return;
+  }
+}
+
+// Rank 0 asks for gets of 1 MiB, far more than the 65536 replies a lane
+// holds, and reads none of the answers: rank 1 must fail it, saying so,
+// instead of queueing replies without end.
+TEST(TcpTransport, APeerThatNeverReadsItsRepliesIsFailed) {
+  const LaunchResult r = launch_local(2, {}, [](LocalBootstrap& boot) {
+    std::unique_ptr<Transport> t = make_tcp_transport(boot, {});
+    constexpr Bytes kGet = Bytes{1} << 20;
+    std::string said;
+    if (boot.rank() == 1) {
+      const std::vector<std::byte> region = filled(6, kGet);
+      const MemoryRegion reg = t->reg(0, 0, region.data(), region.size());
+      const RemoteAddr ra = t->remote_addr(reg, region.data());
+      send_am(*t, 0, 0, kKeys, u64s({ra.key, ra.addr}), {}, AmMode::Short, {});
+      said = failure_after_polling(*t);
+    } else {
+      std::vector<std::uint64_t> key;
+      t->set_am_handler(kKeys, [&](const AmMessage& m) { key = {u64_at(m.header, 0), u64_at(m.header, 1)}; });
+      progress_until(*t, [&] { return key.size() == 2; });
+      // From here on rank 0 never progresses: it reads nothing.
+      constexpr std::size_t kRequests = 65536 + 1024;
+      constexpr std::size_t kFrame = tcp::kFrameHeader + tcp::kGetRequestHeader;
+      std::vector<std::byte> requests(kRequests * kFrame);
+      for (std::size_t i = 0; i < kRequests; ++i) {
+        std::byte* at = requests.data() + i * kFrame;
+        tcp::FrameHeader{static_cast<std::uint8_t>(tcp::FrameType::GetRequest), 0, tcp::kGetRequestHeader, 0, 0}
+            .encode(at);
+        const std::vector<std::byte> header = u64s({i + 1, key[0], key[1], kGet});
+        std::copy(header.begin(), header.end(), at + tcp::kFrameHeader);
+      }
+      write_raw(tcp_lane_socket(*t, 1, 0), requests);
+    }
+    boot.report(said);
+    boot.barrier();  // rank 0 keeps its socket open until rank 1 has given up on it
+    return 0;
+  });
+  ASSERT_EQ(r.reports.size(), 2U) << r.message;
+  EXPECT_EQ(r.reports[1].find("rank 0 does not read the answers it asks for: 65537 replies to its gets and puts "
+                              "wait on lane tcp:lo, more than the 65536 a lane holds"),
+            0U)
+      << r.reports[1];
+}
 
 // Rank 1 dies (without a goodbye) while rank 0 waits for the answer to a
 // get: rank 0's transport fails within a few seconds, naming it, and the
