@@ -16,13 +16,13 @@
 
 #include <algorithm>
 #include <boost/program_options.hpp>
-#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
+#include "base/clock.hpp"
 #include "protocols/registry.hpp"
 #include "protocols/workload/results.hpp"
 #include "protocols/workload/workloads.hpp"
@@ -47,7 +47,7 @@ struct Settings {
   std::string out;
   std::string sweeps;  ///< where the protocol sweeps go as a results CSV; empty: nowhere
   bool quick = false;
-  double time_limit = 120;  ///< seconds of rounds, at most
+  calib::RoundRule rule;  ///< when the rounds end
 };
 
 /// A round moves every fit by less than this once the fits are stable.
@@ -210,9 +210,9 @@ int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
   Results mine;
   std::optional<calib::Calibration> last;
   calib::FitChange change{1, ""};
-  const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  bool stable = false;
+  const Seconds start = clock_now();
+  auto elapsed = [&] { return clock_now() - start; };
+  std::optional<calib::RoundsEnd> end;
   std::size_t rounds = 0;
   for (bool more = true; more;) {
     ++rounds;
@@ -232,16 +232,19 @@ int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
       if (last)
         change = calib::fit_change(*last, now);
       last = std::move(now);
-      stable = rounds >= kMinRounds && change.relative < kStable;
-      std::fprintf(stderr, "xover calibrate: round %zu, %.0f s of at most %.0f: ", rounds, elapsed(), s.time_limit);
+      const bool stable = rounds >= kMinRounds && change.relative < kStable;
+      if (s.rule.rounds > 0)
+        std::fprintf(stderr, "xover calibrate: round %zu of %zu, %.0f s: ", rounds, s.rule.rounds, elapsed());
+      else
+        std::fprintf(stderr, "xover calibrate: round %zu, %.0f s of at most %.0f: ", rounds, elapsed(),
+                     s.rule.time_limit);
       if (rounds == 1)
         std::fprintf(stderr, "first fits\n");
       else
         std::fprintf(stderr, "the fits moved %.1f %% (%s)%s\n", change.relative * 100, change.what.c_str(),
                      stable ? ": stable" : "");
-      // A round takes about as long as the last one did: start it only
-      // when it ends within the limit.
-      go = !stable && elapsed() * (rounds + 1) / rounds <= s.time_limit ? 1 : 0;
+      end = calib::rounds_end(s.rule, rounds, elapsed(), stable);
+      go = end ? 0 : 1;
     }
     const std::vector<runtime::Blob> said = boot.allgather(std::as_bytes(std::span(&go, 1)));
     more = !said.front().empty() && said.front().front() == std::byte{1};
@@ -269,7 +272,7 @@ int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
                  m.sweeps.errors());
     return 1;
   }
-  m.sampling = calib::rounds_note(rounds, elapsed(), change, kStable, stable);
+  m.sampling = calib::rounds_note(rounds, elapsed(), change, kStable, end.value_or(calib::RoundsEnd::Count));
   calib::Calibration c = calib::calibrate(m);
   // The simulation of the sweeps on the draft, against its cost lines,
   // twice: what the simulator adds moves a little with the figures.
@@ -321,7 +324,7 @@ std::optional<std::string> unwritable(const std::string& option, const std::stri
 
 int calibrate_command(const std::vector<std::string>& args) {
   po::options_description opts(
-      "usage: xover calibrate --backend NAME [--out FILE.xml] [--quick] [--time-limit S]\n\n"
+      "usage: xover calibrate --backend NAME [--out FILE.xml] [--quick] [--time-limit S] [--rounds R]\n\n"
       "Measures this machine's lanes as Netgauge does (parametrised round trips: L, o_s, o_r, g, G),\n"
       "times every protocol's own ping-pong from 8 B to 4 MiB, fits LogGP lanes and cost lines,\n"
       "fits the lane figures to those sweeps (least squares, the probes' figures the start; with the\n"
@@ -330,7 +333,7 @@ int calibrate_command(const std::vector<std::string>& args) {
       "whose comment block lists every fit. It measures in rounds, each visiting every size and\n"
       "protocol in a shuffled order, folds the rounds together and refits after each (a line on\n"
       "stderr says by how much the fits moved), and stops once a round moves no fit by 5 % or more\n"
-      "(at least 5 rounds), or before a round would end past --time-limit.\n"
+      "(at least 5 rounds), or before a round would end past --time-limit; --rounds R measures R rounds.\n"
       "Run a scenario on it with xover run SCENARIO --platform FILE.\n\n"
       "backends (every one but the simulator):\n" +
       backends_help() + "\noptions");
@@ -342,6 +345,8 @@ int calibrate_command(const std::vector<std::string>& args) {
       "time-limit", po::value<double>(),
       "seconds of measuring rounds at most (default 120; 10 with --quick); rounds stop earlier once one moves "
       "no fit by 5 % or more")(
+      "rounds", po::value<std::size_t>(),
+      "measure exactly this many rounds: neither stable fits nor --time-limit end them earlier")(
       "timeout", po::value<double>()->default_value(10.0),
       "seconds a rank waits with nothing moving before it gives up on its peer")(
       "tcp-if", po::value<std::string>()->default_value("lo"), "tcp: the interface to calibrate")(
@@ -364,10 +369,17 @@ int calibrate_command(const std::vector<std::string>& args) {
   }
   s.out = vm.count("out") ? vm["out"].as<std::string>() : "platforms/" + backend + "-calibrated.xml";
   s.quick = vm.count("quick") > 0;
-  s.time_limit = vm.count("time-limit") ? vm["time-limit"].as<double>() : s.quick ? 10 : 120;
-  if (!(s.time_limit > 0) || !std::isfinite(s.time_limit)) {
+  s.rule.time_limit = vm.count("time-limit") ? vm["time-limit"].as<double>() : s.quick ? 10 : 120;
+  if (!(s.rule.time_limit > 0) || !std::isfinite(s.rule.time_limit)) {
     std::cerr << "xover calibrate: --time-limit must be a positive number of seconds\n";
     return kExitBadInput;
+  }
+  if (vm.count("rounds")) {
+    s.rule.rounds = vm["rounds"].as<std::size_t>();
+    if (s.rule.rounds < 1) {
+      std::cerr << "xover calibrate: --rounds must be at least 1\n";
+      return kExitBadInput;
+    }
   }
   s.runtime.timeout = vm["timeout"].as<double>();
   s.runtime.tcp_interfaces = {vm["tcp-if"].as<std::string>()};

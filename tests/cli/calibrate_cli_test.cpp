@@ -19,6 +19,7 @@ namespace xover {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const std::string kXover = XOVER_BINARY;
 
@@ -43,7 +44,7 @@ TEST(CalibrateCli, QuickShmRunWritesAPlatformThatLoads) {
   const std::string out = temp_name();
   const std::string sweeps = out + ".csv";
   const test::CommandResult r =
-      test::run_command(kXover + " calibrate --backend shm --quick --out " + out + " --sweeps " + sweeps);
+      test::run_command(kXover + " calibrate --backend shm --quick --rounds 2 --out " + out + " --sweeps " + sweeps);
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("platform: " + out));
   EXPECT_THAT(r.out, HasSubstr("eager/short"));
@@ -69,11 +70,13 @@ TEST(CalibrateCli, QuickShmRunWritesAPlatformThatLoads) {
   if (xml.find("<link id=\"cma\"") != std::string::npos) {
     EXPECT_THAT(xml, HasSubstr("lane cma: get(s), of bytes the target has just written, = "));
   }
-  // Rounds until stable or the time limit, said as they go and in the file.
-  EXPECT_THAT(r.err, HasSubstr("xover calibrate: round 1, "));
-  EXPECT_THAT(r.err, HasSubstr("xover calibrate: round 2, "));
-  EXPECT_THAT(xml, HasSubstr("sampling: "));
-  EXPECT_THAT(xml, HasSubstr(" rounds in "));
+  // The rounds asked for, said as they go and in the file (when rounds end
+  // by stability or time: CalibRounds.RoundsEndWhenStableBeforeTheLimitOrAtTheirCount).
+  EXPECT_THAT(r.err, HasSubstr("xover calibrate: round 1 of 2, "));
+  EXPECT_THAT(r.err, HasSubstr("xover calibrate: round 2 of 2, "));
+  EXPECT_THAT(r.err, Not(HasSubstr("xover calibrate: round 3")));
+  EXPECT_THAT(xml, HasSubstr("sampling: 2 rounds in "));
+  EXPECT_THAT(xml, HasSubstr(": as many rounds as asked for"));
 
   // The mm lane: overheads and latency measured, positive and finite.
   const std::size_t mm = xml.find("<link id=\"mm\"");
@@ -138,6 +141,7 @@ TEST(CalibrateCli, BadInputExitsTwoWithAMessage) {
            {"--backend shm --out /tmp/x.xml --sweeps /nonexistent-dir/s.csv", "--sweeps /nonexistent-dir/s.csv: no directory"},
            {"--backend shm --timeout -1", "--timeout must be a positive number"},
            {"--backend shm --time-limit 0", "--time-limit must be a positive number of seconds"},
+           {"--backend shm --rounds 0", "--rounds must be at least 1"},
            {"--backend tcp --tcp-if lo,lo", "--tcp-if takes one interface"},
            {"--backend shm --frobnicate", "unrecognised option"},
        }) {

@@ -81,6 +81,38 @@ TEST(CalibRounds, FitChangeNamesTheFigureThatMovedMost) {
   EXPECT_EQ(fit_change(now, now).relative, 0);
 }
 
+// When the rounds end, on a clock the test sets: stable fits end them; a
+// round as long as the average so far that would end past the limit is not
+// started; a round count ends them at that count whatever the fits and the
+// time.
+TEST(CalibRounds, RoundsEndWhenStableBeforeTheLimitOrAtTheirCount) {
+  const RoundRule limit{.time_limit = 10};
+  EXPECT_EQ(rounds_end(limit, 1, 4.0, false), std::nullopt) << "a second round of 4 s ends at 8 s";
+  EXPECT_EQ(rounds_end(limit, 1, 5.0, false), std::nullopt) << "a second round of 5 s ends at 10 s, the limit";
+  EXPECT_EQ(rounds_end(limit, 1, 5.5, false), RoundsEnd::TimeLimit) << "a second round would end at 11 s";
+  EXPECT_EQ(rounds_end(limit, 3, 7.0, false), std::nullopt) << "rounds of 7/3 s: the fourth ends at 9.3 s";
+  EXPECT_EQ(rounds_end(limit, 3, 8.0, false), RoundsEnd::TimeLimit) << "the fourth would end at 10.7 s";
+  EXPECT_EQ(rounds_end(limit, 2, 1.0, true), RoundsEnd::Stable);
+  EXPECT_EQ(rounds_end(limit, 1, 11.0, true), RoundsEnd::Stable) << "stable is said before the time";
+
+  const RoundRule two{.time_limit = 10, .rounds = 2};
+  EXPECT_EQ(rounds_end(two, 1, 9.0, false), std::nullopt) << "the count, not the time";
+  EXPECT_EQ(rounds_end(two, 1, 1.0, true), std::nullopt) << "the count, not the fits";
+  EXPECT_EQ(rounds_end(two, 2, 1.0, false), RoundsEnd::Count);
+  EXPECT_EQ(rounds_end(two, 2, 100.0, true), RoundsEnd::Count);
+}
+
+TEST(CalibRounds, TheNoteSaysWhatEndedTheRounds) {
+  const FitChange change{0.031, "eager/bcopy at 8 KiB"};
+  EXPECT_EQ(rounds_note(5, 42.4, change, 0.05, RoundsEnd::Stable),
+            "5 rounds in 42 s, sizes and points shuffled in each; the last round moved the fits by 3.1 % "
+            "(eager/bcopy at 8 KiB): stable (limit 5.0 %)");
+  EXPECT_NE(rounds_note(2, 9, change, 0.05, RoundsEnd::TimeLimit).find(": NOT stable within the time limit (limit"),
+            std::string::npos);
+  EXPECT_NE(rounds_note(2, 9, change, 0.05, RoundsEnd::Count).find(": as many rounds as asked for (limit"),
+            std::string::npos);
+}
+
 TEST(CalibRounds, ShuffledKeepsTheSizesAndFollowsTheSeed) {
   const std::vector<Bytes> sizes{8, 16, 32, 64, 128, 256, 512, 1024};
   std::vector<Bytes> a = shuffled(sizes, 3);

@@ -90,13 +90,26 @@ FitChange fit_change(const Calibration& before, const Calibration& now) {
   return out;
 }
 
-std::string rounds_note(std::size_t rounds, double seconds, const FitChange& last, double tolerance, bool stable) {
+std::optional<RoundsEnd> rounds_end(const RoundRule& rule, std::size_t done, double elapsed, bool stable) {
+  if (rule.rounds > 0)
+    return done >= rule.rounds ? std::optional(RoundsEnd::Count) : std::nullopt;
+  if (stable)
+    return RoundsEnd::Stable;
+  // A round takes about as long as the rounds so far did, on average.
+  if (done > 0 && elapsed * static_cast<double>(done + 1) / static_cast<double>(done) > rule.time_limit)
+    return RoundsEnd::TimeLimit;
+  return std::nullopt;
+}
+
+std::string rounds_note(std::size_t rounds, double seconds, const FitChange& last, double tolerance, RoundsEnd end) {
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "%zu rounds in %.0f s, sizes and points shuffled in each; the last round moved the fits by %.1f %% "
                 "(%s): %s",
                 rounds, seconds, last.relative * 100, last.what.empty() ? "-" : last.what.c_str(),
-                stable ? "stable" : "NOT stable within the time limit");
+                end == RoundsEnd::Stable      ? "stable"
+                : end == RoundsEnd::TimeLimit ? "NOT stable within the time limit"
+                                              : "as many rounds as asked for");
   std::string out = buf;
   std::snprintf(buf, sizeof buf, " (limit %.1f %%)", tolerance * 100);
   return out + buf;

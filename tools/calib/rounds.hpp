@@ -5,6 +5,7 @@
 // run by the calibrate command.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,8 +33,30 @@ struct FitChange {
 };
 FitChange fit_change(const Calibration& before, const Calibration& now);
 
+/// Why the rounds ended.
+enum class RoundsEnd {
+  Stable,     ///< the last round moved no fit by the tolerance or more
+  TimeLimit,  ///< another round would have ended past the time limit
+  Count,      ///< as many rounds as were asked for
+};
+
+/// When the rounds end: a rule of the number of rounds, their time and the
+/// fits' stability.
+struct RoundRule {
+  double time_limit = 120;  ///< seconds of rounds, at most
+  /// Exactly this many rounds, whatever the fits and the time; 0: until
+  /// stable or the time limit.
+  std::size_t rounds = 0;
+};
+
+/// After `done` rounds in `elapsed` seconds, the last leaving the fits
+/// `stable` or not: nothing when another round is to run, else why not.
+/// With no round count, the rounds end once the fits are stable, or when a
+/// round as long as the average so far would end past the time limit.
+std::optional<RoundsEnd> rounds_end(const RoundRule& rule, std::size_t done, double elapsed, bool stable);
+
 /// The `calibrate` comment line on how the rounds went.
-std::string rounds_note(std::size_t rounds, double seconds, const FitChange& last, double tolerance, bool stable);
+std::string rounds_note(std::size_t rounds, double seconds, const FitChange& last, double tolerance, RoundsEnd end);
 
 /// The sizes of `sizes` in an order drawn from `seed` (the same on every rank).
 std::vector<Bytes> shuffled(std::vector<Bytes> sizes, std::uint64_t seed);
