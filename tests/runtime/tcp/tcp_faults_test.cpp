@@ -102,11 +102,11 @@ std::string failure_after_polling(Transport& t) {
 }
 
 // Rank 0 writes a malformed frame straight onto its socket; rank 1's
-// transport must fail and say what was wrong, without reading past a
-// buffer or allocating what the frame asks (the ASan build checks).
+// transport must fail and say what was wrong (not time out), without
+// reading past a buffer or allocating what the frame asks (the ASan build
+// checks).
 TEST_P(MalformedFrame, FailsTheReceiver) {
   const Garbage g = GetParam();
-  const auto start = Clock::now();
   const LaunchResult r = launch_local(2, {}, [g](LocalBootstrap& boot) {
     std::unique_ptr<Transport> t = make_tcp_transport(boot, {});
     std::string said;
@@ -125,7 +125,6 @@ TEST_P(MalformedFrame, FailsTheReceiver) {
   ASSERT_EQ(r.reports.size(), 2U) << r.message;
   EXPECT_EQ(r.reports[1].find(std::string("rank 0 sent a malformed frame on lane tcp:lo: ") + g.expect), 0U)
       << r.reports[1];
-  EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 10.0);
 }
 
 using tcp::FrameType;
@@ -208,10 +207,9 @@ TEST(TcpTransport, APeerThatNeverReadsItsRepliesIsFailed) {
 }
 
 // Rank 1 dies (without a goodbye) while rank 0 waits for the answer to a
-// get: rank 0's transport fails within a few seconds, naming it, and the
-// get completes with Error.
+// get: rank 0's transport fails, naming it as closed (not timed out: the
+// timeout says another thing), and the get completes with Error.
 TEST(TcpTransport, DeadPeerFailsTheOtherAndItsPendingGet) {
-  const auto start = Clock::now();
   const LaunchResult r = launch_local(2, {}, [](LocalBootstrap& boot) {
     std::unique_ptr<Transport> t = make_tcp_transport(boot, {});
     if (boot.rank() == 1) {
@@ -232,7 +230,6 @@ TEST(TcpTransport, DeadPeerFailsTheOtherAndItsPendingGet) {
   EXPECT_EQ(r.reports[0].find("rank 1 closed lane tcp:lo ("), 0U) << r.reports[0];
   EXPECT_NE(r.reports[0].find("did it die?)"), std::string::npos) << r.reports[0];
   EXPECT_EQ(r.reports[0].find("pending"), std::string::npos) << r.reports[0];
-  EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 5.0);
 }
 
 // Rank 1 answers a first get, then falls silent with its sockets open (it

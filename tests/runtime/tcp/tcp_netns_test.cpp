@@ -2,7 +2,9 @@
 // TBF to 200 and 100 Mbit/s: the TCP backend measures each lane, the lane
 // selection weighs them by what it measured, and a rendezvous stripes its
 // bytes over both in that proportion, as the interfaces' own byte counters
-// show. Needs root and iproute2; skips otherwise.
+// show, and faster than the same messages on the faster lane alone, timed
+// in turn with them (so that a busy machine slows both alike). Needs root
+// and iproute2; skips otherwise.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -101,38 +103,45 @@ TEST(TcpNetns, RendezvousStripesByMeasuredBandwidth) {
     const Path& path = transport->path(1 - boot.rank());
     for (const LaneAttrs& lane : path.lanes)
       report << "lane " << lane.name << " " << lane.bandwidth << "\n";
-    SelectConfig config;
-    config.set("proto", "rndv");
-    config.set("max_rndv_lanes", "2");
-    {
-      Worker worker(*transport, config);
+    // The rendezvous on both lanes, and on the faster one alone, in turn.
+    SelectConfig striped;
+    striped.set("proto", "rndv");
+    striped.set("max_rndv_lanes", "2");
+    SelectConfig alone = striped;
+    alone.set("max_rndv_lanes", "1");
+    std::vector<std::byte> buf(kMessage);
+    double moved0 = 0, moved1 = 0;
+    Seconds took = 0, took_alone = 0;
+    for (int i = 0; i < 2 * kMessages; ++i) {
+      const bool both = i % 2 == 0;
+      Worker worker(*transport, both ? striped : alone);
       const ProtoChoice* choice = worker.table(1 - boot.rank()).lookup(kMessage);
-      report << "protocol " << (choice ? std::string(choice->protocol->name) : "none") << " lanes "
-             << (choice ? choice->candidate.lanes.size() : 0) << "\n";
-      std::vector<std::byte> buf(kMessage);
+      if (i < 2)
+        report << (both ? "protocol " : "alone ") << (choice ? std::string(choice->protocol->name) : "none")
+               << " lanes " << (choice ? choice->candidate.lanes.size() : 0) << "\n";
+      for (Bytes k = 0; boot.rank() == 0 && k < kMessage; ++k)
+        buf[k] = static_cast<std::byte>(k * 7 + i);
+      // Both sides ready (filled, checked) before the clock starts.
+      boot.barrier();
       const auto before = tx_bytes();
-      Seconds took = 0;
-      for (int i = 0; i < kMessages; ++i) {
-        for (Bytes k = 0; boot.rank() == 0 && k < kMessage; ++k)
-          buf[k] = static_cast<std::byte>(k * 7 + i);
-        // Both sides ready (filled, checked) before the clock starts.
-        boot.barrier();
-        const Seconds t0 = transport->now();
-        Request* q = boot.rank() == 0 ? worker.tag_send(1, {buf.data(), kMessage}, 5)
-                                      : worker.tag_recv({buf.data(), kMessage}, 5);
-        worker.wait(q);
-        took += transport->now() - t0;
-        bool good = q->status == Status::Ok;
-        for (Bytes k = 0; boot.rank() == 1 && k < kMessage; ++k)
-          good = good && buf[k] == static_cast<std::byte>(k * 7 + i);
-        if (!good)
-          report << "problem: message " << i << " corrupt\n";
-        worker.release(q);
-      }
+      const Seconds t0 = transport->now();
+      Request* q = boot.rank() == 0 ? worker.tag_send(1, {buf.data(), kMessage}, 5)
+                                    : worker.tag_recv({buf.data(), kMessage}, 5);
+      worker.wait(q);
+      (both ? took : took_alone) += transport->now() - t0;
       const auto after = tx_bytes();
-      report << "moved " << after.at("x0") - before.at("x0") << " " << after.at("x1") - before.at("x1") << " in "
-             << took << "\n";
+      if (both) {
+        moved0 += after.at("x0") - before.at("x0");
+        moved1 += after.at("x1") - before.at("x1");
+      }
+      bool good = q->status == Status::Ok;
+      for (Bytes k = 0; boot.rank() == 1 && k < kMessage; ++k)
+        good = good && buf[k] == static_cast<std::byte>(k * 7 + i);
+      if (!good)
+        report << "problem: message " << i << " corrupt\n";
+      worker.release(q);
     }
+    report << "moved " << moved0 << " " << moved1 << " in " << took << " alone " << took_alone << "\n";
     boot.report(report.str());
     boot.barrier();
     return 0;
@@ -158,16 +167,19 @@ TEST(TcpNetns, RendezvousStripesByMeasuredBandwidth) {
       in >> protocol >> w >> lanes;
     } else if (word == "moved") {
       std::string w;
-      double rank0_took;
-      in >> moved0 >> moved1 >> w >> rank0_took;
+      double rank0_took, rank0_alone;
+      in >> moved0 >> moved1 >> w >> rank0_took >> w >> rank0_alone;
     } else if (word == "problem:") {
       ADD_FAILURE() << r.reports[0];
     }
   }
   EXPECT_EQ(r.reports[1].find("problem"), std::string::npos) << r.reports[1];
   const std::size_t in_at = r.reports[1].rfind(" in ");
+  const std::size_t alone_at = r.reports[1].rfind(" alone ");
   ASSERT_NE(in_at, std::string::npos) << r.reports[1];
+  ASSERT_NE(alone_at, std::string::npos) << r.reports[1];
   took = std::stod(r.reports[1].substr(in_at + 4));
+  const double took_alone = std::stod(r.reports[1].substr(alone_at + 7));
   ASSERT_EQ(bw.size(), 2U) << r.reports[0];
   EXPECT_EQ(lanes, 2U) << protocol;
   // The measured bandwidths are the shaped rates, within 25 %, as each
@@ -190,17 +202,21 @@ TEST(TcpNetns, RendezvousStripesByMeasuredBandwidth) {
   ASSERT_EQ(getter.size(), 2U) << r.reports[1];
   EXPECT_NEAR(getter[0] / kRate0, 1.0, 0.25) << "x0 measured by rank 1: " << getter[0];
   EXPECT_NEAR(getter[1] / kRate1, 1.0, 0.25) << "x1 measured by rank 1: " << getter[1];
-  // The bytes split as the receiver's measured bandwidths, within 10 %, and
-  // the transfer took what both lanes together allow.
+  // The bytes split as the receiver's measured bandwidths, within 10 %;
+  // both lanes at once beat the faster alone (the shaped rates make it 1.5
+  // times faster; a busy machine slows both, timed in turn, alike), and
+  // no transfer beats what the shaping lets through.
   const double payload = static_cast<double>(kMessage) * kMessages;
   std::printf("measured %.1f and %.1f Mbit/s (rank 1: %.1f and %.1f); sent %.0f and %.0f bytes (ratio %.3f, rank 1's "
-              "bandwidths' %.3f) in %.3f s\n",
+              "bandwidths' %.3f) in %.3f s; on x0 alone in %.3f s\n",
               b0 * 8e-6, b1 * 8e-6, getter[0] * 8e-6, getter[1] * 8e-6, moved0, moved1, moved0 / moved1,
-              getter[0] / getter[1], took);
+              getter[0] / getter[1], took, took_alone);
+  EXPECT_NE(r.reports[0].find("alone " + protocol + " lanes 1\n"), std::string::npos) << r.reports[0];
   EXPECT_GT(moved0 + moved1, payload);
   EXPECT_NEAR((moved0 / moved1) / (getter[0] / getter[1]), 1.0, 0.10) << moved0 << " and " << moved1 << " bytes";
-  EXPECT_LT(took, 1.3 * payload / (kRate0 + kRate1)) << "s for " << payload << " bytes";
+  EXPECT_LT(took, took_alone / 1.2) << "s for " << payload << " bytes, against " << took_alone << " s on x0 alone";
   EXPECT_GT(took, payload / (kRate0 + kRate1) / 1.1);
+  EXPECT_GT(took_alone, payload / kRate0 / 1.1);
 }
 
 }  // namespace
