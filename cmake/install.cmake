@@ -24,10 +24,11 @@ endforeach()
 # which are static and so take their own dependencies along, read from
 # what they link: pkg-config packages (PkgConfig::NAME; FindPkgConfig keeps
 # the module in NAME_MODULE_NAME, and the build's version is the least
-# accepted), MPI's C library, the CUDA runtime, and interface targets of the build's own (a
-# library found by its path), which are exported with them.
+# accepted), the CUDA runtime, and interface targets of the build's own (a
+# library found by its path: verbs, MPI's C libraries), which are exported
+# with them. A target linked for the build only ($<BUILD_INTERFACE:...>)
+# is none of these.
 set(XOVER_CONFIG_PKG_MODULES "")
-set(XOVER_CONFIG_WITH_MPI OFF)
 set(XOVER_CONFIG_WITH_CUDA OFF)
 set(xover_link_helpers "")
 foreach(library IN LISTS xover_libraries)
@@ -36,8 +37,6 @@ foreach(library IN LISTS xover_libraries)
     if(link MATCHES "^PkgConfig::(.+)$")
       set(prefix ${CMAKE_MATCH_1})
       list(APPEND XOVER_CONFIG_PKG_MODULES "${prefix}:${${prefix}_MODULE_NAME}>=${${prefix}_VERSION}")
-    elseif(link STREQUAL "MPI::MPI_C")
-      set(XOVER_CONFIG_WITH_MPI ON)
     elseif(link MATCHES "^CUDA::")
       set(XOVER_CONFIG_WITH_CUDA ON)
     elseif(TARGET ${link})
