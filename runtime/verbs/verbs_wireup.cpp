@@ -55,23 +55,22 @@ std::string endpoint_name(const Fabric& f, const Endpoint& ep) {
   return "verbs: lane " + f.lanes[ep.lane]->name() + " to rank " + std::to_string(ep.peer);
 }
 
-/// The set-up, step by step (see the file comment).
-std::unique_ptr<Transport> wire_up(Bootstrap& boot, const RuntimeOptions& options) {
-  const Rank me = boot.rank();
-  const Rank size = boot.size();
-  Discovery found = discover();
+/// The ports to use: those named in options.ib_devices, or every ACTIVE
+/// one. Throws when there is no device, or a name matches none.
+std::vector<std::size_t> choose_ports(const Discovery& found, const RuntimeOptions& options) {
   if (const std::string why = found.reason(); !why.empty())
     throw RuntimeError("verbs: " + why);
-  std::vector<std::size_t> chosen;
   try {
-    chosen = select_ports(found.ports, parse_port_names(options.ib_devices));
+    return select_ports(found.ports, parse_port_names(options.ib_devices));
   } catch (const std::invalid_argument& e) {
     throw RuntimeError(std::string("verbs: ") + e.what());
   }
-  if (options.reg_cache)
-    keep_freed_memory_mapped();
+}
 
-  Fabric f;
+/// A lane on each chosen port, the devices they are on taken from `found`
+/// into `f` once each, with a registration cache per device.
+void open_lanes(Fabric& f, Discovery& found, const std::vector<std::size_t>& chosen, const RuntimeOptions& options,
+                Rank size) {
   std::vector<std::size_t> device_of(found.devices.size(), found.devices.size());
   RegCache::Limits limits;
   limits.share = options.reg_cache;
@@ -89,8 +88,13 @@ std::unique_ptr<Transport> wire_up(Bootstrap& boot, const RuntimeOptions& option
     f.lane_device.push_back(device_of[d]);
     f.lanes.push_back(std::make_unique<Lane>(*f.devices[device_of[d]], found.ports[port], size - 1));
   }
+}
 
-  // A queue pair per peer and lane, in INIT, with a random first PSN.
+/// A queue pair per peer and lane, in INIT, with a random first PSN; and
+/// this rank's address card, which carries them.
+Card init_queue_pairs(Fabric& f, const Bootstrap& boot) {
+  const Rank me = boot.rank();
+  const Rank size = boot.size();
   std::random_device random;
   Card mine;
   mine.ranks = size;
@@ -121,16 +125,25 @@ std::unique_ptr<Transport> wire_up(Bootstrap& boot, const RuntimeOptions& option
       f.endpoints[lane * size + peer] = std::move(ep);
     }
   }
+  return mine;
+}
 
+/// Every rank's address card, through the bootstrap, each checked.
+std::vector<Card> exchange_cards(Bootstrap& boot, const Card& mine, std::size_t lanes) {
   const std::vector<Blob> blobs = boot.allgather(encode_card(mine));
   std::vector<Card> cards;
   try {
-    for (Rank r = 0; r < size; ++r)
-      cards.push_back(decode_card(blobs.at(r), r, size, f.lanes.size(), mine.job));
+    for (Rank r = 0; r < boot.size(); ++r)
+      cards.push_back(decode_card(blobs.at(r), r, boot.size(), lanes, mine.job));
   } catch (const std::invalid_argument& e) {
     throw RuntimeError(std::string("verbs: ") + e.what());
   }
+  return cards;
+}
 
+/// Every queue pair walked from INIT to RTS toward its peer's, as the
+/// cards say; then every lane's receive segments posted.
+void connect_queue_pairs(Fabric& f, const Card& mine, const std::vector<Card>& cards) {
   for (auto& ep : f.endpoints) {
     if (!ep)
       continue;
@@ -138,7 +151,7 @@ std::unique_ptr<Transport> wire_up(Bootstrap& boot, const RuntimeOptions& option
     QpPlan plan;
     try {
       plan = plan_qp(l.port().port, mine.lanes[ep->lane], mine.qp(ep->lane, ep->peer), cards[ep->peer].lanes[ep->lane],
-                     cards[ep->peer].qp(ep->lane, me),
+                     cards[ep->peer].qp(ep->lane, mine.rank),
                      static_cast<std::uint8_t>(std::clamp(l.device().attr.max_qp_init_rd_atom, 0, 255)));
     } catch (const std::invalid_argument& e) {
       throw RuntimeError(endpoint_name(f, *ep) + ": " + e.what());
@@ -154,6 +167,21 @@ std::unique_ptr<Transport> wire_up(Bootstrap& boot, const RuntimeOptions& option
   for (auto& lane : f.lanes)
     if (const int error = lane->refill(); error != 0)
       throw RuntimeError("verbs: lane " + lane->name() + ": ibv_post_srq_recv failed: " + errno_text(error));
+}
+
+/// The set-up, step by step (see the file comment).
+std::unique_ptr<Transport> wire_up(Bootstrap& boot, const RuntimeOptions& options) {
+  const Rank me = boot.rank();
+  const Rank size = boot.size();
+  Discovery found = discover();
+  const std::vector<std::size_t> chosen = choose_ports(found, options);
+  if (options.reg_cache)
+    keep_freed_memory_mapped();
+  Fabric f;
+  open_lanes(f, found, chosen, options, size);
+  const Card mine = init_queue_pairs(f, boot);
+  const std::vector<Card> cards = exchange_cards(boot, mine, f.lanes.size());
+  connect_queue_pairs(f, mine, cards);
   // Every queue pair of every rank is in RTS and every receive is posted
   // before anyone sends.
   boot.barrier();
