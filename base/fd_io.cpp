@@ -6,31 +6,37 @@
 #include <cerrno>
 
 namespace xover {
+namespace {
 
-bool write_all(int fd, std::span<const std::byte> bytes) {
-  while (!bytes.empty()) {
-    ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-    if (n < 0 && errno == ENOTSOCK)
-      n = ::write(fd, bytes.data(), bytes.size());
+/// Calls `step(done)`, which moves what is left after `done` bytes and
+/// returns how many it moved, until all `size` bytes are; false once a step
+/// fails (other than EINTR) or moves nothing.
+template <typename Step>
+bool move_all(std::size_t size, Step step) {
+  for (std::size_t done = 0; done < size;) {
+    const ssize_t n = step(done);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
       return false;
-    bytes = bytes.subspan(static_cast<std::size_t>(n));
+    done += static_cast<std::size_t>(n);
   }
   return true;
 }
 
+}  // namespace
+
+bool write_all(int fd, std::span<const std::byte> bytes) {
+  return move_all(bytes.size(), [&](std::size_t done) {
+    ssize_t n = ::send(fd, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+    if (n < 0 && errno == ENOTSOCK)
+      n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    return n;
+  });
+}
+
 bool read_all(int fd, std::span<std::byte> bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::read(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    bytes = bytes.subspan(static_cast<std::size_t>(n));
-  }
-  return true;
+  return move_all(bytes.size(), [&](std::size_t done) { return ::read(fd, bytes.data() + done, bytes.size() - done); });
 }
 
 std::string read_to_end(int fd) {
