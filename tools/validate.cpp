@@ -132,6 +132,151 @@ ResultsFile with_simulated_choice(const ResultsFile& run, const ResultsFile& sim
   return out;
 }
 
+namespace {
+
+/// Where `own` (the runs as they ran) took another protocol for auto than
+/// `reference` (the runs with the simulation's choice), what each cost.
+std::vector<std::string> auto_choices(const ResultsFile& own, const ResultsFile& reference) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < own.rows.size() && i < reference.rows.size(); ++i) {
+    const ResultRow& mine = own.rows[i];
+    const ResultRow& chosen = reference.rows[i];
+    if (mine.protocol != "auto" || mine.selected == chosen.selected)
+      continue;
+    char buf[96];
+    std::snprintf(buf, sizeof buf, " (%.3f us against %.3f us: %s)", mine.t_median_us, chosen.t_median_us,
+                  format_percent(mine.t_median_us / chosen.t_median_us - 1, {.sign = true}).c_str());
+    out.push_back("auto at " + format_size(mine.size) + ": the simulation's selection runs " + chosen.selected +
+                  ", the hardware's own (its transport's figures) " + mine.selected + buf +
+                  "; compared with the hardware's " + chosen.selected + " there");
+  }
+  return out;
+}
+
+/// Per protocol, the largest median and worst relative error of any run
+/// against any other: the machine's own reproducibility.
+std::map<std::string, std::pair<double, double>> reproducibility(const std::vector<ResultsFile>& runs) {
+  std::map<std::string, std::pair<double, double>> out;
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    for (std::size_t j = i + 1; j < runs.size(); ++j)
+      for (const ProtocolErrors& p : compare_results(runs[j], runs[i]).protocols) {
+        if (!p.matched)
+          continue;
+        auto& [median_rel, worst_rel] = out[p.protocol];
+        median_rel = std::max(median_rel, p.median_abs_rel);
+        worst_rel = std::max(worst_rel, p.worst_abs_rel);
+      }
+  return out;
+}
+
+/// Per (protocol, size), the smallest and the largest median of the runs.
+using Spread = std::map<std::pair<std::string, Bytes>, std::pair<double, double>>;
+
+Spread spread_of(const std::vector<ResultsFile>& runs) {
+  Spread spread;
+  for (const ResultsFile& run : runs)
+    for (const ResultRow& row : run.rows) {
+      const auto [at, added] = spread.try_emplace({row.protocol, row.size}, row.t_median_us, row.t_median_us);
+      at->second.first = std::min(at->second.first, row.t_median_us);
+      at->second.second = std::max(at->second.second, row.t_median_us);
+    }
+  return spread;
+}
+
+/// One curve's verdict: its errors against the simulation, over all its
+/// points and over the steady ones (where the runs agree within the worst
+/// limit), beside the runs' own `hw` reproducibility; a miss said in
+/// `misses`.
+CurveValidation judge_curve(const ProtocolErrors& p, const std::vector<PointError>& points,
+                            const std::pair<double, double>& hw, Spread& spread, const ValidateLimits& limits,
+                            std::vector<std::string>& misses) {
+  CurveValidation v;
+  std::vector<double> steady;
+  for (const PointError& e : points) {
+    const auto [low, high] = spread[{e.protocol, e.size}];
+    if (e.protocol != p.protocol || high / low - 1 > limits.max_worst_error)
+      continue;
+    steady.push_back(std::abs(e.rel));
+    if (std::abs(e.rel) >= std::abs(v.steady_worst)) {
+      v.steady_worst = e.rel;
+      v.steady_worst_size = e.size;
+    }
+  }
+  v.steady = steady.size();
+  v.steady_median = steady.empty() ? 0 : median(steady);
+  v.protocol = p.protocol;
+  v.matched = p.matched;
+  v.median = p.median_abs_rel;
+  v.worst = p.worst_abs_rel;
+  v.worst_rel = p.worst_rel;
+  v.worst_size = p.worst_size;
+  v.hw_median = hw.first;
+  v.hw_worst = hw.second;
+  v.within = v.median <= limits.max_median_error && v.worst <= limits.max_worst_error;
+  if (v.median > limits.max_median_error)
+    misses.push_back(v.protocol + ": median |sim - hw| / hw " + format_percent(v.median) + " above " +
+                     format_percent(limits.max_median_error));
+  if (v.worst > limits.max_worst_error) {
+    const auto [low, high] = spread[{v.protocol, v.worst_size}];
+    misses.push_back(v.protocol + ": worst |sim - hw| / hw " + format_percent(v.worst) + " at " +
+                     format_size(v.worst_size) + " above " + format_percent(limits.max_worst_error) +
+                     (high / low - 1 > limits.max_worst_error
+                          ? " (the hardware runs differ there by " + format_percent(high / low - 1) + ": noise)"
+                          : ""));
+  }
+  return v;
+}
+
+/// One crossing of `below` → `above`, at `s` in simulation and `h` on the
+/// hardware's reference (either may be missing), with each run's nearest;
+/// a miss said in `out.misses`.
+void judge_crossing(const std::string& below, const std::string& above, std::optional<double> s,
+                    std::optional<double> h, const std::vector<std::vector<Crossover>>& per_run,
+                    const ValidateLimits& limits, Validation& out) {
+  CrossoverValidation x{below, above, s, h, {}, std::nullopt, false};
+  const double around = h ? *h : *s;
+  for (const std::vector<Crossover>& crossings : per_run) {
+    const std::optional<std::size_t> i = nearest(crossings, below, above, around);
+    x.hw_runs.push_back(i ? std::optional<double>(crossings[*i].size) : std::nullopt);
+  }
+  if (s && h)
+    x.factor = std::max(*s / *h, *h / *s);
+  x.within = x.factor && *x.factor <= limits.max_threshold_factor;
+  char buf[64];
+  if (!s)
+    out.misses.push_back(below + " -> " + above + ": crosses on hardware only");
+  else if (!h)
+    out.misses.push_back(below + " -> " + above + ": crosses in simulation only");
+  else if (!x.within) {
+    std::snprintf(buf, sizeof buf, "factor %.3f above %.3f", *x.factor, limits.max_threshold_factor);
+    out.misses.push_back(below + " -> " + above + ": crossing " + buf);
+  }
+  out.crossovers.push_back(std::move(x));
+}
+
+/// The hardware's crossings, each paired with the simulation's nearest of
+/// the same two protocols not yet taken, then the simulation's left over.
+void judge_crossovers(const Comparison& c, const std::vector<ResultsFile>& runs, const ValidateLimits& limits,
+                      Validation& out) {
+  std::vector<std::vector<Crossover>> per_run;
+  for (const ResultsFile& run : runs)
+    per_run.push_back(find_crossovers(run));
+  std::vector<bool> taken(c.sim_crossovers.size(), false);
+  for (const Crossover& h : c.hw_crossovers) {
+    const std::optional<std::size_t> s = nearest(c.sim_crossovers, h.faster_below, h.faster_above, h.size, &taken);
+    if (s)
+      taken[*s] = true;
+    judge_crossing(h.faster_below, h.faster_above, s ? std::optional<double>(c.sim_crossovers[*s].size) : std::nullopt,
+                   h.size, per_run, limits, out);
+  }
+  for (std::size_t i = 0; i < c.sim_crossovers.size(); ++i)
+    if (!taken[i])
+      judge_crossing(c.sim_crossovers[i].faster_below, c.sim_crossovers[i].faster_above, c.sim_crossovers[i].size,
+                     std::nullopt, per_run, limits, out);
+}
+
+}  // namespace
+
 Validation validate_results(const ResultsFile& sim, const std::vector<ResultsFile>& runs_as_run,
                             const ValidateLimits& limits) {
   if (runs_as_run.size() < 2)
@@ -144,116 +289,15 @@ Validation validate_results(const ResultsFile& sim, const std::vector<ResultsFil
   std::vector<ResultsFile> runs;
   for (const ResultsFile& run : runs_as_run)
     runs.push_back(with_simulated_choice(run, sim));
-  const ResultsFile own = hardware_reference(runs_as_run);
   const ResultsFile reference = hardware_reference(runs);
-  for (std::size_t i = 0; i < own.rows.size() && i < reference.rows.size(); ++i) {
-    const ResultRow& mine = own.rows[i];
-    const ResultRow& chosen = reference.rows[i];
-    if (mine.protocol != "auto" || mine.selected == chosen.selected)
-      continue;
-    char buf[96];
-    std::snprintf(buf, sizeof buf, " (%.3f us against %.3f us: %s)", mine.t_median_us, chosen.t_median_us,
-                  format_percent(mine.t_median_us / chosen.t_median_us - 1, {.sign = true}).c_str());
-    out.auto_choices.push_back("auto at " + format_size(mine.size) + ": the simulation's selection runs " +
-                               chosen.selected + ", the hardware's own (its transport's figures) " + mine.selected +
-                               buf + "; compared with the hardware's " + chosen.selected + " there");
-  }
+  out.auto_choices = auto_choices(hardware_reference(runs_as_run), reference);
   const Comparison c = compare_results(sim, reference, limits.max_threshold_factor);
-
-  std::map<std::string, std::pair<double, double>> reproducibility;
-  for (std::size_t i = 0; i < runs.size(); ++i)
-    for (std::size_t j = i + 1; j < runs.size(); ++j)
-      for (const ProtocolErrors& p : compare_results(runs[j], runs[i]).protocols) {
-        if (!p.matched)
-          continue;
-        auto& [median_rel, worst_rel] = reproducibility[p.protocol];
-        median_rel = std::max(median_rel, p.median_abs_rel);
-        worst_rel = std::max(worst_rel, p.worst_abs_rel);
-      }
-  // How far apart the runs are at each point: the largest median over the smallest, less one.
-  std::map<std::pair<std::string, Bytes>, std::pair<double, double>> spread;
-  for (const ResultsFile& run : runs)
-    for (const ResultRow& row : run.rows) {
-      const auto [at, added] = spread.try_emplace({row.protocol, row.size}, row.t_median_us, row.t_median_us);
-      at->second.first = std::min(at->second.first, row.t_median_us);
-      at->second.second = std::max(at->second.second, row.t_median_us);
-    }
-  for (const ProtocolErrors& p : c.protocols) {
-    if (!p.matched)
-      continue;
-    CurveValidation v;
-    std::vector<double> steady;
-    for (const PointError& e : c.points) {
-      const auto [low, high] = spread[{e.protocol, e.size}];
-      if (e.protocol != p.protocol || high / low - 1 > limits.max_worst_error)
-        continue;
-      steady.push_back(std::abs(e.rel));
-      if (std::abs(e.rel) >= std::abs(v.steady_worst)) {
-        v.steady_worst = e.rel;
-        v.steady_worst_size = e.size;
-      }
-    }
-    v.steady = steady.size();
-    v.steady_median = steady.empty() ? 0 : median(steady);
-    v.protocol = p.protocol;
-    v.matched = p.matched;
-    v.median = p.median_abs_rel;
-    v.worst = p.worst_abs_rel;
-    v.worst_rel = p.worst_rel;
-    v.worst_size = p.worst_size;
-    v.hw_median = reproducibility[p.protocol].first;
-    v.hw_worst = reproducibility[p.protocol].second;
-    v.within = v.median <= limits.max_median_error && v.worst <= limits.max_worst_error;
-    if (v.median > limits.max_median_error)
-      out.misses.push_back(v.protocol + ": median |sim - hw| / hw " + format_percent(v.median) + " above " +
-                           format_percent(limits.max_median_error));
-    if (v.worst > limits.max_worst_error) {
-      const auto [low, high] = spread[{v.protocol, v.worst_size}];
-      out.misses.push_back(v.protocol + ": worst |sim - hw| / hw " + format_percent(v.worst) + " at " +
-                           format_size(v.worst_size) + " above " + format_percent(limits.max_worst_error) +
-                           (high / low - 1 > limits.max_worst_error
-                                ? " (the hardware runs differ there by " + format_percent(high / low - 1) + ": noise)"
-                                : ""));
-    }
-    out.curves.push_back(std::move(v));
-  }
-
-  std::vector<std::vector<Crossover>> per_run;
-  for (const ResultsFile& run : runs)
-    per_run.push_back(find_crossovers(run));
-  auto add = [&](const std::string& below, const std::string& above, std::optional<double> s,
-                 std::optional<double> h) {
-    CrossoverValidation x{below, above, s, h, {}, std::nullopt, false};
-    const double around = h ? *h : *s;
-    for (const std::vector<Crossover>& crossings : per_run) {
-      const std::optional<std::size_t> i = nearest(crossings, below, above, around);
-      x.hw_runs.push_back(i ? std::optional<double>(crossings[*i].size) : std::nullopt);
-    }
-    if (s && h)
-      x.factor = std::max(*s / *h, *h / *s);
-    x.within = x.factor && *x.factor <= limits.max_threshold_factor;
-    char buf[64];
-    if (!s)
-      out.misses.push_back(below + " -> " + above + ": crosses on hardware only");
-    else if (!h)
-      out.misses.push_back(below + " -> " + above + ": crosses in simulation only");
-    else if (!x.within) {
-      std::snprintf(buf, sizeof buf, "factor %.3f above %.3f", *x.factor, limits.max_threshold_factor);
-      out.misses.push_back(below + " -> " + above + ": crossing " + buf);
-    }
-    out.crossovers.push_back(std::move(x));
-  };
-  std::vector<bool> taken(c.sim_crossovers.size(), false);
-  for (const Crossover& h : c.hw_crossovers) {
-    const std::optional<std::size_t> s = nearest(c.sim_crossovers, h.faster_below, h.faster_above, h.size, &taken);
-    if (s)
-      taken[*s] = true;
-    add(h.faster_below, h.faster_above, s ? std::optional<double>(c.sim_crossovers[*s].size) : std::nullopt, h.size);
-  }
-  for (std::size_t i = 0; i < c.sim_crossovers.size(); ++i)
-    if (!taken[i])
-      add(c.sim_crossovers[i].faster_below, c.sim_crossovers[i].faster_above, c.sim_crossovers[i].size,
-          std::nullopt);
+  std::map<std::string, std::pair<double, double>> hw = reproducibility(runs);
+  Spread spread = spread_of(runs);
+  for (const ProtocolErrors& p : c.protocols)
+    if (p.matched)
+      out.curves.push_back(judge_curve(p, c.points, hw[p.protocol], spread, limits, out.misses));
+  judge_crossovers(c, runs, limits, out);
   return out;
 }
 
