@@ -182,42 +182,56 @@ void probe_round(Transport& t, const Path& path, std::size_t am_lane, const Sett
   }
 }
 
-int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
-  std::unique_ptr<Transport> transport = s.backend->make(boot, s.runtime);
-  Transport& t = *transport;
-  const Path path = t.path(boot.rank() == 0 ? 1 : 0);
+/// The lane the probes' active messages take: the first that carries
+/// copied ones. Rank 0 says when no lane carries gets.
+std::size_t probe_lane(const Path& path, const Settings& s, Rank rank) {
   std::optional<std::size_t> am_lane;
   for (std::size_t i = 0; i < path.lanes.size() && !am_lane; ++i)
     if (path.lanes[i].caps.has(LaneCap::AmBcopy))
       am_lane = i;
   if (!am_lane)
     throw runtime::RuntimeError("no lane to the peer carries copied active messages: nothing to calibrate with");
-  if (boot.rank() == 0 && std::none_of(path.lanes.begin(), path.lanes.end(),
-                                       [](const LaneAttrs& lane) { return lane.caps.has(LaneCap::GetZcopy); }))
+  if (rank == 0 && std::none_of(path.lanes.begin(), path.lanes.end(),
+                                [](const LaneAttrs& lane) { return lane.caps.has(LaneCap::GetZcopy); }))
     std::fprintf(stderr, "xover calibrate: %s: no lane carries gets, so rndv/get is not calibrated\n",
                  std::string(s.backend->name).c_str());
+  return *am_lane;
+}
 
-  calib::Measurements m;
-  m.backend = std::string(s.backend->name);
-  m.host = runtime::host_name();
-  m.date = utc_now();
-  m.memcpy_bw = path.memcpy_bw_local;
-  m.messages = calib::ProbeOptions{}.messages;
-  // Round after round until the fits are stable or the time is up; rank 0
-  // decides, and tells rank 1 through the bootstrap.
+/// How the rounds went, as rank 0 saw them.
+struct Rounds {
+  std::size_t count = 0;
+  calib::FitChange change{1, ""};
+  std::optional<calib::RoundsEnd> end;
+};
+
+/// Rank 0's line on stderr after a round.
+void say_round(const Settings& s, const Rounds& r, Seconds elapsed, bool stable) {
+  if (s.rule.rounds > 0)
+    std::fprintf(stderr, "xover calibrate: round %zu of %zu, %.0f s: ", r.count, s.rule.rounds, elapsed);
+  else
+    std::fprintf(stderr, "xover calibrate: round %zu, %.0f s of at most %.0f: ", r.count, elapsed,
+                 s.rule.time_limit);
+  if (r.count == 1)
+    std::fprintf(stderr, "first fits\n");
+  else
+    std::fprintf(stderr, "the fits moved %.1f %% (%s)%s\n", r.change.relative * 100, r.change.what.c_str(),
+                 stable ? ": stable" : "");
+}
+
+/// Round after round until the rule ends them: every lane's probes and the
+/// protocol sweep (into `mine`); on rank 0 the probes' fits into `m`, and
+/// whether another round is to come, told to rank 1 through the bootstrap.
+Rounds measure_rounds(runtime::Bootstrap& boot, Transport& t, const Path& path, std::size_t am_lane,
+                      const Settings& s, Seconds start, calib::Measurements& m, Results& mine) {
   std::vector<std::vector<std::vector<calib::PrttPoint>>> am(path.lanes.size());
   std::vector<std::vector<std::vector<calib::GetPoint>>> get(path.lanes.size());
-  Results mine;
   std::optional<calib::Calibration> last;
-  calib::FitChange change{1, ""};
-  const Seconds start = clock_now();
-  auto elapsed = [&] { return clock_now() - start; };
-  std::optional<calib::RoundsEnd> end;
-  std::size_t rounds = 0;
+  Rounds r;
   for (bool more = true; more;) {
-    ++rounds;
-    probe_round(t, path, *am_lane, s, rounds, am, get);
-    run_workload(sweep_scenario(s, rounds), boot.rank(), t, mine);
+    ++r.count;
+    probe_round(t, path, am_lane, s, r.count, am, get);
+    run_workload(sweep_scenario(s, r.count), boot.rank(), t, mine);
     if (!t.failure().empty())
       throw std::runtime_error(t.failure());
     char go = 0;
@@ -230,52 +244,38 @@ int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
       // the sweeps comes once, at the end.
       calib::Calibration now = calib::calibrate(m, calib::FitDepth::Probes);
       if (last)
-        change = calib::fit_change(*last, now);
+        r.change = calib::fit_change(*last, now);
       last = std::move(now);
-      const bool stable = rounds >= kMinRounds && change.relative < kStable;
-      if (s.rule.rounds > 0)
-        std::fprintf(stderr, "xover calibrate: round %zu of %zu, %.0f s: ", rounds, s.rule.rounds, elapsed());
-      else
-        std::fprintf(stderr, "xover calibrate: round %zu, %.0f s of at most %.0f: ", rounds, elapsed(),
-                     s.rule.time_limit);
-      if (rounds == 1)
-        std::fprintf(stderr, "first fits\n");
-      else
-        std::fprintf(stderr, "the fits moved %.1f %% (%s)%s\n", change.relative * 100, change.what.c_str(),
-                     stable ? ": stable" : "");
-      end = calib::rounds_end(s.rule, rounds, elapsed(), stable);
-      go = end ? 0 : 1;
+      const bool stable = r.count >= kMinRounds && r.change.relative < kStable;
+      say_round(s, r, clock_now() - start, stable);
+      r.end = calib::rounds_end(s.rule, r.count, clock_now() - start, stable);
+      go = r.end ? 0 : 1;
     }
     const std::vector<runtime::Blob> said = boot.allgather(std::as_bytes(std::span(&go, 1)));
     more = !said.front().empty() && said.front().front() == std::byte{1};
   }
+  return r;
+}
+
+/// The alltoall's device figures into `m`, and a GPU's copies where the
+/// backend has an engine for device memory (for the memory-type protocols).
+void measure_device(runtime::Bootstrap& boot, Transport& t, const Settings& s, calib::Measurements& m) {
   const std::size_t puts = s.quick ? 100 : 400;
   const calib::DeviceFigures device = s.backend->device_alltoall
                                           ? calib::probe_device_engine(s.backend->device_alltoall, t, boot, puts)
                                           : calib::probe_device(t, boot, puts);
   m.device = DeviceAttrs{device.device_o, 1, device.proxy_o, device.proxy_wake};
   m.device_o_burst = device.device_o_burst;
-  // A backend with an engine for device memory has a GPU: its copies, for
-  // the memory-type protocols.
   if (s.backend->device_alltoall)
     m.device_copy = runtime::make_rank_device_memory(boot)->figures();
-  const std::string text = mine.to_text();
-  const std::vector<runtime::Blob> all = boot.allgather(std::as_bytes(std::span(text.data(), text.size())));
-  transport.reset();
-  if (boot.rank() != 0)
-    return 0;
-  m.sweeps = Results();
-  for (const runtime::Blob& blob : all)
-    m.sweeps.merge_text(std::string_view(reinterpret_cast<const char*>(blob.data()), blob.size()));
-  if (m.sweeps.errors() > 0) {
-    std::fprintf(stderr, "xover calibrate: %zu corrupt or missing messages in the protocol sweeps\n",
-                 m.sweeps.errors());
-    return 1;
-  }
-  m.sampling = calib::rounds_note(rounds, elapsed(), change, kStable, end.value_or(calib::RoundsEnd::Count));
+}
+
+/// Rank 0, once both ranks' sweeps are in `m`: the fits (refitted twice
+/// against the simulation of the sweeps on the draft, where this build has
+/// the simulator: what it adds moves a little with the figures), the
+/// platform and the sweeps written, the report printed. The exit status.
+int fit_and_write(calib::Measurements& m, const Settings& s) {
   calib::Calibration c = calib::calibrate(m);
-  // The simulation of the sweeps on the draft, against its cost lines,
-  // twice: what the simulator adds moves a little with the figures.
   for (int pass = 0; pass < 2; ++pass) {
     const std::optional<calib::PointSeconds> excess = simulated_excess(c.draft, m.sweeps, s);
     if (!excess) {
@@ -303,6 +303,39 @@ int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
   }
   print(c, s.out);
   return 0;
+}
+
+int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
+  std::unique_ptr<Transport> transport = s.backend->make(boot, s.runtime);
+  Transport& t = *transport;
+  const Path path = t.path(boot.rank() == 0 ? 1 : 0);
+  const std::size_t am_lane = probe_lane(path, s, boot.rank());
+  calib::Measurements m;
+  m.backend = std::string(s.backend->name);
+  m.host = runtime::host_name();
+  m.date = utc_now();
+  m.memcpy_bw = path.memcpy_bw_local;
+  m.messages = calib::ProbeOptions{}.messages;
+  Results mine;
+  const Seconds start = clock_now();
+  const Rounds rounds = measure_rounds(boot, t, path, am_lane, s, start, m, mine);
+  measure_device(boot, t, s, m);
+  const std::string text = mine.to_text();
+  const std::vector<runtime::Blob> all = boot.allgather(std::as_bytes(std::span(text.data(), text.size())));
+  transport.reset();
+  if (boot.rank() != 0)
+    return 0;
+  m.sweeps = Results();
+  for (const runtime::Blob& blob : all)
+    m.sweeps.merge_text(std::string_view(reinterpret_cast<const char*>(blob.data()), blob.size()));
+  if (m.sweeps.errors() > 0) {
+    std::fprintf(stderr, "xover calibrate: %zu corrupt or missing messages in the protocol sweeps\n",
+                 m.sweeps.errors());
+    return 1;
+  }
+  m.sampling = calib::rounds_note(rounds.count, clock_now() - start, rounds.change, kStable,
+                                  rounds.end.value_or(calib::RoundsEnd::Count));
+  return fit_and_write(m, s);
 }
 
 /// Why `out`, given as `option`, cannot be written, or nothing.
