@@ -48,9 +48,8 @@ void json_handovers(JsonWriter& j, const std::vector<SelectionThreshold>& list) 
   j.end_array();
 }
 
-}  // namespace
-
-void print_validation_text(std::ostream& os, const ValidateReport& r) {
+/// The text report's heading: what ran against what, the limits, the load.
+void text_heading(std::ostream& os, const ValidateReport& r) {
   const Validation& v = r.validation;
   os << "# " << r.scenario << " on " << r.backend << ": simulation on " << r.platform
      << (!r.calibrated               ? ""
@@ -72,6 +71,10 @@ void print_validation_text(std::ostream& os, const ValidateReport& r) {
                     ? ": busy, the runs shared the cores with other work and their times include waiting for one"
                     : "");
   os << load;
+}
+
+/// The table of curves, one line each.
+void text_curves(std::ostream& os, const Validation& v) {
   os << cell("curve", 20) << cell("sizes", 7) << cell("sim vs hw: median", 19) << cell("worst", 20)
      << cell("hw vs hw: median", 18) << cell("worst", 10) << cell("steady: sizes", 15) << cell("median", 9)
      << cell("worst", 20) << "verdict\n";
@@ -85,6 +88,10 @@ void print_validation_text(std::ostream& os, const ValidateReport& r) {
        << cell(c.steady ? steady : "-", 20) << (c.within ? "ok" : "MISS") << "\n";
   }
   os << "(steady: the sizes where the hardware runs' medians agree within the worst-error limit)\n";
+}
+
+/// The calibration's own sweeps against the runs, where there are any.
+void text_drift(std::ostream& os, const ValidateReport& r) {
   if (!r.drift.empty()) {
     os << "\nthe calibration's own sweeps against these runs (the machine then against now: the simulation "
           "cannot come closer than this)\n";
@@ -96,6 +103,10 @@ void print_validation_text(std::ostream& os, const ValidateReport& r) {
       os << line;
     }
   }
+}
+
+/// Each crossing, in simulation, on hardware, in each run.
+void text_crossovers(std::ostream& os, const Validation& v) {
   os << "\ncrossovers (the second protocol is faster above the size)\n";
   if (v.crossovers.empty())
     os << "  none in either\n";
@@ -112,6 +123,11 @@ void print_validation_text(std::ostream& os, const ValidateReport& r) {
     }
     os << ": " << (x.within ? "ok" : "MISS") << "\n";
   }
+}
+
+/// Where xover's auto hands over, simulated and on hardware, and UCX's.
+void text_handovers(std::ostream& os, const ValidateReport& r) {
+  const Validation& v = r.validation;
   os << "\nhand-overs\n  xover auto, simulated: " << handovers(r.sim_handovers)
      << "\n  xover auto, on hardware: " << handovers(r.hw_handovers) << "\n";
   for (const std::string& line : v.auto_choices)
@@ -132,6 +148,11 @@ void print_validation_text(std::ostream& os, const ValidateReport& r) {
          << " (" << row.lanes << ");";
     os << " rendezvous " << (u.v2_rndv ? "from " + std::to_string(*u.v2_rndv) + " B" : "never") << "\n";
   }
+}
+
+/// The plot, then the verdict and what it missed.
+void text_verdict(std::ostream& os, const ValidateReport& r) {
+  const Validation& v = r.validation;
   if (!r.plot.empty())
     os << "\nplot: " << r.plot << "\n";
   os << "\nverdict: ";
@@ -150,6 +171,102 @@ void print_validation_text(std::ostream& os, const ValidateReport& r) {
       os << "  (the calibration's own " << d.curve << " sweep differs from these runs by " << format_percent(d.median)
          << " in median, more than the limit: the machine changed between them, and the misses measure that "
             "change as much as the model; run it again)\n";
+}
+
+/// The JSON's curves.
+void json_curves(JsonWriter& j, const Validation& v) {
+  j.key("curves").begin_array();
+  for (const CurveValidation& c : v.curves) {
+    j.begin_object();
+    j.key("protocol").value(c.protocol);
+    j.key("matched").value(std::uint64_t(c.matched));
+    j.key("median").value(c.median);
+    j.key("worst").value(c.worst);
+    j.key("worst_rel").value(c.worst_rel);
+    j.key("worst_size").value(c.worst_size);
+    j.key("hw_median").value(c.hw_median);
+    j.key("hw_worst").value(c.hw_worst);
+    j.key("steady").value(std::uint64_t(c.steady));
+    j.key("steady_median").value(c.steady_median);
+    j.key("steady_worst").value(c.steady_worst);
+    j.key("steady_worst_size").value(c.steady_worst_size);
+    j.key("within").value(c.within);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+/// The JSON's crossings.
+void json_crossovers(JsonWriter& j, const Validation& v) {
+  j.key("crossovers").begin_array();
+  for (const CrossoverValidation& x : v.crossovers) {
+    j.begin_object();
+    j.key("faster_below").value(x.faster_below);
+    j.key("faster_above").value(x.faster_above);
+    j.key("sim").value(x.sim);
+    j.key("hw").value(x.hw);
+    j.key("hw_runs").begin_array();
+    for (const std::optional<double>& h : x.hw_runs)
+      j.value(h);
+    j.end_array();
+    j.key("factor").value(x.factor);
+    j.key("within").value(x.within);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+/// The JSON's UCX hand-over, null where ucx_info is not installed.
+void json_ucx(JsonWriter& j, const ValidateReport& r) {
+  j.key("ucx");
+  if (!r.ucx) {
+    j.null();
+  } else {
+    const UcxHandover& u = r.ucx->handover;
+    j.begin_object();
+    j.key("version").value(r.ucx->version);
+    j.key("transports").value(r.ucx->transports);
+    j.key("v1_tag_send").value(u.v1_line);
+    j.key("v1_rndv").value(u.v1_rndv);
+    j.key("v2_rndv").value(u.v2_rndv);
+    j.key("v2_rows").begin_array();
+    for (const UcxProtoRow& row : u.v2_rows) {
+      j.begin_object();
+      j.key("from").value(row.from);
+      j.key("to").value(row.to);
+      j.key("protocol").value(row.protocol);
+      j.key("lanes").value(row.lanes);
+      j.end_object();
+    }
+    j.end_array();
+    j.end_object();
+  }
+}
+
+/// The JSON's calibration drift.
+void json_drift(JsonWriter& j, const ValidateReport& r) {
+  j.key("calibration_drift").begin_array();
+  for (const CalibrationDrift& d : r.drift) {
+    j.begin_object();
+    j.key("curve").value(d.curve);
+    j.key("matched").value(std::uint64_t(d.matched));
+    j.key("median").value(d.median);
+    j.key("worst").value(d.worst_rel);
+    j.key("worst_size").value(std::uint64_t(d.worst_size));
+    j.end_object();
+  }
+  j.end_array();
+}
+
+}  // namespace
+
+void print_validation_text(std::ostream& os, const ValidateReport& r) {
+  text_heading(os, r);
+  text_curves(os, r.validation);
+  text_drift(os, r);
+  text_crossovers(os, r.validation);
+  text_handovers(os, r);
+  text_verdict(os, r);
 }
 
 void print_validation_json(std::ostream& os, const ValidateReport& r) {
@@ -176,87 +293,22 @@ void print_validation_json(std::ostream& os, const ValidateReport& r) {
   j.key("after").value(r.load_after);
   j.key("cores").value(std::uint64_t(r.cores));
   j.end_object();
-  j.key("curves").begin_array();
-  for (const CurveValidation& c : v.curves) {
-    j.begin_object();
-    j.key("protocol").value(c.protocol);
-    j.key("matched").value(std::uint64_t(c.matched));
-    j.key("median").value(c.median);
-    j.key("worst").value(c.worst);
-    j.key("worst_rel").value(c.worst_rel);
-    j.key("worst_size").value(c.worst_size);
-    j.key("hw_median").value(c.hw_median);
-    j.key("hw_worst").value(c.hw_worst);
-    j.key("steady").value(std::uint64_t(c.steady));
-    j.key("steady_median").value(c.steady_median);
-    j.key("steady_worst").value(c.steady_worst);
-    j.key("steady_worst_size").value(c.steady_worst_size);
-    j.key("within").value(c.within);
-    j.end_object();
-  }
-  j.end_array();
-  j.key("crossovers").begin_array();
-  for (const CrossoverValidation& x : v.crossovers) {
-    j.begin_object();
-    j.key("faster_below").value(x.faster_below);
-    j.key("faster_above").value(x.faster_above);
-    j.key("sim").value(x.sim);
-    j.key("hw").value(x.hw);
-    j.key("hw_runs").begin_array();
-    for (const std::optional<double>& h : x.hw_runs)
-      j.value(h);
-    j.end_array();
-    j.key("factor").value(x.factor);
-    j.key("within").value(x.within);
-    j.end_object();
-  }
-  j.end_array();
+  json_curves(j, v);
+  json_crossovers(j, v);
   j.key("handovers").begin_object();
   j.key("sim");
   json_handovers(j, r.sim_handovers);
   j.key("hw");
   json_handovers(j, r.hw_handovers);
   j.end_object();
-  j.key("ucx");
-  if (!r.ucx) {
-    j.null();
-  } else {
-    const UcxHandover& u = r.ucx->handover;
-    j.begin_object();
-    j.key("version").value(r.ucx->version);
-    j.key("transports").value(r.ucx->transports);
-    j.key("v1_tag_send").value(u.v1_line);
-    j.key("v1_rndv").value(u.v1_rndv);
-    j.key("v2_rndv").value(u.v2_rndv);
-    j.key("v2_rows").begin_array();
-    for (const UcxProtoRow& row : u.v2_rows) {
-      j.begin_object();
-      j.key("from").value(row.from);
-      j.key("to").value(row.to);
-      j.key("protocol").value(row.protocol);
-      j.key("lanes").value(row.lanes);
-      j.end_object();
-    }
-    j.end_array();
-    j.end_object();
-  }
+  json_ucx(j, r);
   j.key("plot").value(r.plot.empty() ? std::nullopt : std::optional<std::string>(r.plot));
   j.key("passed").value(v.passed());
   j.key("misses").begin_array();
   for (const std::string& m : v.misses)
     j.value(m);
   j.end_array();
-  j.key("calibration_drift").begin_array();
-  for (const CalibrationDrift& d : r.drift) {
-    j.begin_object();
-    j.key("curve").value(d.curve);
-    j.key("matched").value(std::uint64_t(d.matched));
-    j.key("median").value(d.median);
-    j.key("worst").value(d.worst_rel);
-    j.key("worst_size").value(std::uint64_t(d.worst_size));
-    j.end_object();
-  }
-  j.end_array();
+  json_drift(j, r);
   j.key("auto_choices").begin_array();
   for (const std::string& line : v.auto_choices)
     j.value(line);
