@@ -201,16 +201,10 @@ std::string format_proto_info_text(const ProtoInfoReport& r) {
   return os.str();
 }
 
-std::string format_proto_info_json(const ProtoInfoReport& r) {
-  const Path& path = r.path;
-  JsonWriter j;
-  j.begin_object();
-  j.key("platform").value(r.platform_file);
-  j.key("from").value(path.from);
-  j.key("to").value(path.to);
-  j.key("operation").value("tag_send");
-  j.key("memory").value(std::string(mem_type_name(r.table.mem())));
-  j.key("perf").value(perf_name(r.table.perf()));
+namespace {
+
+/// The JSON's lanes, each with its figures and steps by size.
+void json_lanes(JsonWriter& j, const Path& path) {
   j.key("lanes").begin_array();
   for (const LaneAttrs& lane : path.lanes) {
     j.begin_object();
@@ -230,19 +224,22 @@ std::string format_proto_info_json(const ProtoInfoReport& r) {
     j.end_object();
   }
   j.end_array();
-  steps_json(j, "memcpy_local_steps", path.memcpy_local_steps);
-  steps_json(j, "memcpy_remote_steps", path.memcpy_remote_steps);
-  steps_json(j, "message_factor", path.message_factor);
-  auto shares = [&](const std::vector<LaneShare>& lanes) {
-    j.begin_array();
-    for (const LaneShare& share : lanes) {
-      j.begin_object();
-      j.key("name").value(path.lanes[share.lane].name);
-      j.key("share").value(share.weight);
-      j.end_object();
-    }
-    j.end_array();
-  };
+}
+
+/// Lanes and their shares, as [{"name", "share"}].
+void json_shares(JsonWriter& j, const Path& path, const std::vector<LaneShare>& lanes) {
+  j.begin_array();
+  for (const LaneShare& share : lanes) {
+    j.begin_object();
+    j.key("name").value(path.lanes[share.lane].name);
+    j.key("share").value(share.weight);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+/// The thresholds table's ranges.
+void json_ranges(JsonWriter& j, const ProtoInfoReport& r) {
   j.key("ranges").begin_array();
   for (const ThresholdRange& range : r.table.ranges()) {
     const ProtoChoice& choice = r.table.choices()[range.choice];
@@ -251,12 +248,16 @@ std::string format_proto_info_json(const ProtoInfoReport& r) {
     j.key("to").size_limit(range.to);
     j.key("protocol").value(choice.protocol->name);
     j.key("lanes");
-    shares(choice.candidate.lanes);
+    json_shares(j, r.path, choice.candidate.lanes);
     j.end_object();
   }
   j.end_array();
+}
+
+/// Every candidate's cost lines, with their factors.
+void json_costs(JsonWriter& j, const ThresholdTable& table) {
   j.key("costs").begin_array();
-  for (const ProtoChoice& choice : r.table.choices()) {
+  for (const ProtoChoice& choice : table.choices()) {
     j.begin_object();
     j.key("protocol").value(choice.protocol->name);
     j.key("bias").value(choice.bias);
@@ -283,12 +284,16 @@ std::string format_proto_info_json(const ProtoInfoReport& r) {
     j.end_object();
   }
   j.end_array();
+}
+
+/// The closed-form thresholds and their comparison with the envelope.
+void json_closed_form(JsonWriter& j, const std::vector<ClosedFormComparison>& closed_form) {
   j.key("closed_form").begin_object();
-  for (const ClosedFormComparison& cmp : r.closed_form)
+  for (const ClosedFormComparison& cmp : closed_form)
     j.key(cmp.rrc == 0 ? "rndv_am" : "rndv_get").value(cmp.closed_form);
   j.end_object();
   j.key("comparison").begin_array();
-  for (const ClosedFormComparison& cmp : r.closed_form) {
+  for (const ClosedFormComparison& cmp : closed_form) {
     j.begin_object();
     j.key("rndv").value(cmp.rndv);
     j.key("rrc").value(std::uint64_t(cmp.rrc));
@@ -303,6 +308,27 @@ std::string format_proto_info_json(const ProtoInfoReport& r) {
     j.end_object();
   }
   j.end_array();
+}
+
+}  // namespace
+
+std::string format_proto_info_json(const ProtoInfoReport& r) {
+  const Path& path = r.path;
+  JsonWriter j;
+  j.begin_object();
+  j.key("platform").value(r.platform_file);
+  j.key("from").value(path.from);
+  j.key("to").value(path.to);
+  j.key("operation").value("tag_send");
+  j.key("memory").value(std::string(mem_type_name(r.table.mem())));
+  j.key("perf").value(perf_name(r.table.perf()));
+  json_lanes(j, path);
+  steps_json(j, "memcpy_local_steps", path.memcpy_local_steps);
+  steps_json(j, "memcpy_remote_steps", path.memcpy_remote_steps);
+  steps_json(j, "message_factor", path.message_factor);
+  json_ranges(j, r);
+  json_costs(j, r.table);
+  json_closed_form(j, r.closed_form);
   j.end_object();
   return j.str();
 }
