@@ -36,22 +36,36 @@ std::size_t lane_to(const Transport& t, Rank peer) {
   throw RuntimeError("calibrate: no lane to rank " + std::to_string(peer) + " carries put_signal");
 }
 
-/// Rank 0's side: the timed puts, direct then through the ring.
-DeviceFigures measure(Transport& t, const Card& card, std::size_t puts, std::atomic<std::size_t>& pending) {
-  const std::size_t lane = lane_to(t, 1);
-  const std::uint64_t word = 0x786f766572;
-  const ConstBuffer local{reinterpret_cast<const std::byte*>(&word), kPutBytes};
-  auto put = [&] {
-    const Status s = t.put_signal(lane, 1, local, card.buffer, card.signal, 1, [&](Status) { --pending; });
+/// Rank 0's put_signal of kPutBytes to rank 1, counted in `pending` until
+/// it completes; throws when the transport refuses it.
+class Putter {
+ public:
+  Putter(Transport& t, const Card& card, std::atomic<std::size_t>& pending)
+      : t_(t), lane_(lane_to(t, 1)), card_(card), pending_(pending) {}
+  void operator()() const {
+    std::atomic<std::size_t>& pending = pending_;
+    const Status s = t_.put_signal(lane_, 1, local(), card_.buffer, card_.signal, 1, [&pending](Status) { --pending; });
     if (s == Status::Error || s == Status::NoResource)
       throw RuntimeError(std::string("calibrate: a put_signal ") +
                          (s == Status::Error ? "failed" : "found the transport's queue full") +
-                         (t.failure().empty() ? "" : ": " + t.failure()));
+                         (t_.failure().empty() ? "" : ": " + t_.failure()));
     if (s == Status::InProgress)
       ++pending;
-  };
-  DeviceFigures out;
-  out.puts = puts;
+  }
+  /// The bytes each put carries.
+  ConstBuffer local() const { return {reinterpret_cast<const std::byte*>(&word_), kPutBytes}; }
+
+ private:
+  Transport& t_;
+  std::size_t lane_;
+  Card card_;
+  std::atomic<std::size_t>& pending_;
+  std::uint64_t word_ = 0x786f766572;
+};
+
+/// The posting thread's time per put: back to back (device_o_burst), then
+/// each kApart after the last (device_o), as an alltoall posts them.
+void measure_posting(const Putter& put, std::size_t puts, DeviceFigures& out) {
   std::vector<Seconds> post(puts);
   for (std::size_t i = 0; i < puts / 8; ++i)  // untimed: faults, caches
     put();
@@ -69,70 +83,112 @@ DeviceFigures measure(Transport& t, const Card& card, std::size_t puts, std::ato
     p = clock_now() - t0;
   }
   out.device_o = quantile(post, 0.5);
+}
 
-  std::vector<std::uint64_t> memory(CommandRing::bytes_for(kRingEntries) / 8 + 8);
-  auto* base = reinterpret_cast<std::byte*>(memory.data());
-  while (reinterpret_cast<std::uintptr_t>(base) % CommandRing::kAlign != 0)
-    base += 8;
-  const CommandRing ring = CommandRing::create({base, CommandRing::bytes_for(kRingEntries)}, kRingEntries);
-  const CommandLimits limits{2, kPutBytes, reinterpret_cast<std::uint64_t>(local.data), kPutBytes};
-  std::vector<Seconds> serve(puts), wake(puts);
-  std::atomic<bool> failed{false};
-  const std::size_t total = puts + puts / 8;
-  // The launcher pinned this rank to one core and rank 1 to another; rank 1
-  // sleeps now, so the proxy thread may take its core.
-  cpu_set_t pinned;
-  const bool widen = sched_getaffinity(0, sizeof pinned, &pinned) == 0;
-  if (widen) {
+/// While it lives, this rank may run on every core: the launcher pinned it
+/// to one and rank 1 to another, and rank 1 sleeps now, so the proxy
+/// thread may take its core.
+class AllCores {
+ public:
+  AllCores() : widened_(sched_getaffinity(0, sizeof pinned_, &pinned_) == 0) {
+    if (!widened_)
+      return;
     cpu_set_t all;
     CPU_ZERO(&all);
     for (unsigned c = 0; c < runtime::node_cores() && c < CPU_SETSIZE; ++c)
       CPU_SET(c, &all);
     sched_setaffinity(0, sizeof all, &all);
   }
-  t.threads().run(2, [&](std::size_t thread) {
-    if (thread == 0) {
-      for (std::uint64_t pos = 0; pos < total && !failed; ++pos) {
-        Command c;
-        c.pe = 1;
-        c.local = reinterpret_cast<std::uint64_t>(local.data);
-        c.size = kPutBytes;
-        c.posted_ns = std::bit_cast<std::uint64_t>(clock_now());
-        ring.write(ring.reserve(), c);
-        // One at a time: the proxy is idle when the next one comes.
-        for (std::uint64_t round = 0; ring.consumed() <= pos && !failed; ++round)
-          t.threads().pause(round);
-      }
+  ~AllCores() {
+    if (widened_)
+      sched_setaffinity(0, sizeof pinned_, &pinned_);
+  }
+  AllCores(const AllCores&) = delete;
+  AllCores& operator=(const AllCores&) = delete;
+
+ private:
+  cpu_set_t pinned_;
+  bool widened_;
+};
+
+/// The posting thread's side of the proxy probe: `total` commands, one at
+/// a time (the proxy is idle when the next one comes).
+void post_commands(Transport& t, const CommandRing& ring, const Putter& put, std::size_t total,
+                   const std::atomic<bool>& failed) {
+  for (std::uint64_t pos = 0; pos < total && !failed; ++pos) {
+    Command c;
+    c.pe = 1;
+    c.local = reinterpret_cast<std::uint64_t>(put.local().data);
+    c.size = kPutBytes;
+    c.posted_ns = std::bit_cast<std::uint64_t>(clock_now());
+    ring.write(ring.reserve(), c);
+    for (std::uint64_t round = 0; ring.consumed() <= pos && !failed; ++round)
+      t.threads().pause(round);
+  }
+}
+
+/// The proxy's side: serves `total` commands with a put each, timing past
+/// the first `skip` the serving (`serve`) and the wake-up from the post
+/// (`wake`); sets `failed` on a malformed command or a refused put.
+void serve_commands(Transport& t, const CommandRing& ring, const Putter& put, std::size_t total, std::size_t skip,
+                    std::vector<Seconds>& serve, std::vector<Seconds>& wake, std::atomic<bool>& failed) {
+  const CommandLimits limits{2, kPutBytes, reinterpret_cast<std::uint64_t>(put.local().data), kPutBytes};
+  for (std::uint64_t pos = 0; pos < total; ++pos) {
+    for (std::uint64_t round = 0; !ring.ready(pos); ++round)
+      t.threads().pause(round);
+    const Seconds seen = clock_now();
+    const DecodedCommand d = decode_command(ring.read(pos), limits);
+    if (!d.error.empty()) {
+      failed = true;
       return;
     }
-    for (std::uint64_t pos = 0; pos < total; ++pos) {
-      for (std::uint64_t round = 0; !ring.ready(pos); ++round)
-        t.threads().pause(round);
-      const Seconds seen = clock_now();
-      const DecodedCommand d = decode_command(ring.read(pos), limits);
-      if (!d.error.empty()) {
-        failed = true;
-        return;
-      }
-      try {
-        put();
-      } catch (const RuntimeError&) {
-        failed = true;
-        return;
-      }
-      ring.publish(pos + 1);
-      if (pos >= puts / 8) {
-        serve[pos - puts / 8] = clock_now() - seen;
-        wake[pos - puts / 8] = seen - std::bit_cast<Seconds>(d.command.posted_ns);
-      }
+    try {
+      put();
+    } catch (const RuntimeError&) {
+      failed = true;
+      return;
     }
-  });
-  if (widen)
-    sched_setaffinity(0, sizeof pinned, &pinned);
+    ring.publish(pos + 1);
+    if (pos >= skip) {
+      serve[pos - skip] = clock_now() - seen;
+      wake[pos - skip] = seen - std::bit_cast<Seconds>(d.command.posted_ns);
+    }
+  }
+}
+
+/// The proxy's time per command (proxy_o) and a command's wake-up
+/// (proxy_wake), through a command ring between two of this rank's threads.
+void measure_proxy(Transport& t, const Putter& put, std::size_t puts, DeviceFigures& out) {
+  std::vector<std::uint64_t> memory(CommandRing::bytes_for(kRingEntries) / 8 + 8);
+  auto* base = reinterpret_cast<std::byte*>(memory.data());
+  while (reinterpret_cast<std::uintptr_t>(base) % CommandRing::kAlign != 0)
+    base += 8;
+  const CommandRing ring = CommandRing::create({base, CommandRing::bytes_for(kRingEntries)}, kRingEntries);
+  std::vector<Seconds> serve(puts), wake(puts);
+  std::atomic<bool> failed{false};
+  const std::size_t total = puts + puts / 8;
+  {
+    const AllCores widened;
+    t.threads().run(2, [&](std::size_t thread) {
+      if (thread == 0)
+        post_commands(t, ring, put, total, failed);
+      else
+        serve_commands(t, ring, put, total, puts / 8, serve, wake, failed);
+    });
+  }
   if (failed)
     throw RuntimeError("calibrate: the proxy probe failed" + (t.failure().empty() ? "" : ": " + t.failure()));
   out.proxy_o = quantile(serve, 0.5);
   out.proxy_wake = quantile(wake, 0.5);
+}
+
+/// Rank 0's side: the timed puts, direct then through the ring.
+DeviceFigures measure(Transport& t, const Card& card, std::size_t puts, std::atomic<std::size_t>& pending) {
+  const Putter put(t, card, pending);
+  DeviceFigures out;
+  out.puts = puts;
+  measure_posting(put, puts, out);
+  measure_proxy(t, put, puts, out);
   return out;
 }
 
