@@ -67,6 +67,77 @@ std::optional<Bytes> engine_threshold(const Path& path, SelectConfig config, con
   return std::nullopt;
 }
 
+/// The first whole size in [lo, hi] at which b is faster than a, by
+/// bisection; none unless a is no slower at lo and b faster at hi.
+std::optional<Bytes> bisect(Probe& probe, Bytes lo, Bytes hi) {
+  const auto d_lo = probe.difference(lo);
+  const auto d_hi = probe.difference(hi);
+  if (!d_lo || !d_hi || *d_lo > 0 || *d_hi <= 0)
+    return std::nullopt;
+  // Invariant: a no slower than b at lo, b faster at hi.
+  while (hi - lo > 1) {
+    const Bytes mid = lo + (hi - lo) / 2;
+    const auto d = probe.difference(mid);
+    if (!d)
+      break;
+    (*d > 0 ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+/// What crossover finds for a → b.
+struct Answer {
+  std::string a, b;
+  std::optional<Bytes> size;                ///< simulated crossover
+  std::optional<Bytes> threshold;           ///< the engine's, with the scenario's settings
+  std::optional<Bytes> threshold_unbiased;  ///< the engine's, rndv_perf_diff=0
+  int simulations = 0;
+};
+
+/// The simulated crossover and the engine's thresholds of `scenario`'s
+/// first two ranks' path.
+Answer find_crossover(const Scenario& scenario, const std::string& a, const std::string& b) {
+  const sim::LogGPPlatform platform = sim::LogGPPlatform::load(scenario.platform);
+  sim::check_scenario_nodes(scenario, platform);
+  const auto nodes = sim::rank_nodes(scenario, platform);
+  const Path path = platform.path(nodes[0], nodes[1]);
+  SelectConfig unbiased = scenario.select;
+  unbiased.rndv_perf_diff = 0;
+  Answer out;
+  out.a = a;
+  out.b = b;
+  out.threshold = engine_threshold(path, scenario.select, a, b);
+  out.threshold_unbiased = engine_threshold(path, unbiased, a, b);
+  Probe probe(scenario, platform, a, b);
+  out.size = bisect(probe, scenario.sizes.front(), scenario.sizes.back());
+  out.simulations = probe.runs();
+  return out;
+}
+
+void print_json(const Answer& x) {
+  JsonWriter j;
+  j.begin_object();
+  j.key("between").begin_array().value(x.a).value(x.b).end_array();
+  j.key("size").value(x.size);
+  j.key("threshold").value(x.threshold);
+  j.key("threshold_unbiased").value(x.threshold_unbiased);
+  j.key("simulations").value(std::uint64_t(x.simulations));
+  j.end_object();
+  std::cout << j.str();
+}
+
+void print_text(const Answer& x, const Scenario& scenario) {
+  auto show = [](const std::optional<Bytes>& n) { return n ? std::to_string(*n) + " B" : std::string("none"); };
+  std::cout << "crossover " << x.a << " -> " << x.b << " on " << scenario.platform << "\n"
+            << "  simulated:          " << show(x.size) << "  (" << x.simulations << " simulations)\n"
+            << "  selection engine:   " << show(x.threshold) << "  (rndv_perf_diff=" << scenario.select.rndv_perf_diff
+            << "%)\n"
+            << "  unbiased engine:    " << show(x.threshold_unbiased) << "  (rndv_perf_diff=0)\n";
+  if (!x.size)
+    std::cout << "  " << x.a << " is not faster at " << scenario.sizes.front() << " B and slower at "
+              << scenario.sizes.back() << " B: no crossover in the scenario's range\n";
+}
+
 }  // namespace
 
 int crossover_command(const std::vector<std::string>& args) {
@@ -98,65 +169,15 @@ int crossover_command(const std::vector<std::string>& args) {
       return kExitBadInput;
     }
   }
-
-  Scenario scenario;
   try {
-    scenario = load_scenario(vm["scenario"].as<std::string>());
-  } catch (const ScenarioError& e) {
-    std::cerr << "xover crossover: " << e.what() << "\n";
-    return kExitBadInput;
-  }
-  if (vm.count("platform"))
-    scenario.platform = vm["platform"].as<std::string>();
-
-  try {
-    const sim::LogGPPlatform platform = sim::LogGPPlatform::load(scenario.platform);
-    sim::check_scenario_nodes(scenario, platform);
-    const auto nodes = sim::rank_nodes(scenario, platform);
-    const Path path = platform.path(nodes[0], nodes[1]);
-    SelectConfig unbiased = scenario.select;
-    unbiased.rndv_perf_diff = 0;
-    const std::optional<Bytes> threshold = engine_threshold(path, scenario.select, a, b);
-    const std::optional<Bytes> threshold_unbiased = engine_threshold(path, unbiased, a, b);
-
-    Probe probe(scenario, platform, a, b);
-    Bytes lo = scenario.sizes.front();
-    Bytes hi = scenario.sizes.back();
-    const auto d_lo = probe.difference(lo);
-    const auto d_hi = probe.difference(hi);
-    std::optional<Bytes> size;
-    if (d_lo && d_hi && *d_lo <= 0 && *d_hi > 0) {
-      // Invariant: a no slower than b at lo, b faster at hi.
-      while (hi - lo > 1) {
-        const Bytes mid = lo + (hi - lo) / 2;
-        const auto d = probe.difference(mid);
-        if (!d)
-          break;
-        (*d > 0 ? hi : lo) = mid;
-      }
-      size = hi;
-    }
-    if (vm.count("json")) {
-      JsonWriter j;
-      j.begin_object();
-      j.key("between").begin_array().value(a).value(b).end_array();
-      j.key("size").value(size);
-      j.key("threshold").value(threshold);
-      j.key("threshold_unbiased").value(threshold_unbiased);
-      j.key("simulations").value(std::uint64_t(probe.runs()));
-      j.end_object();
-      std::cout << j.str();
-    } else {
-      auto show = [](const std::optional<Bytes>& n) { return n ? std::to_string(*n) + " B" : std::string("none"); };
-      std::cout << "crossover " << a << " -> " << b << " on " << scenario.platform << "\n"
-                << "  simulated:          " << show(size) << "  (" << probe.runs() << " simulations)\n"
-                << "  selection engine:   " << show(threshold) << "  (rndv_perf_diff=" << scenario.select.rndv_perf_diff
-                << "%)\n"
-                << "  unbiased engine:    " << show(threshold_unbiased) << "  (rndv_perf_diff=0)\n";
-      if (!size)
-        std::cout << "  " << a << " is not faster at " << scenario.sizes.front() << " B and slower at "
-                  << scenario.sizes.back() << " B: no crossover in the scenario's range\n";
-    }
+    Scenario scenario = load_scenario(vm["scenario"].as<std::string>());
+    if (vm.count("platform"))
+      scenario.platform = vm["platform"].as<std::string>();
+    const Answer answer = find_crossover(scenario, a, b);
+    if (vm.count("json"))
+      print_json(answer);
+    else
+      print_text(answer, scenario);
   } catch (const sim::PlatformError& e) {
     std::cerr << "xover crossover: " << e.what() << "\n";
     return kExitBadInput;
