@@ -93,6 +93,100 @@ std::vector<const Point*> curve_points(const Results& results, const std::string
   return out;
 }
 
+/// A lane's LogGP figures from its active-message probes (Netgauge's
+/// PRTT fits), each fit's line in the comment block, and where the two
+/// overheads overlap in time, the part of o_s after the message has left.
+void fit_am_figures(const LaneMeasurement& lm, const Measurements& m, FittedLane& fitted, Calibration& out) {
+  LaneAttrs& a = fitted.attrs;
+  std::vector<std::string>& lines = out.draft.comments;
+  const std::string who = "lane " + a.name + ": ";
+  const LogGPFit f = fit_loggp(lm.am, m.messages);
+  a.o_send = std::max(0.0, f.o_send.c);
+  a.o_recv = std::max(0.0, f.o_recv.c);
+  a.latency = f.latency;
+  a.gap = f.g();
+  fitted.one_message_per_byte = f.round_trip.m / 2;
+  fitted.copy_per_byte = f.stream.m;
+  std::vector<double> spreads;
+  for (const PrttPoint& p : lm.am)
+    spreads.push_back(p.spread);
+  lines.push_back(who + "PRTT(1,0,s) = " + describe(f.round_trip) +
+                  format("; noise, (p90 - p10)/median of its runs: %.1f %% (median over sizes), %.1f %% (worst)",
+                         quantile(spreads, 0.5) * 100, quantile(spreads, 1) * 100));
+  lines.push_back(who + "(PRTT(n,0,s) - PRTT(1,0,s))/(n-1) = g + G*s = " + describe(f.gap) +
+                  format(", n = %.0f", m.messages));
+  lines.push_back(who + "stream (PRTT(N,0,s) - PRTT(1,0,s))/(N-1) = " + describe(f.stream));
+  lines.push_back(who + "o_s(s) = " + describe(f.o_send));
+  lines.push_back(who + "o_r(s) = PRTT(n,d,s) - (n posts and delays, as timed) = " + describe(f.o_recv));
+  a.o_send_after = 0;
+  if (f.latency_clipped && a.o_send + a.o_recv > 0) {
+    // The two overheads overlap in time (on the loopback the sender's
+    // system call carries the message through the receiver's stack, which
+    // takes it in before the call returns): one message costs
+    // PRTT(1,0,0)/2. The sender is still busy its whole o_s; the overlap
+    // is the part of it after the message has left (o_send_after), and
+    // what o_s cannot hold comes off o_r.
+    const double excess = a.o_send + a.o_recv - std::max(0.0, f.round_trip.c / 2);
+    a.o_send_after = std::min(excess, a.o_send);
+    a.o_recv -= excess - a.o_send_after;
+    out.notes.push_back(who + format("PRTT(1,0,0)/2 - o_s - o_r = %.4f us is negative: L set to 0 and "
+                                     "o_send_after = %.4f us of o_s spent after the message has left",
+                                     -excess * 1e6, a.o_send_after * 1e6) +
+                        (excess > a.o_send_after
+                             ? format("; that is all of o_s, and o_r is %.4f us less for the rest",
+                                      (excess - a.o_send_after) * 1e6)
+                             : std::string()));
+  }
+  if (f.gap.c < 0)
+    out.notes.push_back(who + format("g fitted as %.4f us: set to 0", f.gap.c * 1e6));
+  if (f.o_send.c < 0 || f.o_recv.c < 0)
+    out.notes.push_back(who + "a negative overhead intercept was set to 0");
+}
+
+/// A lane's bandwidth from its gets, and the lanes it becomes: itself, or,
+/// when it carries active messages too, itself for them and NAME-rma for
+/// the gets, with an L of their own.
+std::vector<FittedLane> fit_gets(const LaneMeasurement& lm, FittedLane& fitted, Calibration& out) {
+  LaneAttrs& a = fitted.attrs;
+  std::vector<std::string>& lines = out.draft.comments;
+  const std::string who = "lane " + a.name + ": ";
+  std::vector<double> s, t;
+  for (const GetPoint& p : lm.get) {
+    s.push_back(static_cast<double>(p.size));
+    t.push_back(p.time);
+  }
+  const LineFit g = fit_line(s, t, Weighting::Relative);
+  lines.push_back(who + "get(s), of bytes the target has just written, = " + describe(g));
+  if (!(g.m > 0))
+    throw std::invalid_argument(who + "the get time does not grow with the size: no bandwidth to fit");
+  a.bandwidth = 1 / g.m;
+  fitted.timed_gets = true;
+  FittedLane rma = fitted;
+  const double l = (g.c - (a.o_send - a.o_send_after) - a.o_recv - kGetHeader * g.m) / 2;
+  rma.attrs.latency = std::max(0.0, l);
+  if (l < 0)
+    out.notes.push_back(who + "the get's intercept is below o_s + o_r: L of its gets set to 0");
+  if (lm.am.empty())
+    return {rma};
+  lines.push_back(who + format("get(0) from the active-message figures, 2L + o_s - o_send_after + o_r: %.4f us; "
+                               "measured %.4f us: its gets go on lane ",
+                               (2 * a.latency + a.o_send - a.o_send_after + a.o_recv + kGetHeader * g.m) * 1e6,
+                               g.c * 1e6) +
+                  a.name + "-rma");
+  rma.attrs.name = a.name + "-rma";
+  rma.attrs.caps = {};
+  rma.attrs.max_short = rma.attrs.max_bcopy = rma.attrs.seg_size = 0;
+  for (LaneCap cap : {LaneCap::GetZcopy, LaneCap::PutZcopy, LaneCap::ConnectToIface})
+    if (lm.hardware.caps.has(cap))
+      rma.attrs.caps.add(cap);
+  LaneCaps am_caps;
+  for (LaneCap cap : {LaneCap::AmShort, LaneCap::AmBcopy, LaneCap::AmZcopy, LaneCap::Atomics, LaneCap::ConnectToIface})
+    if (lm.hardware.caps.has(cap))
+      am_caps.add(cap);
+  a.caps = am_caps;
+  return {fitted, rma};
+}
+
 /// The lanes a measured lane becomes: itself, or, when it carries both
 /// active messages and gets (TCP), two lanes. A get there is served by the
 /// target's CPU (a request in, a reply out), not by a NIC as rndv_get.cpp's
@@ -101,90 +195,11 @@ std::vector<const Point*> curve_points(const Results& results, const std::string
 /// NAME-rma, whose L is fitted from the gets.
 std::vector<FittedLane> fit_lane(const LaneMeasurement& lm, const Measurements& m, Calibration& out) {
   FittedLane fitted{lm.hardware};
-  LaneAttrs& a = fitted.attrs;
-  a.name = rail_name(lm.hardware.name);
-  std::vector<std::string>& lines = out.draft.comments;
-  const std::string who = "lane " + a.name + ": ";
-  if (!lm.am.empty()) {
-    const LogGPFit f = fit_loggp(lm.am, m.messages);
-    a.o_send = std::max(0.0, f.o_send.c);
-    a.o_recv = std::max(0.0, f.o_recv.c);
-    a.latency = f.latency;
-    a.gap = f.g();
-    fitted.one_message_per_byte = f.round_trip.m / 2;
-    fitted.copy_per_byte = f.stream.m;
-    std::vector<double> spreads;
-    for (const PrttPoint& p : lm.am)
-      spreads.push_back(p.spread);
-    lines.push_back(who + "PRTT(1,0,s) = " + describe(f.round_trip) +
-                    format("; noise, (p90 - p10)/median of its runs: %.1f %% (median over sizes), %.1f %% (worst)",
-                           quantile(spreads, 0.5) * 100, quantile(spreads, 1) * 100));
-    lines.push_back(who + "(PRTT(n,0,s) - PRTT(1,0,s))/(n-1) = g + G*s = " + describe(f.gap) +
-                    format(", n = %.0f", m.messages));
-    lines.push_back(who + "stream (PRTT(N,0,s) - PRTT(1,0,s))/(N-1) = " + describe(f.stream));
-    lines.push_back(who + "o_s(s) = " + describe(f.o_send));
-    lines.push_back(who + "o_r(s) = PRTT(n,d,s) - (n posts and delays, as timed) = " + describe(f.o_recv));
-    a.o_send_after = 0;
-    if (f.latency_clipped && a.o_send + a.o_recv > 0) {
-      // The two overheads overlap in time (on the loopback the sender's
-      // system call carries the message through the receiver's stack, which
-      // takes it in before the call returns): one message costs
-      // PRTT(1,0,0)/2. The sender is still busy its whole o_s; the overlap
-      // is the part of it after the message has left (o_send_after), and
-      // what o_s cannot hold comes off o_r.
-      const double excess = a.o_send + a.o_recv - std::max(0.0, f.round_trip.c / 2);
-      a.o_send_after = std::min(excess, a.o_send);
-      a.o_recv -= excess - a.o_send_after;
-      out.notes.push_back(who + format("PRTT(1,0,0)/2 - o_s - o_r = %.4f us is negative: L set to 0 and "
-                                       "o_send_after = %.4f us of o_s spent after the message has left",
-                                       -excess * 1e6, a.o_send_after * 1e6) +
-                          (excess > a.o_send_after
-                               ? format("; that is all of o_s, and o_r is %.4f us less for the rest",
-                                        (excess - a.o_send_after) * 1e6)
-                               : std::string()));
-    }
-    if (f.gap.c < 0)
-      out.notes.push_back(who + format("g fitted as %.4f us: set to 0", f.gap.c * 1e6));
-    if (f.o_send.c < 0 || f.o_recv.c < 0)
-      out.notes.push_back(who + "a negative overhead intercept was set to 0");
-  }
-  if (!lm.get.empty()) {
-    std::vector<double> s, t;
-    for (const GetPoint& p : lm.get) {
-      s.push_back(static_cast<double>(p.size));
-      t.push_back(p.time);
-    }
-    const LineFit g = fit_line(s, t, Weighting::Relative);
-    lines.push_back(who + "get(s), of bytes the target has just written, = " + describe(g));
-    if (!(g.m > 0))
-      throw std::invalid_argument(who + "the get time does not grow with the size: no bandwidth to fit");
-    a.bandwidth = 1 / g.m;
-    fitted.timed_gets = true;
-    FittedLane rma = fitted;
-    const double l = (g.c - (a.o_send - a.o_send_after) - a.o_recv - kGetHeader * g.m) / 2;
-    rma.attrs.latency = std::max(0.0, l);
-    if (l < 0)
-      out.notes.push_back(who + "the get's intercept is below o_s + o_r: L of its gets set to 0");
-    if (lm.am.empty())
-      return {rma};
-    lines.push_back(who + format("get(0) from the active-message figures, 2L + o_s - o_send_after + o_r: %.4f us; "
-                                 "measured %.4f us: its gets go on lane ",
-                                 (2 * a.latency + a.o_send - a.o_send_after + a.o_recv + kGetHeader * g.m) * 1e6,
-                                 g.c * 1e6) +
-                    a.name + "-rma");
-    rma.attrs.name = a.name + "-rma";
-    rma.attrs.caps = {};
-    rma.attrs.max_short = rma.attrs.max_bcopy = rma.attrs.seg_size = 0;
-    for (LaneCap cap : {LaneCap::GetZcopy, LaneCap::PutZcopy, LaneCap::ConnectToIface})
-      if (lm.hardware.caps.has(cap))
-        rma.attrs.caps.add(cap);
-    LaneCaps am_caps;
-    for (LaneCap cap : {LaneCap::AmShort, LaneCap::AmBcopy, LaneCap::AmZcopy, LaneCap::Atomics, LaneCap::ConnectToIface})
-      if (lm.hardware.caps.has(cap))
-        am_caps.add(cap);
-    a.caps = am_caps;
-    return {fitted, rma};
-  }
+  fitted.attrs.name = rail_name(lm.hardware.name);
+  if (!lm.am.empty())
+    fit_am_figures(lm, m, fitted, out);
+  if (!lm.get.empty())
+    return fit_gets(lm, fitted, out);
   return {fitted};
 }
 
