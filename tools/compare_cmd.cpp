@@ -135,37 +135,31 @@ void print_text(std::ostream& os, const ResultsFile& sim, const ResultsFile& hw,
   }
 }
 
-void print_json(std::ostream& os, const ResultsFile& sim, const ResultsFile& hw, const Comparison& c) {
-  JsonWriter j;
-  auto crossovers = [&](const std::vector<Crossover>& list) {
-    j.begin_array();
-    for (const Crossover& x : list) {
-      j.begin_object();
-      j.key("faster_below").value(x.faster_below);
-      j.key("faster_above").value(x.faster_above);
-      j.key("size").value(x.size);
-      j.key("t_us").value(x.t_us);
-      j.key("between").begin_array().value(x.last_below).value(x.first_above).end_array();
-      j.end_object();
-    }
-    j.end_array();
-  };
-  auto sizes = [&](const std::vector<Bytes>& list) {
-    j.begin_array();
-    for (Bytes n : list)
-      j.value(n);
-    j.end_array();
-  };
-  j.begin_object();
-  j.key("scenario").value(sim.scenario);
-  j.key("workload").value(sim.workload);
-  for (const ResultsFile* f : {&sim, &hw}) {
-    j.key(f == &sim ? "sim" : "hw").begin_object();
-    j.key("file").value(f->file);
-    j.key("backend").value(f->backend);
-    j.key("platform").value(f->platform);
+/// Crossings as a JSON array.
+void json_crossovers(JsonWriter& j, const std::vector<Crossover>& list) {
+  j.begin_array();
+  for (const Crossover& x : list) {
+    j.begin_object();
+    j.key("faster_below").value(x.faster_below);
+    j.key("faster_above").value(x.faster_above);
+    j.key("size").value(x.size);
+    j.key("t_us").value(x.t_us);
+    j.key("between").begin_array().value(x.last_below).value(x.first_above).end_array();
     j.end_object();
   }
+  j.end_array();
+}
+
+/// Sizes as a JSON array.
+void json_sizes(JsonWriter& j, const std::vector<Bytes>& list) {
+  j.begin_array();
+  for (Bytes n : list)
+    j.value(n);
+  j.end_array();
+}
+
+/// Every matched point's error.
+void json_points(JsonWriter& j, const Comparison& c) {
   j.key("points").begin_array();
   for (const PointError& p : c.points) {
     j.begin_object();
@@ -179,6 +173,10 @@ void print_json(std::ostream& os, const ResultsFile& sim, const ResultsFile& hw,
     j.end_object();
   }
   j.end_array();
+}
+
+/// Each protocol's errors and the sizes only one side has.
+void json_protocols(JsonWriter& j, const Comparison& c) {
   j.key("protocols").begin_array();
   for (const ProtocolErrors& p : c.protocols) {
     j.begin_object();
@@ -189,19 +187,16 @@ void print_json(std::ostream& os, const ResultsFile& sim, const ResultsFile& hw,
     j.key("worst_rel").value(p.matched ? std::optional<double>(p.worst_rel) : std::nullopt);
     j.key("worst_size").value(p.matched ? std::optional<Bytes>(p.worst_size) : std::nullopt);
     j.key("only_sim");
-    sizes(p.only_sim);
+    json_sizes(j, p.only_sim);
     j.key("only_hw");
-    sizes(p.only_hw);
+    json_sizes(j, p.only_hw);
     j.end_object();
   }
   j.end_array();
-  j.key("crossovers").begin_object();
-  j.key("sim");
-  crossovers(c.sim_crossovers);
-  j.key("hw");
-  crossovers(c.hw_crossovers);
-  j.end_object();
-  j.key("max_threshold_factor").value(c.max_factor);
+}
+
+/// Each simulated threshold against the measured crossover.
+void json_thresholds(JsonWriter& j, const Comparison& c) {
   j.key("thresholds").begin_array();
   for (const ThresholdCheck& t : c.thresholds) {
     j.begin_object();
@@ -217,6 +212,30 @@ void print_json(std::ostream& os, const ResultsFile& sim, const ResultsFile& hw,
     j.end_object();
   }
   j.end_array();
+}
+
+void print_json(std::ostream& os, const ResultsFile& sim, const ResultsFile& hw, const Comparison& c) {
+  JsonWriter j;
+  j.begin_object();
+  j.key("scenario").value(sim.scenario);
+  j.key("workload").value(sim.workload);
+  for (const ResultsFile* f : {&sim, &hw}) {
+    j.key(f == &sim ? "sim" : "hw").begin_object();
+    j.key("file").value(f->file);
+    j.key("backend").value(f->backend);
+    j.key("platform").value(f->platform);
+    j.end_object();
+  }
+  json_points(j, c);
+  json_protocols(j, c);
+  j.key("crossovers").begin_object();
+  j.key("sim");
+  json_crossovers(j, c.sim_crossovers);
+  j.key("hw");
+  json_crossovers(j, c.hw_crossovers);
+  j.end_object();
+  j.key("max_threshold_factor").value(c.max_factor);
+  json_thresholds(j, c);
   j.end_object();
   os << j.str();
 }
