@@ -187,6 +187,36 @@ bool step(const std::string& what, const std::vector<std::string>& args, const s
   return false;
 }
 
+/// Of the calibration's own sweeps (`sweeps`) against the hardware runs,
+/// the curve that differs most in median, when more than the median limit.
+std::optional<CalibrationDrift> worst_drift(const std::string& sweeps, const std::vector<std::string>& run_files,
+                                            const ValidateLimits& limits) {
+  std::vector<ResultsFile> runs;
+  for (const std::string& run : run_files)
+    runs.push_back(read_results_csv(run));
+  std::optional<CalibrationDrift> drifted;
+  for (const CalibrationDrift& d : calibration_drift(read_results_csv(sweeps), hardware_reference(runs)))
+    if (d.median > limits.max_median_error && (!drifted || d.median > drifted->median))
+      drifted = d;
+  return drifted;
+}
+
+/// The verdict into `report`: the simulation (report.sim) against the
+/// hardware runs (report.runs), the hand-overs of each, and where this run
+/// calibrated, its sweeps (`sweeps`) against the runs.
+void judge(ValidateReport& report, const ValidateLimits& limits, const std::string& sweeps) {
+  std::vector<ResultsFile> runs;
+  const ResultsFile sim = read_results_csv(report.sim);
+  for (const std::string& run : report.runs)
+    runs.push_back(read_results_csv(run));
+  report.scenario = sim.scenario;
+  report.validation = validate_results(sim, runs, limits);
+  report.sim_handovers = selection_thresholds(sim);
+  report.hw_handovers = selection_thresholds(hardware_reference(runs));
+  if (report.calibrated)
+    report.drift = calibration_drift(read_results_csv(sweeps), hardware_reference(runs));
+}
+
 int validate(const Options& o) {
   const std::string dir = o.dir + "/";
   int status = 0;
@@ -220,12 +250,7 @@ int validate(const Options& o) {
     // runs: then the verdict would judge that change, not the model.
     std::optional<CalibrationDrift> drifted;
     try {
-      std::vector<ResultsFile> runs;
-      for (const std::string& run : report.runs)
-        runs.push_back(read_results_csv(run));
-      for (const CalibrationDrift& d : calibration_drift(read_results_csv(sweeps), hardware_reference(runs)))
-        if (d.median > o.limits.max_median_error && (!drifted || d.median > drifted->median))
-          drifted = d;
+      drifted = worst_drift(sweeps, report.runs, o.limits);
     } catch (const std::invalid_argument& e) {
       std::cerr << "xover validate: " << e.what() << "\n";
       return 1;
@@ -242,17 +267,8 @@ int validate(const Options& o) {
             dir + "sim.log", status))
     return status;
 
-  std::vector<ResultsFile> runs;
   try {
-    const ResultsFile sim = read_results_csv(report.sim);
-    for (const std::string& run : report.runs)
-      runs.push_back(read_results_csv(run));
-    report.scenario = sim.scenario;
-    report.validation = validate_results(sim, runs, o.limits);
-    report.sim_handovers = selection_thresholds(sim);
-    report.hw_handovers = selection_thresholds(hardware_reference(runs));
-    if (report.calibrated)
-      report.drift = calibration_drift(read_results_csv(dir + "calibrate-sweeps.csv"), hardware_reference(runs));
+    judge(report, o.limits, dir + "calibrate-sweeps.csv");
   } catch (const std::invalid_argument& e) {
     std::cerr << "xover validate: " << e.what() << "\n";
     return 1;
