@@ -40,6 +40,44 @@ double value_after(const std::string& text, const std::string& key, const std::s
   return end == std::string::npos ? std::nan("") : std::stod(text.substr(begin, end - begin));
 }
 
+/// The mm lane's overheads and latency measured, positive and finite.
+void expect_mm_lane_measured(const std::string& xml) {
+  const std::size_t mm = xml.find("<link id=\"mm\"");
+  ASSERT_NE(mm, std::string::npos) << xml;
+  // (A figure with steps by size reads "0:80ns;32:60ns": each step's.)
+  for (const char* name : {"o_send", "o_recv"}) {
+    const std::string key = "id=\"xover:" + std::string(name) + "\" value=\"";
+    const std::size_t at = xml.find(key, mm);
+    ASSERT_NE(at, std::string::npos) << name;
+    const std::size_t begin = at + key.size();
+    std::stringstream sections(xml.substr(begin, xml.find('"', begin) - begin));
+    for (std::string section; std::getline(sections, section, ';');) {
+      const double v = value_after(section, section.find(':') == std::string::npos ? "" : ":", "ns");
+      EXPECT_GT(v, 0) << name << ": " << section;
+      EXPECT_TRUE(std::isfinite(v)) << name << ": " << section;
+    }
+  }
+  // (How fast the lane is depends on the machine and its load: not judged.)
+  const double bandwidth = value_after(xml, "bandwidth=\"", "Bps\"", mm);
+  EXPECT_GT(bandwidth, 0);
+  EXPECT_TRUE(std::isfinite(bandwidth));
+  EXPECT_GE(value_after(xml, "latency=\"", "ns\"", mm), 0);
+}
+
+/// The alltoall's device figures on the nodes, positive and finite, and
+/// said on the terminal (`out`).
+void expect_device_figures(const std::string& out, const std::string& xml) {
+  EXPECT_THAT(out, HasSubstr("alltoall device: o_device "));
+  EXPECT_THAT(xml, HasSubstr("alltoall device: o_device "));
+  const std::size_t node0 = xml.find("<host id=\"node0\"");
+  ASSERT_NE(node0, std::string::npos) << xml;
+  for (const char* name : {"device_o", "proxy_o", "proxy_wake"}) {
+    const double v = value_after(xml, "id=\"xover:" + std::string(name) + "\" value=\"", "ns\"", node0);
+    EXPECT_GT(v, 0) << name;
+    EXPECT_TRUE(std::isfinite(v)) << name;
+  }
+}
+
 TEST(CalibrateCli, QuickShmRunWritesAPlatformThatLoads) {
   const std::string out = temp_name();
   const std::string sweeps = out + ".csv";
@@ -78,39 +116,8 @@ TEST(CalibrateCli, QuickShmRunWritesAPlatformThatLoads) {
   EXPECT_THAT(xml, HasSubstr("sampling: 2 rounds in "));
   EXPECT_THAT(xml, HasSubstr(": as many rounds as asked for"));
 
-  // The mm lane: overheads and latency measured, positive and finite.
-  const std::size_t mm = xml.find("<link id=\"mm\"");
-  ASSERT_NE(mm, std::string::npos) << xml;
-  // (A figure with steps by size reads "0:80ns;32:60ns": each step's.)
-  for (const char* name : {"o_send", "o_recv"}) {
-    const std::string key = "id=\"xover:" + std::string(name) + "\" value=\"";
-    const std::size_t at = xml.find(key, mm);
-    ASSERT_NE(at, std::string::npos) << name;
-    const std::size_t begin = at + key.size();
-    std::stringstream sections(xml.substr(begin, xml.find('"', begin) - begin));
-    for (std::string section; std::getline(sections, section, ';');) {
-      const double v = value_after(section, section.find(':') == std::string::npos ? "" : ":", "ns");
-      EXPECT_GT(v, 0) << name << ": " << section;
-      EXPECT_TRUE(std::isfinite(v)) << name << ": " << section;
-    }
-  }
-  // (How fast the lane is depends on the machine and its load: not judged.)
-  const double bandwidth = value_after(xml, "bandwidth=\"", "Bps\"", mm);
-  EXPECT_GT(bandwidth, 0);
-  EXPECT_TRUE(std::isfinite(bandwidth));
-  EXPECT_GE(value_after(xml, "latency=\"", "ns\"", mm), 0);
-
-  // The alltoall's device figures on the nodes, positive and finite, and
-  // said on the terminal.
-  EXPECT_THAT(r.out, HasSubstr("alltoall device: o_device "));
-  EXPECT_THAT(xml, HasSubstr("alltoall device: o_device "));
-  const std::size_t node0 = xml.find("<host id=\"node0\"");
-  ASSERT_NE(node0, std::string::npos) << xml;
-  for (const char* name : {"device_o", "proxy_o", "proxy_wake"}) {
-    const double v = value_after(xml, "id=\"xover:" + std::string(name) + "\" value=\"", "ns\"", node0);
-    EXPECT_GT(v, 0) << name;
-    EXPECT_TRUE(std::isfinite(v)) << name;
-  }
+  expect_mm_lane_measured(xml);
+  expect_device_figures(r.out, xml);
   EXPECT_THAT(xml, HasSubstr("<prop id=\"xover:threads\" value=\"1\"/>"));
   EXPECT_THAT(xml, HasSubstr("figures fitted to the protocols' sweeps (the relative errors' Huber loss, 10 %, over "));
 

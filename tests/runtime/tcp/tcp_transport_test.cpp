@@ -116,87 +116,100 @@ TEST(TcpTransport, ActiveMessagesCarryEveryByte) {
 // Rank 1 exposes two regions; rank 0 reads from one (sizes up to 8 MiB, at
 // odd offsets, all in flight at once) and writes into the other; rank 1
 // checks what landed.
+constexpr Bytes kRegion = (8 << 20) + 64;
+/// The puts rank 0 makes, (offset, bytes).
+const std::vector<std::pair<Bytes, Bytes>> kPuts = {{0, 1}, {8, 1000}, {2048, 65536}, {1 << 20, 6 << 20}};
+
+/// Rank 1: registers the two regions, sends their keys, and when asked
+/// checks what the puts left and says so.
+std::string get_put_target(Transport& t) {
+  std::string problems;
+  bool checked = false;
+  const std::vector<std::byte> source = filled(1, kRegion);
+  std::vector<std::byte> target(kRegion);
+  const MemoryRegion a = t.reg(0, 0, source.data(), kRegion);
+  const MemoryRegion b = t.reg(0, 0, target.data(), kRegion);
+  const RemoteAddr ra = t.remote_addr(a, source.data());
+  const RemoteAddr rb = t.remote_addr(b, target.data());
+  t.set_am_handler(kCheck, [&](const AmMessage&) {
+    std::string found;
+    std::vector<std::byte> want(kRegion);
+    for (auto [off, n] : kPuts)
+      for (Bytes i = off; i < off + n; ++i)
+        want[i] = pattern(2, i);
+    if (want != target)
+      found = "the puts did not land as sent; ";
+    send_am(t, 0, 0, kVerdict, {}, {reinterpret_cast<const std::byte*>(found.data()), found.size()}, AmMode::Bcopy,
+            {});
+    checked = true;
+  });
+  send_am(t, 0, 0, kKeys, u64s({ra.key, ra.addr, rb.key, rb.addr}), {}, AmMode::Short, {});
+  if (!progress_until(t, [&] { return checked; }))
+    problems += "rank 0 never asked for the check; ";
+  t.dereg(a);
+  t.dereg(b);
+  return problems;
+}
+
+/// Rank 0: every get and put in flight at once, the gets' bytes checked,
+/// an empty get, then rank 1's verdict on the puts.
+std::string get_put_initiator(Transport& t) {
+  std::string problems;
+  std::vector<std::uint64_t> keys;
+  bool checked = false;
+  t.set_am_handler(kKeys, [&](const AmMessage& m) {
+    for (std::size_t i = 0; i < 4; ++i)
+      keys.push_back(u64_at(m.header, i));
+  });
+  t.set_am_handler(kVerdict, [&](const AmMessage& m) {
+    problems.append(reinterpret_cast<const char*>(m.payload.data), m.payload.size);
+    checked = true;
+  });
+  if (!progress_until(t, [&] { return keys.size() == 4; }))
+    return std::string("no keys came");
+  const std::vector<std::pair<Bytes, Bytes>> gets = {{0, 1}, {7, 100}, {1000, 65536}, {3, 1 << 20}, {64, 8 << 20}};
+  std::vector<std::vector<std::byte>> into;
+  int outstanding = 0;
+  for (auto [off, n] : gets) {
+    into.emplace_back(n, std::byte{0xEE});
+    ++outstanding;
+    if (t.get(0, 1, {into.back().data(), n}, {keys[0], keys[1] + off}, [&](Status s) {
+          --outstanding;
+          if (s != Status::Ok)
+            problems += "a get failed; ";
+        }) != Status::InProgress)
+      problems += "a get did not start; ";
+  }
+  const std::vector<std::byte> source = filled(2, kRegion);
+  for (auto [off, n] : kPuts) {
+    ++outstanding;
+    if (t.put(0, 1, {source.data() + off, n}, {keys[2], keys[3] + off}, [&](Status s) {
+          --outstanding;
+          if (s != Status::Ok)
+            problems += "a put failed; ";
+        }) != Status::InProgress)
+      problems += "a put did not start; ";
+  }
+  if (!progress_until(t, [&] { return outstanding == 0; }))
+    return problems + "gets and puts timed out";
+  for (std::size_t g = 0; g < gets.size(); ++g)
+    for (Bytes i = 0; i < gets[g].second; ++i)
+      if (into[g][i] != pattern(1, gets[g].first + i)) {
+        problems += "get " + std::to_string(g) + " byte " + std::to_string(i) + " differs; ";
+        break;
+      }
+  std::byte none{};
+  if (t.get(0, 1, {&none, 0}, {keys[0], keys[1]}, {}) != Status::Ok)
+    problems += "an empty get did not complete at once; ";
+  send_am(t, 0, 1, kCheck, {}, {}, AmMode::Short, {});
+  if (!progress_until(t, [&] { return checked; }))
+    problems += "no verdict came; ";
+  return problems;
+}
+
 TEST(TcpTransport, GetAndPutMoveEveryByte) {
   const Outcome out = run_tcp(2, [](LocalBootstrap& boot, Transport& t) {
-    constexpr Bytes kSize = (8 << 20) + 64;
-    std::string problems;
-    std::vector<std::uint64_t> keys;
-    bool checked = false;
-    t.set_am_handler(kKeys, [&](const AmMessage& m) {
-      for (std::size_t i = 0; i < 4; ++i)
-        keys.push_back(u64_at(m.header, i));
-    });
-    t.set_am_handler(kVerdict, [&](const AmMessage& m) {
-      problems.append(reinterpret_cast<const char*>(m.payload.data), m.payload.size);
-      checked = true;
-    });
-    const std::vector<std::pair<Bytes, Bytes>> puts = {{0, 1}, {8, 1000}, {2048, 65536}, {1 << 20, 6 << 20}};
-    if (boot.rank() == 1) {
-      const std::vector<std::byte> source = filled(1, kSize);
-      std::vector<std::byte> target(kSize);
-      const MemoryRegion a = t.reg(0, 0, source.data(), kSize);
-      const MemoryRegion b = t.reg(0, 0, target.data(), kSize);
-      const RemoteAddr ra = t.remote_addr(a, source.data());
-      const RemoteAddr rb = t.remote_addr(b, target.data());
-      t.set_am_handler(kCheck, [&](const AmMessage&) {
-        std::string found;
-        std::vector<std::byte> want(kSize);
-        for (auto [off, n] : puts)
-          for (Bytes i = off; i < off + n; ++i)
-            want[i] = pattern(2, i);
-        if (want != target)
-          found = "the puts did not land as sent; ";
-        send_am(t, 0, 0, kVerdict, {}, {reinterpret_cast<const std::byte*>(found.data()), found.size()}, AmMode::Bcopy,
-                {});
-        checked = true;
-      });
-      send_am(t, 0, 0, kKeys, u64s({ra.key, ra.addr, rb.key, rb.addr}), {}, AmMode::Short, {});
-      if (!progress_until(t, [&] { return checked; }))
-        problems += "rank 0 never asked for the check; ";
-      t.dereg(a);
-      t.dereg(b);
-      return problems;
-    }
-    if (!progress_until(t, [&] { return keys.size() == 4; }))
-      return std::string("no keys came");
-    const std::vector<std::pair<Bytes, Bytes>> gets = {{0, 1}, {7, 100}, {1000, 65536}, {3, 1 << 20}, {64, 8 << 20}};
-    std::vector<std::vector<std::byte>> into;
-    int outstanding = 0;
-    for (auto [off, n] : gets) {
-      into.emplace_back(n, std::byte{0xEE});
-      ++outstanding;
-      if (t.get(0, 1, {into.back().data(), n}, {keys[0], keys[1] + off}, [&](Status s) {
-            --outstanding;
-            if (s != Status::Ok)
-              problems += "a get failed; ";
-          }) != Status::InProgress)
-        problems += "a get did not start; ";
-    }
-    const std::vector<std::byte> source = filled(2, kSize);
-    for (auto [off, n] : puts) {
-      ++outstanding;
-      if (t.put(0, 1, {source.data() + off, n}, {keys[2], keys[3] + off}, [&](Status s) {
-            --outstanding;
-            if (s != Status::Ok)
-              problems += "a put failed; ";
-          }) != Status::InProgress)
-        problems += "a put did not start; ";
-    }
-    if (!progress_until(t, [&] { return outstanding == 0; }))
-      return problems + "gets and puts timed out";
-    for (std::size_t g = 0; g < gets.size(); ++g)
-      for (Bytes i = 0; i < gets[g].second; ++i)
-        if (into[g][i] != pattern(1, gets[g].first + i)) {
-          problems += "get " + std::to_string(g) + " byte " + std::to_string(i) + " differs; ";
-          break;
-        }
-    std::byte none{};
-    if (t.get(0, 1, {&none, 0}, {keys[0], keys[1]}, {}) != Status::Ok)
-      problems += "an empty get did not complete at once; ";
-    send_am(t, 0, 1, kCheck, {}, {}, AmMode::Short, {});
-    if (!progress_until(t, [&] { return checked; }))
-      problems += "no verdict came; ";
-    return problems;
+    return boot.rank() == 1 ? get_put_target(t) : get_put_initiator(t);
   });
   EXPECT_TRUE(out.result.ok) << out.all();
 }
