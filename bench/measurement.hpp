@@ -2,9 +2,10 @@
 // child process that ran it to the parent that prints the table.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <string>
+
+#include "base/clock.hpp"
 
 namespace xover::bench {
 
@@ -31,14 +32,14 @@ struct Measurement {
 class Stopwatch {
  public:
   double lap() {
-    const auto now = std::chrono::steady_clock::now();
-    const double s = std::chrono::duration<double>(now - start_).count();
+    const double now = clock_now();
+    const double s = now - start_;
     start_ = now;
     return s;
   }
 
  private:
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  double start_ = clock_now();
 };
 
 /// The calling process's peak resident memory, in KiB.
