@@ -5,7 +5,9 @@
 #include "runtime/cuda/cuda_memory.hpp"
 #include "runtime/cuda/cuda_transport.hpp"
 #include "runtime/shm/shm_transport.hpp"
+#include "runtime/tcp/tcp_options.hpp"
 #include "runtime/tcp/tcp_transport.hpp"
+#include "runtime/verbs/verbs_options.hpp"
 #include "runtime/verbs/verbs_transport.hpp"
 
 namespace xover::runtime {
@@ -66,18 +68,49 @@ BackendInfo simulator_describe() {
 }
 
 const std::array kBackends{
-    Backend{"sim", "SimGrid simulation of the scenario's platform (LogGP lanes)", nullptr, simulator_unavailable,
-            simulator_describe},
-    Backend{"shm", "shared memory on this node: mm rings, cross-memory attach", make_shm_transport, nullptr,
-            describe_shm},
-    Backend{"tcp", "TCP sockets, a lane per interface and connection", make_tcp_transport, nullptr, describe_tcp},
-    Backend{"verbs", "rdma-core verbs: an RC queue pair per port and peer, send/recv AMs, RDMA read/write",
-            make_verbs_transport, verbs_unavailable, describe_verbs},
-    Backend{"cuda", "GPUs on this node: device memory mapped by CUDA IPC, device-initiated puts or a CPU proxy",
-            make_cuda_transport, cuda_unavailable, describe_cuda, make_cuda_alltoall, kCudaAlltoallMaxPes},
+    Backend{.name = "sim",
+            .summary = "SimGrid simulation of the scenario's platform (LogGP lanes)",
+            .make = nullptr,
+            .why_unavailable = simulator_unavailable,
+            .describe = simulator_describe},
+    Backend{.name = "shm",
+            .summary = "shared memory on this node: mm rings, cross-memory attach",
+            .make = make_shm_transport,
+            .why_unavailable = nullptr,
+            .describe = describe_shm},
+    Backend{.name = "tcp",
+            .summary = "TCP sockets, a lane per interface and connection",
+            .make = make_tcp_transport,
+            .why_unavailable = nullptr,
+            .describe = describe_tcp,
+            .options = tcp_option_list(),
+            .read_options = read_tcp_options},
+    Backend{.name = "verbs",
+            .summary = "rdma-core verbs: an RC queue pair per port and peer, send/recv AMs, RDMA read/write",
+            .make = make_verbs_transport,
+            .why_unavailable = verbs_unavailable,
+            .describe = describe_verbs,
+            .options = verbs_option_list(),
+            .read_options = read_verbs_options},
+    Backend{.name = "cuda",
+            .summary = "GPUs on this node: device memory mapped by CUDA IPC, device-initiated puts or a CPU proxy",
+            .make = make_cuda_transport,
+            .why_unavailable = cuda_unavailable,
+            .describe = describe_cuda,
+            .device_alltoall = make_cuda_alltoall,
+            .device_alltoall_max_pes = kCudaAlltoallMaxPes},
 };
 
 }  // namespace
+
+std::string option_text(const OptionValues& values, std::span<const BackendOption> declared, std::string_view name) {
+  if (const auto given = values.find(name); given != values.end())
+    return given->second;
+  for (const BackendOption& option : declared)
+    if (option.name == name)
+      return std::string(option.default_value);
+  return "";
+}
 
 std::span<const Backend> backends() {
   return kBackends;

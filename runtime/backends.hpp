@@ -2,8 +2,9 @@
 // `--help`, `xover info` and the tests' backend parameter read. A backend
 // is one row: its name, one line about it, how to make its transport, and
 // why it cannot run here when it cannot (not compiled in, no device), and
-// what it finds on this machine (for `xover info`), and the alltoall engine
-// it offers for device memory, if any.
+// what it finds on this machine (for `xover info`), its own command-line
+// options (backend_options.hpp), and the alltoall engine it offers for
+// device memory, if any.
 //
 //   const Backend* b = find_backend("tcp");
 //   if (const std::string why = b->unavailable(); !why.empty()) ... exit 2
@@ -13,6 +14,7 @@
 // optionally, a describe function), and one row below (backends.cpp).
 #pragma once
 
+#include <any>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -21,6 +23,7 @@
 
 #include "protocols/coll/device_alltoall.hpp"
 #include "runtime/backend_info.hpp"
+#include "runtime/backend_options.hpp"
 #include "runtime/bootstrap.hpp"
 
 namespace xover::runtime {
@@ -45,6 +48,14 @@ struct Backend {
   /// called even when the backend is unavailable, to say what it did find.
   /// Null when it has nothing to report.
   BackendInfo (*describe)() = nullptr;
+  /// Its own command-line options (--tcp-if, ...), which `xover run`,
+  /// `calibrate` and `validate` declare; names unique in the table.
+  std::span<const BackendOption> options = {};
+  /// Reads the options' text (absent ones take their defaults) into the
+  /// settings its transport takes (RuntimeOptions::backend), for `use`;
+  /// null when it has no options.
+  /// @throws std::invalid_argument saying what is wrong ("--tcp-conns must be from 1 to 16").
+  std::any (*read_options)(const OptionValues& values, BackendUse use) = nullptr;
   /// The alltoall engine for PEs in device memory (a GPU's), which `xover
   /// run` hands the alltoall workload in place of its PEs in host memory
   /// (Scenario::device_alltoall); null where the backend keeps them on the host.

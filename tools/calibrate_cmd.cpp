@@ -343,9 +343,8 @@ int calibrate_command(const std::vector<std::string>& args) {
       "seconds of measuring rounds at most (default 120; 10 with --quick); rounds stop earlier once one moves "
       "no fit by 5 % or more")(
       "timeout", po::value<double>()->default_value(10.0),
-      "seconds a rank waits with nothing moving before it gives up on its peer")(
-      "tcp-if", po::value<std::string>()->default_value("lo"), "tcp: the interface to calibrate")(
-      "ib-dev", po::value<std::string>(), "verbs: the ports to calibrate, one lane each (mlx5_0:1,mlx5_1:1; default every ACTIVE port)");
+      "seconds a rank waits with nothing moving before it gives up on its peer");
+  add_backend_options(opts);
   po::variables_map vm;
   if (const auto status = parse_options("calibrate", args, opts, {}, vm))
     return *status;
@@ -370,17 +369,15 @@ int calibrate_command(const std::vector<std::string>& args) {
     return kExitBadInput;
   }
   s.runtime.timeout = vm["timeout"].as<double>();
-  s.runtime.tcp_interfaces = {vm["tcp-if"].as<std::string>()};
-  if (vm.count("ib-dev"))
-    s.runtime.ib_devices = {vm["ib-dev"].as<std::string>()};
   if (!(s.runtime.timeout > 0) || !std::isfinite(s.runtime.timeout)) {
     std::cerr << "xover calibrate: --timeout must be a positive number of seconds\n";
     return kExitBadInput;
   }
-  if (s.runtime.tcp_interfaces.front().empty() || s.runtime.tcp_interfaces.front().find(',') != std::string::npos) {
-    std::cerr << "xover calibrate: --tcp-if takes one interface\n";
+  const std::optional<std::any> settings =
+      read_backend_options("calibrate", *s.backend, vm, runtime::BackendUse::Calibrate);
+  if (!settings)
     return kExitBadInput;
-  }
+  s.runtime.backend = *settings;
   if (const std::optional<std::string> why = unwritable("--out", s.out)) {
     std::cerr << "xover calibrate: " << *why << "\n";
     return kExitBadInput;

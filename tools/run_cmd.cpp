@@ -61,12 +61,8 @@ int run_command(const std::vector<std::string>& args) {
       "hardware: seconds a rank waits with nothing moving before it gives up on its peers")(
       "rounds", po::value<std::size_t>()->default_value(kHardwareRounds),
       "hardware: rounds over every (curve, size) point, each round in a shuffled order taking its share of the "
-      "iterations (1: each point once, in order)")(
-      "tcp-if", po::value<std::string>()->default_value("lo"),
-      "tcp: interfaces to use, one lane each (lo; eth0,eth1)")(
-      "tcp-conns", po::value<std::size_t>()->default_value(1), "tcp: connections per interface, one lane each")(
-      "ib-dev", po::value<std::string>()->default_value(""),
-      "verbs: ports to use, one lane each (mlx5_0:1,mlx5_1:1; default every ACTIVE port)");
+      "iterations (1: each point once, in order)");
+  add_backend_options(opts);
   po::positional_options_description positional;
   positional.add("scenario", 1);
   po::variables_map vm;

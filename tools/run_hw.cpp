@@ -14,7 +14,6 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 
 #include "protocols/workload/scenario.hpp"
 #include "protocols/workload/workload.hpp"
@@ -31,16 +30,6 @@ namespace po = boost::program_options;
 
 namespace xover::tools {
 namespace {
-
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty())
-      out.push_back(item);
-  return out;
-}
 
 int launch(const Scenario& scenario, const std::vector<std::string>& args) {
   runtime::LaunchOptions options;
@@ -133,9 +122,6 @@ int run_on_hardware(const Scenario& given, const runtime::Backend& backend, cons
   scenario.device_alltoall = backend.device_alltoall;
   runtime::RuntimeOptions options;
   options.timeout = vm["timeout"].as<double>();
-  options.tcp_interfaces = split_commas(vm["tcp-if"].as<std::string>());
-  options.tcp_connections = vm["tcp-conns"].as<std::size_t>();
-  options.ib_devices = split_commas(vm["ib-dev"].as<std::string>());
   options.reg_cache = scenario.select.reg_cache;
   scenario.sampling.rounds = vm["rounds"].as<std::size_t>();
   scenario.sampling.warm_bytes = kHardwareWarmBytes;
@@ -147,14 +133,10 @@ int run_on_hardware(const Scenario& given, const runtime::Backend& backend, cons
     std::cerr << "xover run: --rounds must be at least 1\n";
     return kExitBadInput;
   }
-  if (options.tcp_interfaces.empty()) {
-    std::cerr << "xover run: --tcp-if names no interface\n";
+  const std::optional<std::any> settings = read_backend_options("run", backend, vm, runtime::BackendUse::Run);
+  if (!settings)
     return kExitBadInput;
-  }
-  if (options.tcp_connections < 1 || options.tcp_connections > 16) {
-    std::cerr << "xover run: --tcp-conns must be from 1 to 16\n";
-    return kExitBadInput;
-  }
+  options.backend = *settings;
   if (scenario.phantom) {
     std::cerr << "xover run: " << scenario.file << ": phantom payloads are for simulation; hardware moves real bytes "
               << "(use <payload mode=\"verify\"/>)\n";

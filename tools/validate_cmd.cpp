@@ -132,8 +132,18 @@ struct Options {
   std::string dir;
   std::string rounds;
   std::string time_limit;
-  std::string tcp_if;
+  /// The backend's own options (--tcp-if, ...), given or default, passed
+  /// on to calibrate and to every run.
+  runtime::OptionValues backend_options;
   bool json = false;
+};
+
+/// The backend's options as arguments: --NAME VALUE each.
+std::vector<std::string> backend_args(const Options& o) {
+  std::vector<std::string> out;
+  for (const auto& [name, value] : o.backend_options)
+    out.insert(out.end(), {"--" + name, value});
+  return out;
 };
 
 /// Checks what can be checked before anything runs; a status when it must stop.
@@ -195,7 +205,10 @@ std::optional<int> check(const po::variables_map& vm, Options& o) {
   std::ostringstream time_limit;
   time_limit << vm["time-limit"].as<double>();
   o.time_limit = time_limit.str();
-  o.tcp_if = vm["tcp-if"].as<std::string>();
+  o.backend_options = backend_option_values(*backend, vm);
+  if (!read_backend_options("validate", *backend, vm, runtime::BackendUse::Run) ||
+      (!o.platform && !read_backend_options("validate", *backend, vm, runtime::BackendUse::Calibrate)))
+    return kExitBadInput;
   o.json = vm.count("json") > 0;
   return std::nullopt;
 }
@@ -220,20 +233,22 @@ int validate(const Options& o) {
   report.calibrated = !o.platform;
   report.cores = runtime::node_cores();
   const std::string sweeps = dir + "calibrate-sweeps.csv";
+  const std::vector<std::string> options = backend_args(o);
   for (;;) {
     ++report.calibrations;
-    if (report.calibrated &&
-        !step("calibrating " + o.backend, {"calibrate", "--backend", o.backend, "--out", report.platform, "--sweeps",
-                                           sweeps, "--time-limit", o.time_limit, "--tcp-if", o.tcp_if},
-              dir + "calibrate.log", status))
+    std::vector<std::string> calibrate{"calibrate", "--backend", o.backend, "--out", report.platform, "--sweeps",
+                                       sweeps, "--time-limit", o.time_limit};
+    calibrate.insert(calibrate.end(), options.begin(), options.end());
+    if (report.calibrated && !step("calibrating " + o.backend, calibrate, dir + "calibrate.log", status))
       return status;
     report.load_before = load_average();
     report.runs.clear();
     for (std::size_t k = 1; k <= o.runs; ++k) {
       report.runs.push_back(dir + "hw-" + std::to_string(k) + ".csv");
-      if (!step("hardware run " + std::to_string(k) + " of " + std::to_string(o.runs),
-                {"run", o.scenario, "--backend", o.backend, "--out", report.runs.back(), "--rounds", o.rounds,
-                 "--tcp-if", o.tcp_if},
+      std::vector<std::string> run{"run", o.scenario, "--backend", o.backend, "--out", report.runs.back(), "--rounds",
+                                   o.rounds};
+      run.insert(run.end(), options.begin(), options.end());
+      if (!step("hardware run " + std::to_string(k) + " of " + std::to_string(o.runs), run,
                 dir + "hw-" + std::to_string(k) + ".log", status))
         return status;
     }
@@ -281,7 +296,7 @@ int validate(const Options& o) {
     std::cerr << "xover validate: " << e.what() << "\n";
     return 1;
   }
-  report.ucx = ucx_report(o.backend, o.tcp_if);
+  report.ucx = ucx_report(o.backend, runtime::option_text(o.backend_options, {}, "tcp-if"));
   std::vector<std::string> plot{"plot", report.sim};
   plot.insert(plot.end(), report.runs.begin(), report.runs.end());
   plot.insert(plot.end(), {"-o", dir + "validate.png"});
@@ -326,8 +341,8 @@ int validate_command(const std::vector<std::string>& args) {
       "time-limit", po::value<double>()->default_value(120), "seconds the calibration may take, at most")(
       "calibrations", po::value<std::size_t>()->default_value(2),
       "calibrate and run the hardware again, up to this many times in all, while the calibration's own sweeps "
-      "differ from the hardware runs by more than the median limit (the machine changed between them)")(
-      "tcp-if", po::value<std::string>()->default_value("lo"), "tcp: the interface");
+      "differ from the hardware runs by more than the median limit (the machine changed between them)");
+  add_backend_options(opts);
   po::positional_options_description positional;
   positional.add("scenario", 1);
   po::variables_map vm;

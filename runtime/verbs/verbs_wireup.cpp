@@ -14,6 +14,7 @@
 
 #include "runtime/verbs/verbs_card.hpp"
 #include "runtime/verbs/verbs_measure.hpp"
+#include "runtime/verbs/verbs_options.hpp"
 #include "runtime/verbs/verbs_transport.hpp"
 #include "runtime/verbs/verbs_transport_impl.hpp"
 
@@ -64,7 +65,7 @@ std::unique_ptr<Transport> wire_up(Bootstrap& boot, const RuntimeOptions& option
     throw RuntimeError("verbs: " + why);
   std::vector<std::size_t> chosen;
   try {
-    chosen = select_ports(found.ports, parse_port_names(options.ib_devices));
+    chosen = select_ports(found.ports, verbs_options(options).ports);
   } catch (const std::invalid_argument& e) {
     throw RuntimeError(std::string("verbs: ") + e.what());
   }

@@ -89,6 +89,24 @@ TEST(BackendTable, NamesAreUniqueAndTheSimulatorComesFirst) {
   }
 }
 
+// Each row declares its own options: every name belongs to one backend,
+// has a line of help, and its defaults read into settings.
+TEST(BackendTable, EveryOptionIsOneBackendsAndItsDefaultsRead) {
+  std::set<std::string_view> names;
+  for (const Backend& b : backends()) {
+    EXPECT_EQ(b.options.empty(), b.read_options == nullptr) << b.name;
+    for (const BackendOption& option : b.options) {
+      EXPECT_TRUE(names.insert(option.name).second) << option.name << " is declared twice";
+      EXPECT_FALSE(option.help.empty()) << option.name;
+    }
+    if (b.read_options) {
+      EXPECT_TRUE(b.read_options({}, BackendUse::Run).has_value()) << b.name;
+    }
+  }
+  EXPECT_TRUE(names.contains("tcp-if"));
+  EXPECT_TRUE(names.contains("ib-dev"));
+}
+
 // An alltoall of more PEs than the cuda backend's GPU engine runs is the
 // scenario's error (xover run says where, exit 2), asked of the row, so
 // that it is said before any GPU is touched; a backend without such an
