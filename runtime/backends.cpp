@@ -97,8 +97,8 @@ const std::array kBackends{
             .make = make_cuda_transport,
             .why_unavailable = cuda_unavailable,
             .describe = describe_cuda,
-            .device_alltoall = make_cuda_alltoall,
-            .device_alltoall_max_pes = kCudaAlltoallMaxPes},
+            .memory = {.type = MemType::Cuda, .on = "a GPU", .make = make_rank_device_memory},
+            .device_alltoall = {.make = make_cuda_alltoall, .max_pes = kCudaAlltoallMaxPes}},
 };
 
 }  // namespace
@@ -117,10 +117,16 @@ std::span<const Backend> backends() {
 }
 
 std::string device_alltoall_refusal(const Backend& backend, std::uint32_t pes) {
-  if (!backend.device_alltoall || backend.device_alltoall_max_pes == 0 || pes <= backend.device_alltoall_max_pes)
-    return "";
-  return "the " + std::string(backend.name) + " backend's device alltoall runs 2 to " +
-         std::to_string(backend.device_alltoall_max_pes) + " PEs, not " + std::to_string(pes);
+  return backend.device_alltoall.refusal(backend.name, pes);
+}
+
+const Backend* memory_backend(MemType type) {
+  if (type == MemType::Host)
+    return nullptr;
+  for (const Backend& b : kBackends)
+    if (b.memory.type == type)
+      return &b;
+  return nullptr;
 }
 
 const Backend* find_backend(std::string_view name) {

@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "protocols/coll/device_alltoall.hpp"
+#include "protocols/core/device_memory.hpp"
 #include "runtime/backend_info.hpp"
 #include "runtime/backend_options.hpp"
 #include "runtime/bootstrap.hpp"
@@ -30,6 +31,15 @@ namespace xover::runtime {
 
 /// How why_unavailable() begins when the backend is not in this build.
 inline constexpr std::string_view kNotCompiledIn = "not compiled in";
+
+/// Memory a backend offers for payloads, on any hardware backend.
+struct PayloadMemory {
+  MemType type = MemType::Host;  ///< Host: it offers none
+  std::string_view on;           ///< what holds it, for messages: "a GPU"
+  /// Collective over `boot`: this rank's memory of that type.
+  /// @throws RuntimeError naming what failed.
+  std::unique_ptr<DeviceMemory> (*make)(Bootstrap& boot) = nullptr;
+};
 
 struct Backend {
   std::string_view name;     ///< what --backend takes: "sim", "shm", "tcp"
@@ -56,12 +66,14 @@ struct Backend {
   /// null when it has no options.
   /// @throws std::invalid_argument saying what is wrong ("--tcp-conns must be from 1 to 16").
   std::any (*read_options)(const OptionValues& values, BackendUse use) = nullptr;
-  /// The alltoall engine for PEs in device memory (a GPU's), which `xover
-  /// run` hands the alltoall workload in place of its PEs in host memory
-  /// (Scenario::device_alltoall); null where the backend keeps them on the host.
-  DeviceAlltoallMaker device_alltoall = nullptr;
-  /// The most PEs that engine runs; 0 where it runs any number.
-  std::uint32_t device_alltoall_max_pes = 0;
+  /// The memory it offers for payloads (<payload memory=>) on whichever
+  /// hardware backend runs them (cuda: GPU memory); none by default.
+  PayloadMemory memory = {};
+  /// The alltoall engine for PEs in device memory (a GPU's) and the most
+  /// PEs it runs, which `xover run` hands the alltoall workload in place of
+  /// its PEs in host memory (Scenario::device_alltoall); none where the
+  /// backend keeps them on the host.
+  DeviceAlltoallEngine device_alltoall = {};
 
   bool simulated() const { return make == nullptr; }
   std::string unavailable() const { return why_unavailable ? why_unavailable() : std::string(); }
@@ -75,10 +87,14 @@ std::span<const Backend> backends();
 /// The backend called `name`, or null.
 const Backend* find_backend(std::string_view name);
 
-/// Why `backend`'s device alltoall engine cannot run `pes` PEs ("the cuda
-/// backend's GPU alltoall runs 2 to 1024 PEs (...)"); empty when it can or
-/// the backend has no such engine.
+/// Why `backend`'s device alltoall engine cannot run `pes` PEs
+/// (DeviceAlltoallEngine::refusal); empty when it can or the backend has no
+/// such engine.
 std::string device_alltoall_refusal(const Backend& backend, std::uint32_t pes);
+
+/// The backend that offers payload memory of type `type` (its row's
+/// `memory`), or null: none for host memory, or none in the table.
+const Backend* memory_backend(MemType type);
 
 /// The names, comma-separated ("sim, shm, tcp"), for messages.
 std::string backend_names();

@@ -9,8 +9,9 @@
 // near; rank 0 fits, writes the platform and prints the fits. Last, the
 // alltoall's device figures (calib/device_probe.hpp; on a backend with an
 // engine for device memory, that engine's: calib/engine_probe.hpp) go on
-// the platform's nodes, and on a backend with a GPU, its memory's copies
-// (runtime/cuda/cuda_memory.hpp: xover:stage_o, stage_bw, ipc_bw).
+// the platform's nodes, and on a backend that offers device memory (its
+// row's `memory`: the cuda backend's GPU), that memory's copies
+// (xover:stage_o, stage_bw, ipc_bw).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,7 +32,6 @@
 #include "runtime/launch/launch.hpp"
 #include "tools/calib/calibration.hpp"
 #include "tools/calib/device_probe.hpp"
-#include "runtime/cuda/cuda_memory.hpp"
 #include "tools/calib/engine_probe.hpp"
 #include "tools/calib/rounds.hpp"
 #include "tools/commands.hpp"
@@ -247,15 +247,15 @@ int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
     more = !said.front().empty() && said.front().front() == std::byte{1};
   }
   const std::size_t puts = s.quick ? 100 : 400;
-  const calib::DeviceFigures device = s.backend->device_alltoall
-                                          ? calib::probe_device_engine(s.backend->device_alltoall, t, boot, puts)
+  const calib::DeviceFigures device = s.backend->device_alltoall.make
+                                          ? calib::probe_device_engine(s.backend->device_alltoall.make, t, boot, puts)
                                           : calib::probe_device(t, boot, puts);
   m.device = DeviceAttrs{device.device_o, 1, device.proxy_o, device.proxy_wake};
   m.device_o_burst = device.device_o_burst;
-  // A backend with an engine for device memory has a GPU: its copies, for
-  // the memory-type protocols.
-  if (s.backend->device_alltoall)
-    m.device_copy = runtime::make_rank_device_memory(boot)->figures();
+  // A backend that offers device memory: its copies, for the memory-type
+  // protocols.
+  if (s.backend->memory.make)
+    m.device_copy = s.backend->memory.make(boot)->figures();
   const std::string text = mine.to_text();
   const std::vector<runtime::Blob> all = boot.allgather(std::as_bytes(std::span(text.data(), text.size())));
   transport.reset();

@@ -18,18 +18,25 @@ namespace xover::tools {
 namespace {
 
 /// Whether the scenario's buffers can live where <payload memory=> says:
-/// on hardware, a cuda payload needs a GPU (the cuda backend's row says
-/// why there is none); anywhere, a protocol that serves the memory type.
-/// Returns the exit status when not, 0 when they can.
+/// on hardware, the backend that offers that memory must run here (its row
+/// says why not: a cuda payload needs a GPU); anywhere, a protocol that
+/// serves the memory type. Returns the exit status when not, 0 when they can.
 int check_payload_memory(const Scenario& scenario, const runtime::Backend& backend) {
   if (scenario.memory == MemType::Host)
     return 0;
   const std::string memory(mem_type_name(scenario.memory));
-  if (!backend.simulated() && scenario.memory == MemType::Cuda)
-    if (const std::string why = runtime::find_backend("cuda")->unavailable(); !why.empty()) {
-      std::cerr << "xover run: " << scenario.file << ": a cuda payload needs a GPU: " << why << "\n";
+  if (!backend.simulated()) {
+    const runtime::Backend* holder = runtime::memory_backend(scenario.memory);
+    if (!holder) {
+      std::cerr << "xover run: " << scenario.file << ": no backend offers " << memory << " memory\n";
       return kExitBadInput;
     }
+    if (const std::string why = holder->unavailable(); !why.empty()) {
+      std::cerr << "xover run: " << scenario.file << ": a " << memory << " payload needs " << holder->memory.on
+                << ": " << why << "\n";
+      return kExitBadInput;
+    }
+  }
   if (!protocols_serve(scenario.memory)) {
     std::cerr << "xover run: " << scenario.file << ": no protocol serves " << memory
               << " memory (xover proto-info --mem " << memory << " shows its empty table)\n";

@@ -19,7 +19,6 @@
 #include "protocols/workload/workload.hpp"
 #include "runtime/backends.hpp"
 #include "runtime/common.hpp"
-#include "runtime/cuda/cuda_memory.hpp"
 #include "runtime/fault.hpp"
 #include "runtime/launch/launch.hpp"
 #include "runtime/launch/mpi_bootstrap.hpp"
@@ -49,13 +48,14 @@ int launch(const Scenario& scenario, const std::vector<std::string>& args) {
 }
 
 /// The rank's device memory for a scenario whose payloads live there, or
-/// null (runtime::make_rank_device_memory: the peers of its node get
-/// its buffers through IPC, the others through host fragments); rank 0
-/// says what it measured. Collective over `boot`.
+/// null (made by the backend that offers that memory: the cuda backend's
+/// gives the peers of its node its buffers through IPC, the others through
+/// host fragments); rank 0 says what it measured. Collective over `boot`.
 std::unique_ptr<DeviceMemory> payload_memory(const Scenario& scenario, runtime::Bootstrap& boot) {
-  if (scenario.memory == MemType::Host)
+  const runtime::Backend* holder = runtime::memory_backend(scenario.memory);
+  if (!holder)
     return nullptr;
-  std::unique_ptr<DeviceMemory> memory = runtime::make_rank_device_memory(boot);
+  std::unique_ptr<DeviceMemory> memory = holder->memory.make(boot);
   if (boot.rank() == 0) {
     const DeviceCopy f = memory->figures();
     std::fprintf(stderr,
@@ -119,7 +119,7 @@ int run_on_hardware(const Scenario& given, const runtime::Backend& backend, cons
                     const std::vector<std::string>& args, const std::string& out, const std::string& plot) {
   Scenario scenario = given;
   scenario.device = platform_device(scenario.platform);
-  scenario.device_alltoall = backend.device_alltoall;
+  scenario.device_alltoall = backend.device_alltoall.make;
   runtime::RuntimeOptions options;
   options.timeout = vm["timeout"].as<double>();
   options.reg_cache = scenario.select.reg_cache;

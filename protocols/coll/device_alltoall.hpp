@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "protocols/coll/alltoall.hpp"
@@ -58,5 +59,21 @@ class DeviceAlltoall {
 /// @throws std::exception saying what the device refused.
 using DeviceAlltoallMaker = std::unique_ptr<DeviceAlltoall> (*)(Transport& transport, Worker& worker, Bytes max_size,
                                                                 std::uint64_t seed);
+
+/// The engine a backend offers, and the most PEs it runs.
+struct DeviceAlltoallEngine {
+  DeviceAlltoallMaker make = nullptr;  ///< null: the backend offers none
+  std::uint32_t max_pes = 0;           ///< 0: any number
+
+  /// Why the engine of the backend `backend` cannot run `pes` PEs ("the cuda
+  /// backend's device alltoall runs 2 to 1024 PEs, not 1025"); empty when
+  /// it can, or when there is no engine.
+  std::string refusal(std::string_view backend, std::uint32_t pes) const {
+    if (!make || max_pes == 0 || pes <= max_pes)
+      return "";
+    return "the " + std::string(backend) + " backend's device alltoall runs 2 to " + std::to_string(max_pes) +
+           " PEs, not " + std::to_string(pes);
+  }
+};
 
 }  // namespace xover

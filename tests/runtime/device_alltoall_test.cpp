@@ -236,7 +236,7 @@ TEST(DeviceAlltoall, AutoTakesAFlavourWithThePlatformsFigures) {
 
 TEST(DeviceAlltoall, OnlyTheCudaRowOffersAnEngine) {
   for (const runtime::Backend& backend : runtime::backends())
-    EXPECT_EQ(backend.device_alltoall != nullptr, backend.name == "cuda") << backend.name;
+    EXPECT_EQ(backend.device_alltoall.make != nullptr, backend.name == "cuda") << backend.name;
 }
 
 }  // namespace

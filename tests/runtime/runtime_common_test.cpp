@@ -107,6 +107,22 @@ TEST(BackendTable, EveryOptionIsOneBackendsAndItsDefaultsRead) {
   EXPECT_TRUE(names.contains("ib-dev"));
 }
 
+// Payload memory other than the host's is the row's that offers it, found
+// by its type rather than by a backend's name.
+TEST(BackendTable, PayloadMemoryIsFoundByItsType) {
+  EXPECT_EQ(memory_backend(MemType::Host), nullptr);
+  const Backend* gpu = memory_backend(MemType::Cuda);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->name, "cuda");
+  EXPECT_EQ(gpu->memory.type, MemType::Cuda);
+  EXPECT_EQ(gpu->memory.on, "a GPU");
+  EXPECT_NE(gpu->memory.make, nullptr);
+  for (const Backend& b : backends())
+    if (&b != gpu) {
+      EXPECT_EQ(b.memory.make, nullptr) << b.name;
+    }
+}
+
 // An alltoall of more PEs than the cuda backend's GPU engine runs is the
 // scenario's error (xover run says where, exit 2), asked of the row, so
 // that it is said before any GPU is touched; a backend without such an
