@@ -82,7 +82,7 @@ struct Backend {
 };
 
 /// Every backend, in the order --help lists them: the simulator first.
-std::span<const Backend> backends();
+std::span<const Backend* const> backends();
 
 /// The backend called `name`, or null.
 const Backend* find_backend(std::string_view name);

@@ -42,18 +42,18 @@ const runtime::Backend* usable_backend(const std::string& command, const std::st
 
 std::string backends_help() {
   std::string out;
-  for (const runtime::Backend& b : runtime::backends())
-    out += "  " + std::string(b.name) + std::string(b.name.size() < 8 ? 8 - b.name.size() : 1, ' ') +
-           std::string(b.summary) + "\n";
+  for (const runtime::Backend* b : runtime::backends())
+    out += "  " + std::string(b->name) + std::string(b->name.size() < 8 ? 8 - b->name.size() : 1, ' ') +
+           std::string(b->summary) + "\n";
   return out;
 }
 
 void add_backend_options(po::options_description& opts) {
-  for (const runtime::Backend& b : runtime::backends())
-    for (const runtime::BackendOption& option : b.options)
+  for (const runtime::Backend* b : runtime::backends())
+    for (const runtime::BackendOption& option : b->options)
       opts.add_options()(std::string(option.name).c_str(),
                          po::value<std::string>()->default_value(std::string(option.default_value)),
-                         (std::string(b.name) + ": " + std::string(option.help)).c_str());
+                         (std::string(b->name) + ": " + std::string(option.help)).c_str());
 }
 
 runtime::OptionValues backend_option_values(const runtime::Backend& backend, const po::variables_map& vm) {

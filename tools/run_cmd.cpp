@@ -62,7 +62,7 @@ int run_command(const std::vector<std::string>& args) {
       "out,o", po::value<std::string>(), "results CSV (default results/NAME.csv)")(
       "plot", po::value<std::string>(), "also draw the results into this .png or .svg (as xover plot)")(
       "platform,p", po::value<std::string>(), "run on this platform instead of the scenario's")(
-      "backend,b", po::value<std::string>()->default_value(std::string(runtime::backends().front().name)),
+      "backend,b", po::value<std::string>()->default_value(std::string(runtime::backends().front()->name)),
       "the backend (see above)")(
       "timeout", po::value<double>()->default_value(10.0),
       "hardware: seconds a rank waits with nothing moving before it gives up on its peers")(

@@ -1,16 +1,10 @@
 #include "runtime/tcp/tcp_options.hpp"
 
-#include <array>
 #include <sstream>
 #include <stdexcept>
 
 namespace xover::runtime {
 namespace {
-
-constexpr std::array<BackendOption, 2> kOptions{{
-    {"tcp-if", "lo", "interfaces to use, one lane each (lo; eth0,eth1; calibrate takes one)"},
-    {"tcp-conns", "1", "connections per interface, one lane each (calibrate takes 1)"},
-}};
 
 /// The most connections per interface a command line may ask for.
 constexpr std::size_t kMaxConnections = 16;
@@ -27,19 +21,15 @@ std::vector<std::string> split_commas(const std::string& text) {
 
 }  // namespace
 
-std::span<const BackendOption> tcp_option_list() {
-  return kOptions;
-}
-
 std::any read_tcp_options(const OptionValues& values, BackendUse use) {
   TcpOptions out;
-  const std::string interfaces = option_text(values, kOptions, "tcp-if");
+  const std::string interfaces = option_text(values, kTcpOptions, "tcp-if");
   out.interfaces = split_commas(interfaces);
   if (out.interfaces.empty())
     throw std::invalid_argument("--tcp-if names no interface");
   if (use == BackendUse::Calibrate && (out.interfaces.size() > 1 || interfaces.find(',') != std::string::npos))
     throw std::invalid_argument("--tcp-if takes one interface");
-  const std::string connections = option_text(values, kOptions, "tcp-conns");
+  const std::string connections = option_text(values, kTcpOptions, "tcp-conns");
   std::size_t used = 0;
   try {
     out.connections = std::stoul(connections, &used);

@@ -8,8 +8,8 @@
 #pragma once
 
 #include <any>
+#include <array>
 #include <cstddef>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -27,7 +27,10 @@ struct TcpOptions {
 };
 
 /// --tcp-if and --tcp-conns, with their defaults.
-std::span<const BackendOption> tcp_option_list();
+inline constexpr std::array<BackendOption, 2> kTcpOptions{{
+    {"tcp-if", "lo", "interfaces to use, one lane each (lo; eth0,eth1; calibrate takes one)"},
+    {"tcp-conns", "1", "connections per interface, one lane each (calibrate takes 1)"},
+}};
 
 /// The options' text read into a TcpOptions. Calibrate measures one lane:
 /// one interface, one connection.

@@ -7,7 +7,7 @@
 #pragma once
 
 #include <any>
-#include <span>
+#include <array>
 #include <vector>
 
 #include "runtime/backend_options.hpp"
@@ -23,7 +23,9 @@ struct VerbsOptions {
 };
 
 /// --ib-dev, with its default (every ACTIVE port).
-std::span<const BackendOption> verbs_option_list();
+inline constexpr std::array<BackendOption, 1> kVerbsOptions{{
+    {"ib-dev", "", "ports to use, one lane each (mlx5_0:1,mlx5_1:1; default every ACTIVE port)"},
+}};
 
 /// The option's text read into a VerbsOptions.
 /// @throws std::invalid_argument naming a bad item of --ib-dev.

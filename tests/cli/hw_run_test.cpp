@@ -96,9 +96,9 @@ class HwRun : public ::testing::TestWithParam<std::string> {
 
 std::vector<std::string> hardware_backends() {
   std::vector<std::string> out;
-  for (const runtime::Backend& b : runtime::backends())
-    if (!b.simulated())
-      out.emplace_back(b.name);
+  for (const runtime::Backend* b : runtime::backends())
+    if (!b->simulated())
+      out.emplace_back(b->name);
   return out;
 }
 

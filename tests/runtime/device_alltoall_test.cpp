@@ -235,8 +235,8 @@ TEST(DeviceAlltoall, AutoTakesAFlavourWithThePlatformsFigures) {
 }
 
 TEST(DeviceAlltoall, OnlyTheCudaRowOffersAnEngine) {
-  for (const runtime::Backend& backend : runtime::backends())
-    EXPECT_EQ(backend.device_alltoall.make != nullptr, backend.name == "cuda") << backend.name;
+  for (const runtime::Backend* backend : runtime::backends())
+    EXPECT_EQ(backend->device_alltoall.make != nullptr, backend->name == "cuda") << backend->name;
 }
 
 }  // namespace

@@ -72,13 +72,13 @@ TEST(Common, HostNameAndMemcpyAreSane) {
 
 TEST(BackendTable, NamesAreUniqueAndTheSimulatorComesFirst) {
   std::set<std::string_view> names;
-  for (const Backend& b : backends()) {
-    EXPECT_TRUE(names.insert(b.name).second) << b.name;
-    EXPECT_FALSE(b.summary.empty()) << b.name;
-    EXPECT_EQ(find_backend(b.name), &b);
+  for (const Backend* b : backends()) {
+    EXPECT_TRUE(names.insert(b->name).second) << b->name;
+    EXPECT_FALSE(b->summary.empty()) << b->name;
+    EXPECT_EQ(find_backend(b->name), b);
   }
   ASSERT_FALSE(backends().empty());
-  EXPECT_TRUE(backends().front().simulated());
+  EXPECT_TRUE(backends().front()->simulated());
   EXPECT_EQ(find_backend("nosuch"), nullptr);
   EXPECT_EQ(backend_names().substr(0, 5), "sim, ");
   // The two backends every Linux machine has run here.
@@ -93,14 +93,14 @@ TEST(BackendTable, NamesAreUniqueAndTheSimulatorComesFirst) {
 // has a line of help, and its defaults read into settings.
 TEST(BackendTable, EveryOptionIsOneBackendsAndItsDefaultsRead) {
   std::set<std::string_view> names;
-  for (const Backend& b : backends()) {
-    EXPECT_EQ(b.options.empty(), b.read_options == nullptr) << b.name;
-    for (const BackendOption& option : b.options) {
+  for (const Backend* b : backends()) {
+    EXPECT_EQ(b->options.empty(), b->read_options == nullptr) << b->name;
+    for (const BackendOption& option : b->options) {
       EXPECT_TRUE(names.insert(option.name).second) << option.name << " is declared twice";
       EXPECT_FALSE(option.help.empty()) << option.name;
     }
-    if (b.read_options) {
-      EXPECT_TRUE(b.read_options({}, BackendUse::Run).has_value()) << b.name;
+    if (b->read_options) {
+      EXPECT_TRUE(b->read_options({}, BackendUse::Run).has_value()) << b->name;
     }
   }
   EXPECT_TRUE(names.contains("tcp-if"));
@@ -117,9 +117,9 @@ TEST(BackendTable, PayloadMemoryIsFoundByItsType) {
   EXPECT_EQ(gpu->memory.type, MemType::Cuda);
   EXPECT_EQ(gpu->memory.on, "a GPU");
   EXPECT_NE(gpu->memory.make, nullptr);
-  for (const Backend& b : backends())
-    if (&b != gpu) {
-      EXPECT_EQ(b.memory.make, nullptr) << b.name;
+  for (const Backend* b : backends())
+    if (b != gpu) {
+      EXPECT_EQ(b->memory.make, nullptr) << b->name;
     }
 }
 

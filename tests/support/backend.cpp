@@ -124,16 +124,16 @@ Problems run_hardware(const runtime::Backend& backend, Rank nranks, const RankBo
 
 std::vector<std::string> all_backends() {
   std::vector<std::string> out;
-  for (const runtime::Backend& b : runtime::backends())
-    out.emplace_back(b.name);
+  for (const runtime::Backend* b : runtime::backends())
+    out.emplace_back(b->name);
   return out;
 }
 
 std::vector<std::string> hardware_backends() {
   std::vector<std::string> out;
-  for (const runtime::Backend& b : runtime::backends())
-    if (!b.simulated())
-      out.emplace_back(b.name);
+  for (const runtime::Backend* b : runtime::backends())
+    if (!b->simulated())
+      out.emplace_back(b->name);
   return out;
 }
 

@@ -1,0 +1,16 @@
+// The shm backend's row of the backend table (runtime/backends.hpp).
+#include "runtime/backends.hpp"
+#include "runtime/shm/shm_transport.hpp"
+
+namespace xover::runtime {
+
+// extern: the table in runtime/backends.cpp lists it.
+extern constinit const Backend shm_backend{
+    .name = "shm",
+    .summary = "shared memory on this node: mm rings, cross-memory attach",
+    .make = make_shm_transport,
+    .why_unavailable = nullptr,
+    .describe = describe_shm,
+};
+
+}  // namespace xover::runtime
