@@ -41,6 +41,13 @@ struct PayloadMemory {
   std::unique_ptr<DeviceMemory> (*make)(Bootstrap& boot) = nullptr;
 };
 
+/// UCX's transports that do what a backend does, whose own protocol
+/// hand-over `xover validate` sets beside the one it measured.
+struct UcxTransports {
+  std::string name;  ///< for the report: "posix,cma", "tcp on eth0"
+  std::string env;   ///< the environment ucx_info runs with: "UCX_TLS=posix,cma"
+};
+
 struct Backend {
   std::string_view name;     ///< what --backend takes: "sim", "shm", "tcp"
   std::string_view summary;  ///< one line for --help and xover info
@@ -66,6 +73,9 @@ struct Backend {
   /// null when it has no options.
   /// @throws std::invalid_argument saying what is wrong ("--tcp-conns must be from 1 to 16").
   std::any (*read_options)(const OptionValues& values, BackendUse use) = nullptr;
+  /// UCX's transports on the hardware its options name; null where UCX has
+  /// none to compare with.
+  UcxTransports (*ucx)(const OptionValues& values) = nullptr;
   /// The memory it offers for payloads (<payload memory=>) on whichever
   /// hardware backend runs them (cuda: GPU memory); none by default.
   PayloadMemory memory = {};

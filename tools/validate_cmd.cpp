@@ -85,24 +85,15 @@ std::optional<std::string> capture(const std::string& command) {
   return pclose(pipe) == 0 ? std::optional<std::string>(out) : std::nullopt;
 }
 
-/// UCX's own picks on the transports `backend` uses, when ucx_info runs.
-std::optional<UcxReport> ucx_report(const std::string& backend, const std::string& tcp_if) {
-  if (!capture("command -v ucx_info"))
+/// UCX's own picks on the transports that do what `backend` does (its
+/// row's), on the hardware `options` name, when ucx_info runs.
+std::optional<UcxReport> ucx_report(const runtime::Backend& backend, const runtime::OptionValues& options) {
+  if (!backend.ucx || !capture("command -v ucx_info"))
     return std::nullopt;
+  const runtime::UcxTransports transports = backend.ucx(options);
   UcxReport r;
-  // xover's shm lane is a ring in a shared segment with gets by cross-memory
-  // attach: UCX's posix and cma; its tcp lane, UCX's tcp on the same interface.
-  std::string env;
-  if (backend == "shm") {
-    r.transports = "posix,cma";
-    env = "UCX_TLS=posix,cma";
-  } else if (backend == "tcp") {
-    r.transports = "tcp on " + tcp_if;
-    env = "UCX_TLS=tcp UCX_NET_DEVICES=" + tcp_if;
-  } else {
-    return std::nullopt;
-  }
-  const std::string query = "env UCX_PROTO_INFO=y " + env + " timeout 20 ucx_info -e -u t";
+  r.transports = transports.name;
+  const std::string query = "env UCX_PROTO_INFO=y " + transports.env + " timeout 20 ucx_info -e -u t";
   const std::optional<std::string> v1 = capture("env UCX_PROTO_ENABLE=n " + query);
   const std::optional<std::string> v2 = capture("env UCX_PROTO_ENABLE=y " + query);
   if (!v1 && !v2)
@@ -125,6 +116,7 @@ double load_average() {
 struct Options {
   std::string scenario;
   std::string backend;
+  const runtime::Backend* row = nullptr;  ///< the backend's row
   std::optional<std::string> platform;
   std::size_t runs = 3;
   std::size_t calibrations = 2;  ///< calibrations at most, while one drifts from its runs
@@ -161,6 +153,7 @@ std::optional<int> check(const po::variables_map& vm, Options& o) {
   const runtime::Backend* backend = usable_backend("validate", o.backend);
   if (!backend)
     return kExitBadInput;
+  o.row = backend;
   if (backend->simulated())
     return bad("backend " + o.backend + " is the simulator; validate compares it with hardware (shm, tcp)");
   Scenario scenario;
@@ -296,7 +289,7 @@ int validate(const Options& o) {
     std::cerr << "xover validate: " << e.what() << "\n";
     return 1;
   }
-  report.ucx = ucx_report(o.backend, runtime::option_text(o.backend_options, {}, "tcp-if"));
+  report.ucx = ucx_report(*o.row, o.backend_options);
   std::vector<std::string> plot{"plot", report.sim};
   plot.insert(plot.end(), report.runs.begin(), report.runs.end());
   plot.insert(plot.end(), {"-o", dir + "validate.png"});

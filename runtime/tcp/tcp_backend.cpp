@@ -4,6 +4,15 @@
 #include "runtime/tcp/tcp_transport.hpp"
 
 namespace xover::runtime {
+namespace {
+
+/// xover's tcp lane is UCX's tcp on the same interface.
+UcxTransports ucx(const OptionValues& values) {
+  const std::string interfaces = option_text(values, kTcpOptions, "tcp-if");
+  return {"tcp on " + interfaces, "UCX_TLS=tcp UCX_NET_DEVICES=" + interfaces};
+}
+
+}  // namespace
 
 // extern: the table in runtime/backends.cpp lists it.
 extern constinit const Backend tcp_backend{
@@ -14,6 +23,7 @@ extern constinit const Backend tcp_backend{
     .describe = describe_tcp,
     .options = kTcpOptions,
     .read_options = read_tcp_options,
+    .ucx = ucx,
 };
 
 }  // namespace xover::runtime

@@ -107,6 +107,21 @@ TEST(BackendTable, EveryOptionIsOneBackendsAndItsDefaultsRead) {
   EXPECT_TRUE(names.contains("ib-dev"));
 }
 
+// The UCX transports validate compares with are the rows': shm's posix and
+// cma, tcp's tcp on the interface its option names; none for the simulator.
+TEST(BackendTable, UcxTransportsComeFromTheRows) {
+  const Backend& shm = *find_backend("shm");
+  ASSERT_NE(shm.ucx, nullptr);
+  EXPECT_EQ(shm.ucx({}).name, "posix,cma");
+  EXPECT_EQ(shm.ucx({}).env, "UCX_TLS=posix,cma");
+  const Backend& tcp = *find_backend("tcp");
+  ASSERT_NE(tcp.ucx, nullptr);
+  EXPECT_EQ(tcp.ucx({}).name, "tcp on lo");
+  EXPECT_EQ(tcp.ucx({{"tcp-if", "eth1"}}).name, "tcp on eth1");
+  EXPECT_EQ(tcp.ucx({{"tcp-if", "eth1"}}).env, "UCX_TLS=tcp UCX_NET_DEVICES=eth1");
+  EXPECT_EQ(find_backend("sim")->ucx, nullptr);
+}
+
 // Payload memory other than the host's is the row's that offers it, found
 // by its type rather than by a backend's name.
 TEST(BackendTable, PayloadMemoryIsFoundByItsType) {
