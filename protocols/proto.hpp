@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -83,6 +84,19 @@ struct AmMessage;
 /// receive stages run by it.
 using ProtoWireId = std::uint8_t;
 
+/// An active message's number on the wire, one per kind of message. Like a
+/// protocol's wire id it is never renumbered, and a retired one is not
+/// given again; the ids are pinned in tests/protocols/protocol_registry_test.cpp.
+using AmId = std::uint8_t;
+
+/// One kind of active message a protocol's receiving stages take: its id,
+/// its name and its handler (the receiving stage it runs).
+struct AmKind {
+  AmId id;
+  std::string_view name;  ///< "rts": the pinned table's name for it
+  void (*handle)(Worker& worker, const AmMessage& msg);
+};
+
 struct Protocol {
   std::string_view name;         ///< "rndv/get": used in logs, overrides, tables and tests
   std::string_view description;  ///< one line for proto-info
@@ -110,13 +124,10 @@ struct Protocol {
   /// read and write buffers with the CPU or the NIC, the memory-type ones
   /// (protocols/mtype/) stage or map device buffers.
   MemTypes mem_types = mem_bit(MemType::Host);
-};
-
-/// The handler of one kind of active message; protocols/registry.cpp lists
-/// them beside the protocols.
-struct AmHandlerEntry {
-  std::uint8_t id;
-  void (*handle)(Worker& worker, const AmMessage& msg);
+  /// The active messages its stages receive. A kind several protocols
+  /// receive (the eager message, the RTS) is listed by each, with the same
+  /// id, name and handler; the Worker installs each kind once.
+  std::span<const AmKind> messages = {};
 };
 
 }  // namespace xover

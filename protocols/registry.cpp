@@ -7,7 +7,6 @@
 #include "protocols/eager/eager.hpp"
 #include "protocols/mtype/mtype.hpp"
 #include "protocols/rndv/rndv.hpp"
-#include "protocols/wire.hpp"
 
 namespace xover {
 namespace {
@@ -19,14 +18,6 @@ const std::array kRegistry{
 };
 
 const std::array kCollRegistry{&coll_alltoall_proxy_proto, &coll_alltoall_direct_proto};
-
-const std::array kAmHandlers{
-    AmHandlerEntry{wire::kAmEager, eager_handle},    AmHandlerEntry{wire::kAmMulti, multi_handle},
-    AmHandlerEntry{wire::kAmRts, rts_handle},        AmHandlerEntry{wire::kAmRtr, rtr_handle},
-    AmHandlerEntry{wire::kAmRndvData, rndv_data_handle}, AmHandlerEntry{wire::kAmAck, ack_handle},
-    AmHandlerEntry{wire::kAmPipeRtr, pipe_rtr_handle},   AmHandlerEntry{wire::kAmPipeData, pipe_data_handle},
-    AmHandlerEntry{wire::kAmIpcAck, ipc_ack_handle},
-};
 
 }  // namespace
 
@@ -45,8 +36,16 @@ const CollProtocol* coll_protocol(std::string_view name) {
   return nullptr;
 }
 
-std::span<const AmHandlerEntry> am_handlers() {
-  return kAmHandlers;
+std::span<const AmKind> am_kinds() {
+  static const std::vector<AmKind> kinds = [] {
+    std::vector<AmKind> out;
+    for (const Protocol* protocol : kRegistry)
+      for (const AmKind& kind : protocol->messages)
+        if (std::none_of(out.begin(), out.end(), [&](const AmKind& k) { return k.id == kind.id; }))
+          out.push_back(kind);
+    return out;
+  }();
+  return kinds;
 }
 
 const Protocol* protocol_named(std::string_view name) {

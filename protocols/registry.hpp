@@ -21,8 +21,9 @@ std::span<const CollProtocol* const> coll_registry();
 /// The collective protocol called `name`, or null.
 const CollProtocol* coll_protocol(std::string_view name);
 
-/// The active-message handlers of all protocols.
-std::span<const AmHandlerEntry> am_handlers();
+/// The active messages the protocols receive (their Protocol::messages),
+/// each kind once, in registry order: the handlers a Worker installs.
+std::span<const AmKind> am_kinds();
 
 /// The protocol called `name`, or null.
 const Protocol* protocol_named(std::string_view name);

@@ -20,6 +20,38 @@ const std::map<std::string, ProtoWireId> kPinnedWireIds{
     {"rndv/pipe", 8},         {"rndv/ipc", 9},
 };
 
+// The active messages' ids as they went out: a peer built before reads
+// each kind of message by its number. A new kind takes the next unused
+// number (10 today) and adds its line here; a retired kind's line is
+// deleted and its number never given again.
+const std::map<std::string, AmId> kPinnedAmIds{
+    {"eager", 1},      {"multi", 2},    {"rts", 3},       {"rtr", 4},     {"rndv-data", 5},
+    {"ack", 6},        {"pipe-rtr", 7}, {"pipe-data", 8}, {"ipc-ack", 9},
+};
+
+TEST(ProtocolRegistry, ActiveMessageIdsArePinned) {
+  std::map<std::string, AmId> installed;
+  for (const AmKind& kind : am_kinds())
+    EXPECT_TRUE(installed.emplace(kind.name, kind.id).second) << kind.name << " is installed twice";
+  EXPECT_EQ(installed, kPinnedAmIds);
+}
+
+// Every protocol receives some message; a kind that several receive (the
+// eager message, the RTS) is listed by each with the id, name and handler
+// the Worker installs, so that no id is two kinds of message.
+TEST(ProtocolRegistry, EachProtocolsMessagesAreTheOnesInstalled) {
+  for (const Protocol* protocol : protocol_registry()) {
+    EXPECT_FALSE(protocol->messages.empty()) << protocol->name << " receives no message";
+    for (const AmKind& kind : protocol->messages) {
+      const auto installed = std::find_if(am_kinds().begin(), am_kinds().end(),
+                                          [&](const AmKind& k) { return k.id == kind.id; });
+      ASSERT_NE(installed, am_kinds().end()) << protocol->name << ": " << kind.name;
+      EXPECT_EQ(installed->name, kind.name) << protocol->name << ": id " << +kind.id;
+      EXPECT_EQ(installed->handle, kind.handle) << protocol->name << ": " << kind.name;
+    }
+  }
+}
+
 TEST(ProtocolRegistry, WireIdsArePinned) {
   std::map<std::string, ProtoWireId> registered;
   for (const Protocol* protocol : protocol_registry())

@@ -134,7 +134,7 @@ class RtrTwice final : public ForwardingTransport {
   using ForwardingTransport::ForwardingTransport;
   Status am_send(std::size_t lane, Rank peer, AmId id, std::span<const std::byte> header, ConstBuffer payload,
                  AmMode mode, Completion done) override {
-    if (id == wire::kAmRtr)
+    if (id == kAmRtr)
       inner_.am_send(lane, peer, id, header, payload, mode, [](Status) {});
     return inner_.am_send(lane, peer, id, header, payload, mode, std::move(done));
   }
