@@ -75,10 +75,10 @@ std::vector<std::string_view> split(std::string_view text, std::string_view sepa
 
 constexpr std::string_view kSpaces = " \t\r\n";
 
-/// The registry's protocol names, comma separated, in registry order.
+/// The registry's point-to-point protocols' names, comma separated, in registry order.
 std::string known_protocols() {
   std::string out;
-  for (const Protocol* protocol : protocol_registry())
+  for (const Protocol* protocol : protocols_for(ProtoOp::TagSend))
     out += (out.empty() ? "" : ", ") + std::string(protocol->name);
   return out;
 }

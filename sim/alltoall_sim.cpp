@@ -305,11 +305,11 @@ Results simulate_alltoall_scenario(const Scenario& scenario, const LogGPPlatform
       spec.size = n;
       spec.threads = scenario.threads;
       const AlltoallParams params = alltoall_params(platform, nodes, spec);
-      const CollProtocol* protocol = coll_protocol(curve);
+      const Protocol* protocol = protocol_named(curve, ProtoOp::Alltoall);
       if (!protocol)
         for (const EnvelopeRange& range : alltoall_selection(params, scenario.select.direct_perf_diff))
           if (range.from <= n && n <= range.to)
-            protocol = coll_registry()[range.index];
+            protocol = protocols_for(ProtoOp::Alltoall)[range.index];
       spec.flavour = protocol->flavour;
       spec.batch = scenario.batch ? scenario.batch : alltoall_batch(spec.flavour, params);
       Point& point = results.point(curve, n);

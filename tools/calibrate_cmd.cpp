@@ -79,7 +79,7 @@ Scenario sweep_scenario(const Settings& s, std::uint64_t seed) {
   scenario.sampling = {.rounds = 2, .warm_bytes = kHardwareWarmBytes};
   scenario.sizes = geometric_sizes(8, s.quick ? Bytes{1} << 20 : Bytes{4} << 20, s.quick ? 4 : 2);
   scenario.curves = {"auto"};
-  for (const Protocol* protocol : protocol_registry())
+  for (const Protocol* protocol : protocols_for(ProtoOp::TagSend))
     scenario.curves.emplace_back(protocol->name);
   return scenario;
 }

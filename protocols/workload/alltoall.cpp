@@ -64,10 +64,10 @@ void parse_alltoall(const Attributes& attributes, Scenario& scenario) {
 }
 
 std::optional<std::string> alltoall_curve_error(const Scenario&, std::string_view curve) {
-  if (curve == "auto" || coll_protocol(curve))
+  if (curve == "auto" || protocol_named(curve, ProtoOp::Alltoall))
     return std::nullopt;
   std::string known;
-  for (const CollProtocol* protocol : coll_registry())
+  for (const Protocol* protocol : protocols_for(ProtoOp::Alltoall))
     known += (known.empty() ? "" : ", ") + std::string(protocol->name);
   return "unknown protocol '" + std::string(curve) + "' in <curves> for an alltoall (known: auto, " + known + ")";
 }
@@ -90,7 +90,7 @@ std::uint32_t alltoall_threads(const Scenario& scenario) {
   const DeviceAttrs device = device_of(scenario, std::nullopt);
   const std::uint32_t posters = std::clamp<std::uint32_t>(device.threads, 1, std::max<std::uint32_t>(scenario.pes, 2) - 1);
   const bool proxy = std::any_of(scenario.curves.begin(), scenario.curves.end(), [](const std::string& c) {
-    const CollProtocol* p = coll_protocol(c);
+    const Protocol* p = protocol_named(c, ProtoOp::Alltoall);
     return !p || p->flavour == AlltoallFlavour::Proxy;
   });
   return posters + (proxy ? 1 : 0);
@@ -159,11 +159,11 @@ class AlltoallRun {
         if (!t_.failure().empty())
           return;
         AlltoallParams params{t_.size(), n, lane.latency, lane.bandwidth, lane.gap, device_};
-        const CollProtocol* protocol = coll_protocol(curve);
+        const Protocol* protocol = protocol_named(curve, ProtoOp::Alltoall);
         if (!protocol)
           for (const EnvelopeRange& range : alltoall_selection(params, s_.select.direct_perf_diff))
             if (range.from <= n && n <= range.to)
-              protocol = coll_registry()[range.index];
+              protocol = protocols_for(ProtoOp::Alltoall)[range.index];
         Point& point = results_.point(curve, n);
         if (me_ == 0) {
           point.selected = std::string(protocol->name);
