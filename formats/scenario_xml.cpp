@@ -324,7 +324,7 @@ class ScenarioReader {
     if (element.find("warmup"))
       scenario_.warmup = element.count("warmup", 0);
     if (workload->parse)
-      workload->parse(element, scenario_);
+      scenario_.settings = workload->parse(element, scenario_);
   }
 
   void read_sizes(const pugi::xml_node& node) {

@@ -103,10 +103,14 @@ int run_command(const std::vector<std::string>& args) {
   }
   if (const int status = check_payload_memory(scenario, *backend))
     return status;
-  if (const std::string why = runtime::device_alltoall_refusal(*backend, scenario.pes); !why.empty()) {
-    std::cerr << "xover run: " << scenario.file << ":" << scenario.workload_line << ": " << why << "\n";
-    return kExitBadInput;
-  }
+  // What the backend offers the workload (its engines), asked of the workload
+  // before any rank starts or any device is touched.
+  const RunContext context{.backend = backend->name, .device_alltoall = backend->device_alltoall};
+  if (scenario.workload->context_error)
+    if (const std::optional<std::string> why = scenario.workload->context_error(scenario, context)) {
+      std::cerr << "xover run: " << scenario.file << ":" << scenario.workload_line << ": " << *why << "\n";
+      return kExitBadInput;
+    }
   if (!backend->simulated())
     return run_on_hardware(scenario, *backend, vm, args, out, plot);
   return run_in_simulation(scenario, *backend, out, plot);

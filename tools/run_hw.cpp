@@ -22,7 +22,6 @@
 #include "runtime/fault.hpp"
 #include "runtime/launch/launch.hpp"
 #include "runtime/launch/mpi_bootstrap.hpp"
-#include "sim/alltoall_sim.hpp"
 #include "tools/commands.hpp"
 
 namespace po = boost::program_options;
@@ -30,11 +29,11 @@ namespace po = boost::program_options;
 namespace xover::tools {
 namespace {
 
-int launch(const Scenario& scenario, const std::vector<std::string>& args) {
+int launch(const Scenario& scenario, const RunContext& context, const std::vector<std::string>& args) {
   runtime::LaunchOptions options;
   options.command = {"/proc/self/exe", "run"};
   options.command.insert(options.command.end(), args.begin(), args.end());
-  options.threads_per_rank = workload_threads(scenario);
+  options.threads_per_rank = workload_threads(scenario, context);
   const std::string crowded =
       runtime::oversubscription(workload_ranks(scenario), options.threads_per_rank, runtime::node_cores());
   if (!crowded.empty())
@@ -66,8 +65,9 @@ std::unique_ptr<DeviceMemory> payload_memory(const Scenario& scenario, runtime::
   return memory;
 }
 
-int run_rank(const Scenario& scenario, const runtime::Backend& backend, const runtime::RuntimeOptions& options,
-             runtime::Bootstrap& boot, const std::string& out, const std::string& plot) {
+int run_rank(const Scenario& scenario, const RunContext& context, const runtime::Backend& backend,
+             const runtime::RuntimeOptions& options, runtime::Bootstrap& boot, const std::string& out,
+             const std::string& plot) {
   const Rank need = workload_ranks(scenario);
   if (boot.size() != need) {
     if (boot.rank() == 0)
@@ -90,7 +90,7 @@ int run_rank(const Scenario& scenario, const runtime::Backend& backend, const ru
                    p.curve.c_str(), std::to_string(p.size).c_str());
     };
   }
-  run_workload(scenario, boot.rank(), *transport, mine);
+  run_workload(scenario, boot.rank(), *transport, mine, context);
   if (terminal)
     std::fprintf(stderr, "\r\033[K");
   if (!transport->failure().empty()) {
@@ -106,7 +106,7 @@ int run_rank(const Scenario& scenario, const runtime::Backend& backend, const ru
   for (const runtime::Blob& blob : all)
     merged.merge_text(std::string_view(reinterpret_cast<const char*>(blob.data()), blob.size()));
   if (const std::string crowded =
-          runtime::oversubscription(boot.size(), workload_threads(scenario), runtime::node_cores());
+          runtime::oversubscription(boot.size(), workload_threads(scenario, context), runtime::node_cores());
       !crowded.empty())
     merged.note_all(crowded);
   const int status = report_results(scenario, merged, std::string(backend.name), runtime::host_name(), out);
@@ -118,8 +118,11 @@ int run_rank(const Scenario& scenario, const runtime::Backend& backend, const ru
 int run_on_hardware(const Scenario& given, const runtime::Backend& backend, const po::variables_map& vm,
                     const std::vector<std::string>& args, const std::string& out, const std::string& plot) {
   Scenario scenario = given;
-  scenario.device = platform_device(scenario.platform);
-  scenario.device_alltoall = backend.device_alltoall.make;
+  // The backend's engines, and the platform's device figures for a workload
+  // that prices with them: no other hardware run loads the platform.
+  RunContext context{.backend = backend.name, .device_alltoall = backend.device_alltoall};
+  if (scenario.workload->device_figures)
+    context.device = platform_device(scenario.platform);
   runtime::RuntimeOptions options;
   options.timeout = vm["timeout"].as<double>();
   options.reg_cache = scenario.select.reg_cache;
@@ -149,8 +152,8 @@ int run_on_hardware(const Scenario& given, const runtime::Backend& backend, cons
     if (!boot && runtime::launched_by_mpi())
       boot = runtime::make_mpi_bootstrap();
     if (!boot)
-      return launch(scenario, args);
-    return run_rank(scenario, backend, options, *boot, out, plot);
+      return launch(scenario, context, args);
+    return run_rank(scenario, context, backend, options, *boot, out, plot);
   } catch (const runtime::RuntimeError& e) {
     std::cerr << "xover run: " << (boot ? "rank " + std::to_string(boot->rank()) + ": " : "") << e.what() << "\n";
     return 1;

@@ -2,13 +2,14 @@
 // backend keeps their buffers on an accelerator (the cuda backend's GPU PEs,
 // runtime/cuda/cuda_alltoall.hpp) rather than in host memory (AlltoallPe).
 // The backend offers one through its row of the backend table
-// (runtime/backends.hpp), `xover run` hands it to the scenario
-// (Scenario::device_alltoall), and the alltoall workload runs its exchanges
-// instead of AlltoallPe's: the same start dates, samples, checks and notes.
+// (runtime/backends.hpp), `xover run` hands it to the workload in the run's
+// context (RunContext::device_alltoall), and the alltoall workload runs its
+// exchanges instead of AlltoallPe's: the same start dates, samples, checks
+// and notes.
 // Nothing here knows which device it is, so the protocol core stays free of
 // the device's runtime.
 //
-//   std::unique_ptr<DeviceAlltoall> pe = scenario.device_alltoall(transport, worker, max_size, seed);
+//   std::unique_ptr<DeviceAlltoall> pe = context.device_alltoall.make(transport, worker, max_size, seed);
 //   pe->prepare(n);                                   // bytes written, clocks read: untimed
 //   DeviceExchange x = pe->exchange(AlltoallFlavour::Direct, n, 2.0);
 //   Findings f = pe->verify(n);                        // every byte, the signal word
