@@ -15,7 +15,13 @@ extern const Backend cuda_backend;
 namespace {
 
 /// In the order --help lists them: the simulator first.
-const std::array kBackends{&sim_backend, &shm_backend, &tcp_backend, &verbs_backend, &cuda_backend};
+const std::array kBackends{
+    &sim_backend,
+    &shm_backend,
+    &tcp_backend,
+    &verbs_backend,
+    &cuda_backend,
+};
 
 }  // namespace
 
