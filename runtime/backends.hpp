@@ -81,7 +81,7 @@ struct Backend {
   PayloadMemory memory = {};
   /// The alltoall engine for PEs in device memory (a GPU's) and the most
   /// PEs it runs, which `xover run` hands the alltoall workload in place of
-  /// its PEs in host memory (Scenario::device_alltoall); none where the
+  /// its PEs in host memory (RunContext::device_alltoall); none where the
   /// backend keeps them on the host.
   DeviceAlltoallEngine device_alltoall = {};
 

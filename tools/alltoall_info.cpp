@@ -39,7 +39,8 @@ std::string format_alltoall_info_text(const AlltoallInfo& info) {
   os << "# settings    direct_perf_diff=" << diff << " (coll/alltoall/direct must win by it)\n";
   std::vector<TableRow> rows;
   for (const EnvelopeRange& range : alltoall_selection(p, info.direct_perf_diff))
-    rows.push_back({range.from, range.to, std::string(protocols_for(ProtoOp::Alltoall)[range.index]->name), info.lane.name});
+    rows.push_back(
+        {range.from, range.to, std::string(protocols_for(ProtoOp::Alltoall)[range.index]->name), info.lane.name});
   os << format_table_rows(rows);
   os << "\ncost lines, T(n) = c + m*n from the start to the last put's landing (selection multiplies "
         "coll/alltoall/direct by 1 + direct_perf_diff)\n";

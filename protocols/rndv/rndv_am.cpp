@@ -89,7 +89,8 @@ void recv_start_rndv_am(Worker& worker, Request& req) {
   req.set_stage(RndvAmStage::Rtr);
   wire::ControlHeader header;
   header.put(req.remote_id).put(req.id);
-  stages::send_control(worker, req.peer, req.length, kAmRtr, header, [&worker, &req] { worker.complete(req, Status::Error); });
+  stages::send_control(worker, req.peer, req.length, kAmRtr, header,
+                       [&worker, &req] { worker.complete(req, Status::Error); });
 }
 
 void rtr_handle(Worker& worker, const AmMessage& msg);

@@ -76,12 +76,13 @@ std::optional<std::string> alltoall_curve_error(const Scenario&, std::string_vie
   return "unknown protocol '" + std::string(curve) + "' in <curves> for an alltoall (known: auto, " + known + ")";
 }
 
-std::optional<std::string> alltoall_nodes_error(const Scenario& scenario, std::size_t nodes, std::string_view platform) {
+std::optional<std::string> alltoall_nodes_error(const Scenario& scenario, std::size_t nodes,
+                                                std::string_view platform) {
   const std::uint32_t pes = workload_settings<AlltoallSettings>(scenario).pes;
   if (pes <= nodes)
     return std::nullopt;
-  return "pes=\"" + std::to_string(pes) + "\": an alltoall of " + std::to_string(pes) + " PEs needs as many nodes, and " +
-         std::string(platform) + " has " + std::to_string(nodes);
+  return "pes=\"" + std::to_string(pes) + "\": an alltoall of " + std::to_string(pes) +
+         " PEs needs as many nodes, and " + std::string(platform) + " has " + std::to_string(nodes);
 }
 
 Rank alltoall_ranks(const Scenario& scenario) {

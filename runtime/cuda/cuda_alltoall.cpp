@@ -392,7 +392,8 @@ Findings CudaAlltoall::verify(Bytes n) {
   for (Rank from = 0; from < m.pes; ++from) {
     if (from == m.me)
       continue;
-    const Bytes wrong = first_wrong_byte(m.staging.data() + Bytes{from} * n, n, m.seed, from, alltoall_put_seq(m.exchanges, m.me));
+    const Bytes wrong =
+        first_wrong_byte(m.staging.data() + Bytes{from} * n, n, m.seed, from, alltoall_put_seq(m.exchanges, m.me));
     if (wrong < n) {
       ++out.errors;
       out.problems.push_back("PE " + std::to_string(m.me) + ": the bytes from PE " + std::to_string(from) +

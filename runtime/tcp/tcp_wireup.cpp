@@ -140,8 +140,8 @@ class Connector {
  public:
   Connector(Bootstrap& boot, const RuntimeOptions& options, const TcpOptions& tcp, const TcpTestHooks& hooks,
             const std::vector<std::string>& lane_names, std::vector<int>& listeners, const std::vector<Card>& cards)
-      : boot_(boot), options_(options), tcp_(tcp), hooks_(hooks), names_(lane_names), listeners_(listeners), cards_(cards),
-        job_(job_hash(boot.job())), fds_(boot.size()) {}
+      : boot_(boot), options_(options), tcp_(tcp), hooks_(hooks), names_(lane_names), listeners_(listeners),
+        cards_(cards), job_(job_hash(boot.job())), fds_(boot.size()) {}
   ~Connector() {
     for (const Pending& p : pending_)
       if (p.fd >= 0)

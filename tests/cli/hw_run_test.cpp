@@ -297,8 +297,8 @@ TEST(HwRunOptions, APingPongReadsNoPlatform) {
   const std::string fifo = ::testing::TempDir() + "/hw-fifo-platform-" + std::to_string(getpid()) + ".xml";
   std::remove(fifo.c_str());
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
-  const auto r = test::run_command("timeout 120 " + kXover + " run " + scenario("hw_small") + " --backend shm --platform " +
-                                   fifo + " --out " + ::testing::TempDir() + "/hw-fifo.csv");
+  const auto r = test::run_command("timeout 120 " + kXover + " run " + scenario("hw_small") +
+                                   " --backend shm --platform " + fifo + " --out " + ::testing::TempDir() + "/hw-fifo.csv");
   std::remove(fifo.c_str());
   EXPECT_EQ(r.status, 0) << r.out << r.err;
 }
