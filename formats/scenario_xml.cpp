@@ -75,10 +75,10 @@ std::vector<std::string_view> split(std::string_view text, std::string_view sepa
 
 constexpr std::string_view kSpaces = " \t\r\n";
 
-/// The registry's protocol names, comma separated, in registry order.
+/// The registry's point-to-point protocols' names, comma separated, in registry order.
 std::string known_protocols() {
   std::string out;
-  for (const Protocol* protocol : protocol_registry())
+  for (const Protocol* protocol : protocols_for(ProtoOp::TagSend))
     out += (out.empty() ? "" : ", ") + std::string(protocol->name);
   return out;
 }
@@ -324,7 +324,7 @@ class ScenarioReader {
     if (element.find("warmup"))
       scenario_.warmup = element.count("warmup", 0);
     if (workload->parse)
-      workload->parse(element, scenario_);
+      scenario_.settings = workload->parse(element, scenario_);
   }
 
   void read_sizes(const pugi::xml_node& node) {

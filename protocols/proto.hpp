@@ -1,12 +1,15 @@
-// A protocol is one value: a hierarchical name, what it does, the family
-// whose limits apply to it, and a probe. The probe is a pure function of the
-// lanes and the configuration: it says whether the protocol can run and, if
-// so, its cost over one or more size ranges and the lanes it uses. Selection
-// (protocols/select/) never names a protocol; protocols never see each other.
+// A protocol is one value: a hierarchical name, what it does, the operation
+// it serves (a tagged send, or an alltoall), the family whose limits apply
+// to it, a probe, its stages and the active messages they receive. The
+// probe is a pure function of the lanes and the configuration: it says
+// whether the protocol can run and, if so, its cost over one or more size
+// ranges and the lanes it uses. Selection (protocols/select/) never names a
+// protocol; protocols never see each other.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -83,25 +86,55 @@ struct AmMessage;
 /// receive stages run by it.
 using ProtoWireId = std::uint8_t;
 
+/// An active message's number on the wire, one per kind of message. Like a
+/// protocol's wire id it is never renumbered, and a retired one is not
+/// given again; the ids are pinned in tests/protocols/protocol_registry_test.cpp.
+using AmId = std::uint8_t;
+
+/// One kind of active message a protocol's receiving stages take: its id,
+/// its name and its handler (the receiving stage it runs).
+struct AmKind {
+  AmId id;
+  std::string_view name;  ///< "rts": the pinned table's name for it
+  void (*handle)(Worker& worker, const AmMessage& msg);
+};
+
+/// The operation a protocol carries out: each operation selects among its
+/// own protocols.
+enum class ProtoOp : std::uint8_t {
+  TagSend,   ///< a tagged message to one peer: the point-to-point protocols (eager/, rndv/, mtype/)
+  Alltoall,  ///< every PE's n bytes to every other PE (coll/)
+};
+
+/// How the PEs of an alltoall protocol post their puts (coll/alltoall.hpp).
+enum class AlltoallFlavour {
+  Proxy,   ///< a CPU proxy serves a command ring (IBRC)
+  Direct,  ///< device threads post work requests themselves (IBGDA)
+};
+
+/// The fields after `op` up to `messages` are a TagSend protocol's, and
+/// `flavour` an Alltoall protocol's: an alltoall's cost and stages are the
+/// flavour's (coll/alltoall.hpp, coll/alltoall_pe.hpp).
 struct Protocol {
   std::string_view name;         ///< "rndv/get": used in logs, overrides, tables and tests
   std::string_view description;  ///< one line for proto-info
+  ProtoOp op = ProtoOp::TagSend;
   /// Unique and never renumbered, so that the registry's order (which breaks
   /// ties) is free to change without changing the wire format; the ids are
   /// pinned in tests/protocols/protocol_registry_test.cpp. A retired protocol's id is
   /// not given to another.
-  ProtoWireId wire_id;
-  ProtoFamily family;
+  ProtoWireId wire_id = 0;
+  ProtoFamily family = ProtoFamily::Eager;
   /// The bandwidth lanes it moves bytes on, if any beside the AM lane;
   /// resolved once per endpoint by select_lanes (lanes/lane_select.hpp).
   std::optional<LaneRequirement> bw_lanes = std::nullopt;
-  std::optional<ProtoCandidate> (*probe)(const ProbeContext& ctx);
+  std::optional<ProtoCandidate> (*probe)(const ProbeContext& ctx) = nullptr;
   /// The first stage, at the sender: starts sending `req`, whose lanes,
   /// sequence number and buffer are set. Later stages run from active-message
   /// handlers and completions; a protocol with more than one stage at an end
   /// names them in an enum of its own and keeps the current one in the
   /// request (Request::stage).
-  void (*send)(Worker& worker, Request& req);
+  void (*send)(Worker& worker, Request& req) = nullptr;
   /// Rendezvous only: the first receive stage, once a receive has matched
   /// the RTS (`req` carries the sender's request id and addresses).
   void (*recv_start)(Worker& worker, Request& req) = nullptr;
@@ -110,13 +143,12 @@ struct Protocol {
   /// read and write buffers with the CPU or the NIC, the memory-type ones
   /// (protocols/mtype/) stage or map device buffers.
   MemTypes mem_types = mem_bit(MemType::Host);
-};
-
-/// The handler of one kind of active message; protocols/registry.cpp lists
-/// them beside the protocols.
-struct AmHandlerEntry {
-  std::uint8_t id;
-  void (*handle)(Worker& worker, const AmMessage& msg);
+  /// The active messages its stages receive. A kind several protocols
+  /// receive (the eager message, the RTS) is listed by each, with the same
+  /// id, name and handler; the Worker installs each kind once.
+  std::span<const AmKind> messages = {};
+  /// Alltoall only: the flavour its PEs run.
+  AlltoallFlavour flavour = AlltoallFlavour::Proxy;
 };
 
 }  // namespace xover

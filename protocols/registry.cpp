@@ -4,29 +4,28 @@
 #include <array>
 #include <vector>
 
+#include "protocols/coll/alltoall.hpp"
 #include "protocols/eager/eager.hpp"
 #include "protocols/mtype/mtype.hpp"
 #include "protocols/rndv/rndv.hpp"
-#include "protocols/wire.hpp"
 
 namespace xover {
 namespace {
 
 const std::array kRegistry{
-    &eager_short_proto, &eager_bcopy_proto,       &eager_zcopy_proto, &eager_multi_bcopy_proto,
-    &eager_multi_zcopy_proto, &rndv_am_proto,     &rndv_get_proto,     &eager_staged_proto,
-    &rndv_pipe_proto,         &rndv_ipc_proto,
+    &eager_short_proto,       &eager_bcopy_proto, &eager_zcopy_proto, &eager_multi_bcopy_proto,
+    &eager_multi_zcopy_proto, &rndv_am_proto,     &rndv_get_proto,    &eager_staged_proto,
+    &rndv_pipe_proto,         &rndv_ipc_proto,    &coll_alltoall_proxy_proto, &coll_alltoall_direct_proto,
 };
 
-const std::array kCollRegistry{&coll_alltoall_proxy_proto, &coll_alltoall_direct_proto};
-
-const std::array kAmHandlers{
-    AmHandlerEntry{wire::kAmEager, eager_handle},    AmHandlerEntry{wire::kAmMulti, multi_handle},
-    AmHandlerEntry{wire::kAmRts, rts_handle},        AmHandlerEntry{wire::kAmRtr, rtr_handle},
-    AmHandlerEntry{wire::kAmRndvData, rndv_data_handle}, AmHandlerEntry{wire::kAmAck, ack_handle},
-    AmHandlerEntry{wire::kAmPipeRtr, pipe_rtr_handle},   AmHandlerEntry{wire::kAmPipeData, pipe_data_handle},
-    AmHandlerEntry{wire::kAmIpcAck, ipc_ack_handle},
-};
+/// The registry's protocols of `op`, in order.
+std::vector<const Protocol*> of_op(ProtoOp op) {
+  std::vector<const Protocol*> out;
+  for (const Protocol* protocol : kRegistry)
+    if (protocol->op == op)
+      out.push_back(protocol);
+  return out;
+}
 
 }  // namespace
 
@@ -34,19 +33,22 @@ std::span<const Protocol* const> protocol_registry() {
   return kRegistry;
 }
 
-std::span<const CollProtocol* const> coll_registry() {
-  return kCollRegistry;
+std::span<const Protocol* const> protocols_for(ProtoOp op) {
+  static const std::vector<const Protocol*> tag_send = of_op(ProtoOp::TagSend);
+  static const std::vector<const Protocol*> alltoall = of_op(ProtoOp::Alltoall);
+  return op == ProtoOp::Alltoall ? alltoall : tag_send;
 }
 
-const CollProtocol* coll_protocol(std::string_view name) {
-  for (const CollProtocol* protocol : kCollRegistry)
-    if (protocol->name == name)
-      return protocol;
-  return nullptr;
-}
-
-std::span<const AmHandlerEntry> am_handlers() {
-  return kAmHandlers;
+std::span<const AmKind> am_kinds() {
+  static const std::vector<AmKind> kinds = [] {
+    std::vector<AmKind> out;
+    for (const Protocol* protocol : kRegistry)
+      for (const AmKind& kind : protocol->messages)
+        if (std::none_of(out.begin(), out.end(), [&](const AmKind& k) { return k.id == kind.id; }))
+          out.push_back(kind);
+    return out;
+  }();
+  return kinds;
 }
 
 const Protocol* protocol_named(std::string_view name) {
@@ -56,10 +58,15 @@ const Protocol* protocol_named(std::string_view name) {
   return nullptr;
 }
 
+const Protocol* protocol_named(std::string_view name, ProtoOp op) {
+  const Protocol* protocol = protocol_named(name);
+  return protocol && protocol->op == op ? protocol : nullptr;
+}
+
 std::span<const LaneRequirement> lane_requirements() {
   static const std::vector<LaneRequirement> requirements = [] {
     std::vector<LaneRequirement> out;
-    for (const Protocol* protocol : kRegistry)
+    for (const Protocol* protocol : protocols_for(ProtoOp::TagSend))
       if (protocol->bw_lanes && std::find(out.begin(), out.end(), *protocol->bw_lanes) == out.end())
         out.push_back(*protocol->bw_lanes);
     return out;
@@ -68,7 +75,7 @@ std::span<const LaneRequirement> lane_requirements() {
 }
 
 const Protocol* protocol_by_wire_id(std::uint64_t id) {
-  for (const Protocol* protocol : kRegistry)
+  for (const Protocol* protocol : protocols_for(ProtoOp::TagSend))
     if (protocol->wire_id == id)
       return protocol;
   return nullptr;
@@ -81,14 +88,14 @@ bool protocol_matches(const Protocol& protocol, std::string_view pattern) {
 }
 
 bool protocol_name_known(std::string_view name) {
-  for (const Protocol* protocol : kRegistry)
+  for (const Protocol* protocol : protocols_for(ProtoOp::TagSend))
     if (protocol_matches(*protocol, name))
       return true;
   return false;
 }
 
 bool protocols_serve(MemType mem) {
-  for (const Protocol* protocol : kRegistry)
+  for (const Protocol* protocol : protocols_for(ProtoOp::TagSend))
     if ((protocol->mem_types & mem_bit(mem)) != 0)
       return true;
   return false;

@@ -6,6 +6,10 @@
 // A header takes room in a receive segment, so it shrinks what a fragment can
 // carry, and its bytes cross the wire with the payload: the cost models
 // charge (header + payload)/B and the simulator's transfers carry both.
+//
+// An active message's id is its protocols': each family's header names the
+// ids its messages take (eager/eager.hpp, ...), and each protocol lists the
+// ones it receives in its value (Protocol::handlers).
 #pragma once
 
 #include <algorithm>
@@ -21,19 +25,6 @@
 #include "protocols/units.hpp"
 
 namespace xover::wire {
-
-/// Active message ids, one per kind of message.
-enum AmKind : std::uint8_t {
-  kAmEager = 1,      ///< eager/short, bcopy, zcopy: the whole message
-  kAmMulti = 2,      ///< one multi-eager fragment
-  kAmRts = 3,        ///< rendezvous request to send
-  kAmRtr = 4,        ///< rndv/am: ready to receive
-  kAmRndvData = 5,   ///< rndv/am: one data fragment
-  kAmAck = 6,        ///< rndv/get: the receiver is done
-  kAmPipeRtr = 7,    ///< rndv/pipe: ready to receive
-  kAmPipeData = 8,   ///< rndv/pipe: one staged data fragment
-  kAmIpcAck = 9,     ///< rndv/ipc: the receiver has copied
-};
 
 inline constexpr Bytes kEagerHdr = 16;     ///< tag, sequence
 inline constexpr Bytes kMultiHdr = 32;     ///< tag, sequence, total size, offset

@@ -8,6 +8,7 @@
 //   MpiBootstrap    ranks started by mpirun: MPI_Allgather (mpi_bootstrap.hpp)
 #pragma once
 
+#include <any>
 #include <cstddef>
 #include <span>
 #include <stdexcept>
@@ -42,23 +43,19 @@ class Bootstrap {
   void barrier() { allgather({}); }
 };
 
-/// Settings of the hardware backends, from the command line.
+/// Settings of a hardware transport, from the command line.
 struct RuntimeOptions {
   /// A rank that sees nothing move for this long while it waits gives up on
   /// its peers (the run fails with a message naming them).
   Seconds timeout = 10;
-  /// tcp: the interfaces whose IPv4 addresses the ranks listen on and
-  /// connect through, one lane each ("lo"; "eth0,eth1").
-  std::vector<std::string> tcp_interfaces = {"lo"};
-  /// tcp: connections per interface and peer; each one is a lane of its own.
-  std::size_t tcp_connections = 1;
-  /// verbs: the ports to use, one lane each ("mlx5_0:1", or "mlx5_0" for
-  /// every ACTIVE port of a device); empty: every ACTIVE port.
-  std::vector<std::string> ib_devices;
   /// Whether registrations are cached: the scenario's reg_cache (the
   /// protocol core's cache). verbs keeps released registrations in its
   /// cache by address range when on, and deregisters at once when off.
   bool reg_cache = true;
+  /// The backend's own settings, as its row read them from its options
+  /// (Backend::read_options: the tcp backend's TcpOptions, ...); empty: the
+  /// backend's defaults.
+  std::any backend;
 };
 
 }  // namespace xover::runtime

@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "protocols/registry.hpp"
+#include "protocols/workload/alltoall.hpp"
 
 namespace xover::sim {
 namespace s4u = simgrid::s4u;
@@ -270,8 +271,9 @@ AlltoallParams alltoall_params(const LogGPPlatform& platform, const std::vector<
 
 bool alltoall_batched(const Scenario& scenario) {
   const Bytes largest = scenario.sizes.empty() ? 0 : *std::max_element(scenario.sizes.begin(), scenario.sizes.end());
-  const double buffers = 2.0 * scenario.pes * scenario.pes * static_cast<double>(largest);
-  return scenario.phantom || scenario.batch != 0 || scenario.pes > kPerPutPes ||
+  const AlltoallSettings& settings = workload_settings<AlltoallSettings>(scenario);
+  const double buffers = 2.0 * settings.pes * settings.pes * static_cast<double>(largest);
+  return scenario.phantom || settings.batch != 0 || settings.pes > kPerPutPes ||
          buffers > static_cast<double>(kPerPutBytes);
 }
 
@@ -293,7 +295,8 @@ AlltoallOutcome simulate_alltoall(const LogGPPlatform& platform, const std::vect
 
 Results simulate_alltoall_scenario(const Scenario& scenario, const LogGPPlatform& platform,
                                    const std::function<void(const Point&)>& on_new_point) {
-  const std::vector<std::string> nodes = alltoall_nodes(platform, scenario.pes);
+  const AlltoallSettings& settings = workload_settings<AlltoallSettings>(scenario);
+  const std::vector<std::string> nodes = alltoall_nodes(platform, settings.pes);
   const Path path = platform.path(nodes[0], nodes[1]);
   const std::string lane = path.lanes[put_lane(path).value_or(0)].name;
   Results results;
@@ -301,21 +304,21 @@ Results simulate_alltoall_scenario(const Scenario& scenario, const LogGPPlatform
   for (const std::string& curve : scenario.curves) {
     for (const Bytes n : scenario.sizes) {
       AlltoallSpec spec;
-      spec.pes = scenario.pes;
+      spec.pes = settings.pes;
       spec.size = n;
-      spec.threads = scenario.threads;
+      spec.threads = settings.threads;
       const AlltoallParams params = alltoall_params(platform, nodes, spec);
-      const CollProtocol* protocol = coll_protocol(curve);
+      const Protocol* protocol = protocol_named(curve, ProtoOp::Alltoall);
       if (!protocol)
         for (const EnvelopeRange& range : alltoall_selection(params, scenario.select.direct_perf_diff))
           if (range.from <= n && n <= range.to)
-            protocol = coll_registry()[range.index];
+            protocol = protocols_for(ProtoOp::Alltoall)[range.index];
       spec.flavour = protocol->flavour;
-      spec.batch = scenario.batch ? scenario.batch : alltoall_batch(spec.flavour, params);
+      spec.batch = settings.batch ? settings.batch : alltoall_batch(spec.flavour, params);
       Point& point = results.point(curve, n);
       point.selected = std::string(protocol->name);
       point.lanes = lane;
-      point.moved = (scenario.pes - 1) * n;
+      point.moved = (settings.pes - 1) * n;
       point.model = alltoall_closed_form(spec.flavour, params);
       point.add_note("verified=no");
       point.add_note(spec.batch == 1 ? "batched path, one transfer per put"

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "protocols/workload/workload.hpp"
+
 namespace xover::sim {
 namespace {
 
@@ -24,11 +26,15 @@ std::string some_nodes(const LogGPPlatform& platform) {
 
 void check_scenario_nodes(const Scenario& scenario, const LogGPPlatform& platform) {
   const auto& nodes = platform.nodes();
-  if (scenario.pes > 0) {
-    if (scenario.pes > nodes.size())
+  if (scenario.workload->placement == RankPlacement::OnePerNode) {
+    if (scenario.workload->nodes_error)
+      if (const auto why = scenario.workload->nodes_error(scenario, nodes.size(), platform.file()))
+        fail(scenario, scenario.workload_line, *why);
+    if (workload_ranks(scenario) > nodes.size())
       fail(scenario, scenario.workload_line,
-           "pes=\"" + std::to_string(scenario.pes) + "\": an alltoall of " + std::to_string(scenario.pes) +
-               " PEs needs as many nodes, and " + platform.file() + " has " + std::to_string(nodes.size()));
+           "the " + std::string(scenario.workload->name) + " puts a rank on each node: " +
+               std::to_string(workload_ranks(scenario)) + " ranks need as many nodes, and " + platform.file() +
+               " has " + std::to_string(nodes.size()));
     return;
   }
   const bool named = !scenario.from.empty();

@@ -16,7 +16,7 @@ Bytes gap_bound(const AlltoallParams& p) {
 }
 
 /// The factor selection multiplies a flavour's cost by.
-double bias(const CollProtocol& protocol, double direct_perf_diff) {
+double bias(const Protocol& protocol, double direct_perf_diff) {
   return protocol.flavour == AlltoallFlavour::Direct ? 1 + direct_perf_diff / 100 : 1.0;
 }
 
@@ -39,11 +39,12 @@ std::string format_alltoall_info_text(const AlltoallInfo& info) {
   os << "# settings    direct_perf_diff=" << diff << " (coll/alltoall/direct must win by it)\n";
   std::vector<TableRow> rows;
   for (const EnvelopeRange& range : alltoall_selection(p, info.direct_perf_diff))
-    rows.push_back({range.from, range.to, std::string(coll_registry()[range.index]->name), info.lane.name});
+    rows.push_back(
+        {range.from, range.to, std::string(protocols_for(ProtoOp::Alltoall)[range.index]->name), info.lane.name});
   os << format_table_rows(rows);
   os << "\ncost lines, T(n) = c + m*n from the start to the last put's landing (selection multiplies "
         "coll/alltoall/direct by 1 + direct_perf_diff)\n";
-  for (const CollProtocol* protocol : coll_registry())
+  for (const Protocol* protocol : protocols_for(ProtoOp::Alltoall))
     for (const Piece& piece : alltoall_cost(protocol->flavour, p))
       os << format_cost_line(protocol->name, piece.from, piece.to, piece.f, protocol->description);
   return os.str();
@@ -69,13 +70,13 @@ std::string format_alltoall_info_json(const AlltoallInfo& info) {
   json.key("ranges").begin_array();
   for (const EnvelopeRange& range : alltoall_selection(p, info.direct_perf_diff)) {
     json.begin_object().key("from").value(std::uint64_t{range.from}).key("to").size_limit(range.to);
-    json.key("protocol").value(coll_registry()[range.index]->name);
+    json.key("protocol").value(protocols_for(ProtoOp::Alltoall)[range.index]->name);
     json.key("lanes").begin_array().begin_object().key("name").value(lane.name).key("share").value(1.0);
     json.end_object().end_array().end_object();
   }
   json.end_array();
   json.key("costs").begin_array();
-  for (const CollProtocol* protocol : coll_registry()) {
+  for (const Protocol* protocol : protocols_for(ProtoOp::Alltoall)) {
     json.begin_object().key("protocol").value(protocol->name).key("bias").value(bias(*protocol, info.direct_perf_diff));
     json.key("ranges").begin_array();
     for (const Piece& piece : alltoall_cost(protocol->flavour, p)) {

@@ -9,8 +9,9 @@
 // near; rank 0 fits, writes the platform and prints the fits. Last, the
 // alltoall's device figures (calib/device_probe.hpp; on a backend with an
 // engine for device memory, that engine's: calib/engine_probe.hpp) go on
-// the platform's nodes, and on a backend with a GPU, its memory's copies
-// (runtime/cuda/cuda_memory.hpp: xover:stage_o, stage_bw, ipc_bw).
+// the platform's nodes, and on a backend that offers device memory (its
+// row's `memory`: the cuda backend's GPU), that memory's copies
+// (xover:stage_o, stage_bw, ipc_bw).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,7 +32,6 @@
 #include "runtime/launch/launch.hpp"
 #include "tools/calib/calibration.hpp"
 #include "tools/calib/device_probe.hpp"
-#include "runtime/cuda/cuda_memory.hpp"
 #include "tools/calib/engine_probe.hpp"
 #include "tools/calib/rounds.hpp"
 #include "tools/commands.hpp"
@@ -79,7 +79,7 @@ Scenario sweep_scenario(const Settings& s, std::uint64_t seed) {
   scenario.sampling = {.rounds = 2, .warm_bytes = kHardwareWarmBytes};
   scenario.sizes = geometric_sizes(8, s.quick ? Bytes{1} << 20 : Bytes{4} << 20, s.quick ? 4 : 2);
   scenario.curves = {"auto"};
-  for (const Protocol* protocol : protocol_registry())
+  for (const Protocol* protocol : protocols_for(ProtoOp::TagSend))
     scenario.curves.emplace_back(protocol->name);
   return scenario;
 }
@@ -261,13 +261,15 @@ Rounds measure_rounds(runtime::Bootstrap& boot, Transport& t, const Path& path, 
 /// backend has an engine for device memory (for the memory-type protocols).
 void measure_device(runtime::Bootstrap& boot, Transport& t, const Settings& s, calib::Measurements& m) {
   const std::size_t puts = s.quick ? 100 : 400;
-  const calib::DeviceFigures device = s.backend->device_alltoall
-                                          ? calib::probe_device_engine(s.backend->device_alltoall, t, boot, puts)
+  const calib::DeviceFigures device = s.backend->device_alltoall.make
+                                          ? calib::probe_device_engine(s.backend->device_alltoall.make, t, boot, puts)
                                           : calib::probe_device(t, boot, puts);
   m.device = DeviceAttrs{device.device_o, 1, device.proxy_o, device.proxy_wake};
   m.device_o_burst = device.device_o_burst;
-  if (s.backend->device_alltoall)
-    m.device_copy = runtime::make_rank_device_memory(boot)->figures();
+  // A backend that offers device memory: its copies, for the memory-type
+  // protocols.
+  if (s.backend->memory.make)
+    m.device_copy = s.backend->memory.make(boot)->figures();
 }
 
 /// Rank 0, once both ranks' sweeps are in `m`: the fits (refitted twice
@@ -381,9 +383,8 @@ int calibrate_command(const std::vector<std::string>& args) {
       "rounds", po::value<std::size_t>(),
       "measure exactly this many rounds: neither stable fits nor --time-limit end them earlier")(
       "timeout", po::value<double>()->default_value(10.0),
-      "seconds a rank waits with nothing moving before it gives up on its peer")(
-      "tcp-if", po::value<std::string>()->default_value("lo"), "tcp: the interface to calibrate")(
-      "ib-dev", po::value<std::string>(), "verbs: the ports to calibrate, one lane each (mlx5_0:1,mlx5_1:1; default every ACTIVE port)");
+      "seconds a rank waits with nothing moving before it gives up on its peer");
+  add_backend_options(opts);
   po::variables_map vm;
   if (const auto status = parse_options("calibrate", args, opts, {}, vm))
     return *status;
@@ -415,17 +416,15 @@ int calibrate_command(const std::vector<std::string>& args) {
     }
   }
   s.runtime.timeout = vm["timeout"].as<double>();
-  s.runtime.tcp_interfaces = {vm["tcp-if"].as<std::string>()};
-  if (vm.count("ib-dev"))
-    s.runtime.ib_devices = {vm["ib-dev"].as<std::string>()};
   if (!(s.runtime.timeout > 0) || !std::isfinite(s.runtime.timeout)) {
     std::cerr << "xover calibrate: --timeout must be a positive number of seconds\n";
     return kExitBadInput;
   }
-  if (s.runtime.tcp_interfaces.front().empty() || s.runtime.tcp_interfaces.front().find(',') != std::string::npos) {
-    std::cerr << "xover calibrate: --tcp-if takes one interface\n";
+  const std::optional<std::any> settings =
+      read_backend_options("calibrate", *s.backend, vm, runtime::BackendUse::Calibrate);
+  if (!settings)
     return kExitBadInput;
-  }
+  s.runtime.backend = *settings;
   if (const std::optional<std::string> why = unwritable("--out", s.out)) {
     std::cerr << "xover calibrate: " << *why << "\n";
     return kExitBadInput;

@@ -1,6 +1,7 @@
 #include "tools/commands.hpp"
 
 #include <iostream>
+#include <stdexcept>
 
 #include "runtime/backends.hpp"
 
@@ -41,10 +42,38 @@ const runtime::Backend* usable_backend(const std::string& command, const std::st
 
 std::string backends_help() {
   std::string out;
-  for (const runtime::Backend& b : runtime::backends())
-    out += "  " + std::string(b.name) + std::string(b.name.size() < 8 ? 8 - b.name.size() : 1, ' ') +
-           std::string(b.summary) + "\n";
+  for (const runtime::Backend* b : runtime::backends())
+    out += "  " + std::string(b->name) + std::string(b->name.size() < 8 ? 8 - b->name.size() : 1, ' ') +
+           std::string(b->summary) + "\n";
   return out;
+}
+
+void add_backend_options(po::options_description& opts) {
+  for (const runtime::Backend* b : runtime::backends())
+    for (const runtime::BackendOption& option : b->options)
+      opts.add_options()(std::string(option.name).c_str(),
+                         po::value<std::string>()->default_value(std::string(option.default_value)),
+                         (std::string(b->name) + ": " + std::string(option.help)).c_str());
+}
+
+runtime::OptionValues backend_option_values(const runtime::Backend& backend, const po::variables_map& vm) {
+  runtime::OptionValues values;
+  for (const runtime::BackendOption& option : backend.options)
+    if (vm.count(std::string(option.name)))
+      values.emplace(option.name, vm[std::string(option.name)].as<std::string>());
+  return values;
+}
+
+std::optional<std::any> read_backend_options(const std::string& command, const runtime::Backend& backend,
+                                             const po::variables_map& vm, runtime::BackendUse use) {
+  if (!backend.read_options)
+    return std::any();
+  try {
+    return backend.read_options(backend_option_values(backend, vm), use);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "xover " << command << ": " << e.what() << "\n";
+    return std::nullopt;
+  }
 }
 
 }  // namespace xover::tools

@@ -3,6 +3,7 @@
 // (with `file: what is wrong` on stderr), 1 when the work itself failed.
 #pragma once
 
+#include <any>
 #include <boost/program_options.hpp>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "protocols/coll/alltoall.hpp"
 #include "protocols/workload/results.hpp"
+#include "runtime/backend_options.hpp"
 
 namespace xover {
 struct Scenario;
@@ -48,6 +50,22 @@ const runtime::Backend* usable_backend(const std::string& command, const std::st
 
 /// The backends table for --help: a line each, name and summary.
 std::string backends_help();
+
+/// Declares every backend's own options (their rows': --tcp-if, --ib-dev,
+/// ...), each with its default, as "--NAME VALUE: BACKEND: what it does".
+void add_backend_options(boost::program_options::options_description& opts);
+
+/// The option values of `backend` in `vm` (every one of its row's, given
+/// or default), by name.
+runtime::OptionValues backend_option_values(const runtime::Backend& backend,
+                                            const boost::program_options::variables_map& vm);
+
+/// `backend`'s settings from its options in `vm`, read by its row for
+/// `use`; none after saying on stderr (as `xover COMMAND: ...`) what is
+/// wrong with them.
+std::optional<std::any> read_backend_options(const std::string& command, const runtime::Backend& backend,
+                                             const boost::program_options::variables_map& vm,
+                                             runtime::BackendUse use);
 
 /// Prints the results table, writes the results CSV to `out` and says
 /// where; returns 1 when a message was corrupt or missing (or the CSV could

@@ -125,10 +125,10 @@ int info_command(const std::vector<std::string>& args) {
   if (const auto status = parse_options("info", args, opts, {}, vm))
     return *status;
   std::vector<Found> found;
-  for (const runtime::Backend& b : runtime::backends()) {
-    if (vm.count("backend") && b.name != vm["backend"].as<std::string>())
+  for (const runtime::Backend* b : runtime::backends()) {
+    if (vm.count("backend") && b->name != vm["backend"].as<std::string>())
       continue;
-    found.push_back({&b, b.unavailable(), b.describe ? b.describe() : runtime::BackendInfo{}});
+    found.push_back({b, b->unavailable(), b->describe ? b->describe() : runtime::BackendInfo{}});
   }
   if (found.empty()) {
     std::cerr << "xover info: unknown backend '" << vm["backend"].as<std::string>()

@@ -18,18 +18,25 @@ namespace xover::tools {
 namespace {
 
 /// Whether the scenario's buffers can live where <payload memory=> says:
-/// on hardware, a cuda payload needs a GPU (the cuda backend's row says
-/// why there is none); anywhere, a protocol that serves the memory type.
-/// Returns the exit status when not, 0 when they can.
+/// on hardware, the backend that offers that memory must run here (its row
+/// says why not: a cuda payload needs a GPU); anywhere, a protocol that
+/// serves the memory type. Returns the exit status when not, 0 when they can.
 int check_payload_memory(const Scenario& scenario, const runtime::Backend& backend) {
   if (scenario.memory == MemType::Host)
     return 0;
   const std::string memory(mem_type_name(scenario.memory));
-  if (!backend.simulated() && scenario.memory == MemType::Cuda)
-    if (const std::string why = runtime::find_backend("cuda")->unavailable(); !why.empty()) {
-      std::cerr << "xover run: " << scenario.file << ": a cuda payload needs a GPU: " << why << "\n";
+  if (!backend.simulated()) {
+    const runtime::Backend* holder = runtime::memory_backend(scenario.memory);
+    if (!holder) {
+      std::cerr << "xover run: " << scenario.file << ": no backend offers " << memory << " memory\n";
       return kExitBadInput;
     }
+    if (const std::string why = holder->unavailable(); !why.empty()) {
+      std::cerr << "xover run: " << scenario.file << ": a " << memory << " payload needs " << holder->memory.on
+                << ": " << why << "\n";
+      return kExitBadInput;
+    }
+  }
   if (!protocols_serve(scenario.memory)) {
     std::cerr << "xover run: " << scenario.file << ": no protocol serves " << memory
               << " memory (xover proto-info --mem " << memory << " shows its empty table)\n";
@@ -55,18 +62,14 @@ int run_command(const std::vector<std::string>& args) {
       "out,o", po::value<std::string>(), "results CSV (default results/NAME.csv)")(
       "plot", po::value<std::string>(), "also draw the results into this .png or .svg (as xover plot)")(
       "platform,p", po::value<std::string>(), "run on this platform instead of the scenario's")(
-      "backend,b", po::value<std::string>()->default_value(std::string(runtime::backends().front().name)),
+      "backend,b", po::value<std::string>()->default_value(std::string(runtime::backends().front()->name)),
       "the backend (see above)")(
       "timeout", po::value<double>()->default_value(10.0),
       "hardware: seconds a rank waits with nothing moving before it gives up on its peers")(
       "rounds", po::value<std::size_t>()->default_value(kHardwareRounds),
       "hardware: rounds over every (curve, size) point, each round in a shuffled order taking its share of the "
-      "iterations (1: each point once, in order)")(
-      "tcp-if", po::value<std::string>()->default_value("lo"),
-      "tcp: interfaces to use, one lane each (lo; eth0,eth1)")(
-      "tcp-conns", po::value<std::size_t>()->default_value(1), "tcp: connections per interface, one lane each")(
-      "ib-dev", po::value<std::string>()->default_value(""),
-      "verbs: ports to use, one lane each (mlx5_0:1,mlx5_1:1; default every ACTIVE port)");
+      "iterations (1: each point once, in order)");
+  add_backend_options(opts);
   po::positional_options_description positional;
   positional.add("scenario", 1);
   po::variables_map vm;
@@ -100,10 +103,14 @@ int run_command(const std::vector<std::string>& args) {
   }
   if (const int status = check_payload_memory(scenario, *backend))
     return status;
-  if (const std::string why = runtime::device_alltoall_refusal(*backend, scenario.pes); !why.empty()) {
-    std::cerr << "xover run: " << scenario.file << ":" << scenario.workload_line << ": " << why << "\n";
-    return kExitBadInput;
-  }
+  // What the backend offers the workload (its engines), asked of the workload
+  // before any rank starts or any device is touched.
+  const RunContext context{.backend = backend->name, .device_alltoall = backend->device_alltoall};
+  if (scenario.workload->context_error)
+    if (const std::optional<std::string> why = scenario.workload->context_error(scenario, context)) {
+      std::cerr << "xover run: " << scenario.file << ":" << scenario.workload_line << ": " << *why << "\n";
+      return kExitBadInput;
+    }
   if (!backend->simulated())
     return run_on_hardware(scenario, *backend, vm, args, out, plot);
   return run_in_simulation(scenario, *backend, out, plot);

@@ -14,17 +14,14 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 
 #include "protocols/workload/scenario.hpp"
 #include "protocols/workload/workload.hpp"
 #include "runtime/backends.hpp"
 #include "runtime/common.hpp"
-#include "runtime/cuda/cuda_memory.hpp"
 #include "runtime/fault.hpp"
 #include "runtime/launch/launch.hpp"
 #include "runtime/launch/mpi_bootstrap.hpp"
-#include "sim/alltoall_sim.hpp"
 #include "tools/commands.hpp"
 
 namespace po = boost::program_options;
@@ -32,21 +29,11 @@ namespace po = boost::program_options;
 namespace xover::tools {
 namespace {
 
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty())
-      out.push_back(item);
-  return out;
-}
-
-int launch(const Scenario& scenario, const std::vector<std::string>& args) {
+int launch(const Scenario& scenario, const RunContext& context, const std::vector<std::string>& args) {
   runtime::LaunchOptions options;
   options.command = {"/proc/self/exe", "run"};
   options.command.insert(options.command.end(), args.begin(), args.end());
-  options.threads_per_rank = workload_threads(scenario);
+  options.threads_per_rank = workload_threads(scenario, context);
   const std::string crowded =
       runtime::oversubscription(workload_ranks(scenario), options.threads_per_rank, runtime::node_cores());
   if (!crowded.empty())
@@ -60,13 +47,14 @@ int launch(const Scenario& scenario, const std::vector<std::string>& args) {
 }
 
 /// The rank's device memory for a scenario whose payloads live there, or
-/// null (runtime::make_rank_device_memory: the peers of its node get
-/// its buffers through IPC, the others through host fragments); rank 0
-/// says what it measured. Collective over `boot`.
+/// null (made by the backend that offers that memory: the cuda backend's
+/// gives the peers of its node its buffers through IPC, the others through
+/// host fragments); rank 0 says what it measured. Collective over `boot`.
 std::unique_ptr<DeviceMemory> payload_memory(const Scenario& scenario, runtime::Bootstrap& boot) {
-  if (scenario.memory == MemType::Host)
+  const runtime::Backend* holder = runtime::memory_backend(scenario.memory);
+  if (!holder)
     return nullptr;
-  std::unique_ptr<DeviceMemory> memory = runtime::make_rank_device_memory(boot);
+  std::unique_ptr<DeviceMemory> memory = holder->memory.make(boot);
   if (boot.rank() == 0) {
     const DeviceCopy f = memory->figures();
     std::fprintf(stderr,
@@ -77,8 +65,9 @@ std::unique_ptr<DeviceMemory> payload_memory(const Scenario& scenario, runtime::
   return memory;
 }
 
-int run_rank(const Scenario& scenario, const runtime::Backend& backend, const runtime::RuntimeOptions& options,
-             runtime::Bootstrap& boot, const std::string& out, const std::string& plot) {
+int run_rank(const Scenario& scenario, const RunContext& context, const runtime::Backend& backend,
+             const runtime::RuntimeOptions& options, runtime::Bootstrap& boot, const std::string& out,
+             const std::string& plot) {
   const Rank need = workload_ranks(scenario);
   if (boot.size() != need) {
     if (boot.rank() == 0)
@@ -101,7 +90,7 @@ int run_rank(const Scenario& scenario, const runtime::Backend& backend, const ru
                    p.curve.c_str(), std::to_string(p.size).c_str());
     };
   }
-  run_workload(scenario, boot.rank(), *transport, mine);
+  run_workload(scenario, boot.rank(), *transport, mine, context);
   if (terminal)
     std::fprintf(stderr, "\r\033[K");
   if (!transport->failure().empty()) {
@@ -117,7 +106,7 @@ int run_rank(const Scenario& scenario, const runtime::Backend& backend, const ru
   for (const runtime::Blob& blob : all)
     merged.merge_text(std::string_view(reinterpret_cast<const char*>(blob.data()), blob.size()));
   if (const std::string crowded =
-          runtime::oversubscription(boot.size(), workload_threads(scenario), runtime::node_cores());
+          runtime::oversubscription(boot.size(), workload_threads(scenario, context), runtime::node_cores());
       !crowded.empty())
     merged.note_all(crowded);
   const int status = report_results(scenario, merged, std::string(backend.name), runtime::host_name(), out);
@@ -129,13 +118,13 @@ int run_rank(const Scenario& scenario, const runtime::Backend& backend, const ru
 int run_on_hardware(const Scenario& given, const runtime::Backend& backend, const po::variables_map& vm,
                     const std::vector<std::string>& args, const std::string& out, const std::string& plot) {
   Scenario scenario = given;
-  scenario.device = platform_device(scenario.platform);
-  scenario.device_alltoall = backend.device_alltoall;
+  // The backend's engines, and the platform's device figures for a workload
+  // that prices with them: no other hardware run loads the platform.
+  RunContext context{.backend = backend.name, .device_alltoall = backend.device_alltoall};
+  if (scenario.workload->device_figures)
+    context.device = platform_device(scenario.platform);
   runtime::RuntimeOptions options;
   options.timeout = vm["timeout"].as<double>();
-  options.tcp_interfaces = split_commas(vm["tcp-if"].as<std::string>());
-  options.tcp_connections = vm["tcp-conns"].as<std::size_t>();
-  options.ib_devices = split_commas(vm["ib-dev"].as<std::string>());
   options.reg_cache = scenario.select.reg_cache;
   scenario.sampling.rounds = vm["rounds"].as<std::size_t>();
   scenario.sampling.warm_bytes = kHardwareWarmBytes;
@@ -147,14 +136,10 @@ int run_on_hardware(const Scenario& given, const runtime::Backend& backend, cons
     std::cerr << "xover run: --rounds must be at least 1\n";
     return kExitBadInput;
   }
-  if (options.tcp_interfaces.empty()) {
-    std::cerr << "xover run: --tcp-if names no interface\n";
+  const std::optional<std::any> settings = read_backend_options("run", backend, vm, runtime::BackendUse::Run);
+  if (!settings)
     return kExitBadInput;
-  }
-  if (options.tcp_connections < 1 || options.tcp_connections > 16) {
-    std::cerr << "xover run: --tcp-conns must be from 1 to 16\n";
-    return kExitBadInput;
-  }
+  options.backend = *settings;
   if (scenario.phantom) {
     std::cerr << "xover run: " << scenario.file << ": phantom payloads are for simulation; hardware moves real bytes "
               << "(use <payload mode=\"verify\"/>)\n";
@@ -167,8 +152,8 @@ int run_on_hardware(const Scenario& given, const runtime::Backend& backend, cons
     if (!boot && runtime::launched_by_mpi())
       boot = runtime::make_mpi_bootstrap();
     if (!boot)
-      return launch(scenario, args);
-    return run_rank(scenario, backend, options, *boot, out, plot);
+      return launch(scenario, context, args);
+    return run_rank(scenario, context, backend, options, *boot, out, plot);
   } catch (const runtime::RuntimeError& e) {
     std::cerr << "xover run: " << (boot ? "rank " + std::to_string(boot->rank()) + ": " : "") << e.what() << "\n";
     return 1;

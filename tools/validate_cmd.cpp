@@ -61,24 +61,15 @@ std::optional<std::string> capture(const std::string& command) {
   return pclose(pipe) == 0 ? std::optional<std::string>(out) : std::nullopt;
 }
 
-/// UCX's own picks on the transports `backend` uses, when ucx_info runs.
-std::optional<UcxReport> ucx_report(const std::string& backend, const std::string& tcp_if) {
-  if (!capture("command -v ucx_info"))
+/// UCX's own picks on the transports that do what `backend` does (its
+/// row's), on the hardware `options` name, when ucx_info runs.
+std::optional<UcxReport> ucx_report(const runtime::Backend& backend, const runtime::OptionValues& options) {
+  if (!backend.ucx || !capture("command -v ucx_info"))
     return std::nullopt;
+  const runtime::UcxTransports transports = backend.ucx(options);
   UcxReport r;
-  // xover's shm lane is a ring in a shared segment with gets by cross-memory
-  // attach: UCX's posix and cma; its tcp lane, UCX's tcp on the same interface.
-  std::string env;
-  if (backend == "shm") {
-    r.transports = "posix,cma";
-    env = "UCX_TLS=posix,cma";
-  } else if (backend == "tcp") {
-    r.transports = "tcp on " + tcp_if;
-    env = "UCX_TLS=tcp UCX_NET_DEVICES=" + tcp_if;
-  } else {
-    return std::nullopt;
-  }
-  const std::string query = "env UCX_PROTO_INFO=y " + env + " timeout 20 ucx_info -e -u t";
+  r.transports = transports.name;
+  const std::string query = "env UCX_PROTO_INFO=y " + transports.env + " timeout 20 ucx_info -e -u t";
   const std::optional<std::string> v1 = capture("env UCX_PROTO_ENABLE=n " + query);
   const std::optional<std::string> v2 = capture("env UCX_PROTO_ENABLE=y " + query);
   if (!v1 && !v2)
@@ -101,6 +92,7 @@ double load_average() {
 struct Options {
   std::string scenario;
   std::string backend;
+  const runtime::Backend* row = nullptr;  ///< the backend's row
   std::optional<std::string> platform;
   std::size_t runs = 3;
   std::size_t calibrations = 2;  ///< calibrations at most, while one drifts from its runs
@@ -108,8 +100,18 @@ struct Options {
   std::string dir;
   std::string rounds;
   std::string time_limit;
-  std::string tcp_if;
+  /// The backend's own options (--tcp-if, ...), given or default, passed
+  /// on to calibrate and to every run.
+  runtime::OptionValues backend_options;
   bool json = false;
+};
+
+/// The backend's options as arguments: --NAME VALUE each.
+std::vector<std::string> backend_args(const Options& o) {
+  std::vector<std::string> out;
+  for (const auto& [name, value] : o.backend_options)
+    out.insert(out.end(), {"--" + name, value});
+  return out;
 };
 
 /// Checks what can be checked before anything runs; a status when it must stop.
@@ -127,6 +129,7 @@ std::optional<int> check(const po::variables_map& vm, Options& o) {
   const runtime::Backend* backend = usable_backend("validate", o.backend);
   if (!backend)
     return kExitBadInput;
+  o.row = backend;
   if (backend->simulated())
     return bad("backend " + o.backend + " is the simulator; validate compares it with hardware (shm, tcp)");
   Scenario scenario;
@@ -171,7 +174,10 @@ std::optional<int> check(const po::variables_map& vm, Options& o) {
   std::ostringstream time_limit;
   time_limit << vm["time-limit"].as<double>();
   o.time_limit = time_limit.str();
-  o.tcp_if = vm["tcp-if"].as<std::string>();
+  o.backend_options = backend_option_values(*backend, vm);
+  if (!read_backend_options("validate", *backend, vm, runtime::BackendUse::Run) ||
+      (!o.platform && !read_backend_options("validate", *backend, vm, runtime::BackendUse::Calibrate)))
+    return kExitBadInput;
   o.json = vm.count("json") > 0;
   return std::nullopt;
 }
@@ -226,20 +232,22 @@ int validate(const Options& o) {
   report.calibrated = !o.platform;
   report.cores = runtime::node_cores();
   const std::string sweeps = dir + "calibrate-sweeps.csv";
+  const std::vector<std::string> options = backend_args(o);
   for (;;) {
     ++report.calibrations;
-    if (report.calibrated &&
-        !step("calibrating " + o.backend, {"calibrate", "--backend", o.backend, "--out", report.platform, "--sweeps",
-                                           sweeps, "--time-limit", o.time_limit, "--tcp-if", o.tcp_if},
-              dir + "calibrate.log", status))
+    std::vector<std::string> calibrate{"calibrate", "--backend", o.backend, "--out", report.platform, "--sweeps",
+                                       sweeps, "--time-limit", o.time_limit};
+    calibrate.insert(calibrate.end(), options.begin(), options.end());
+    if (report.calibrated && !step("calibrating " + o.backend, calibrate, dir + "calibrate.log", status))
       return status;
     report.load_before = load_average();
     report.runs.clear();
     for (std::size_t k = 1; k <= o.runs; ++k) {
       report.runs.push_back(dir + "hw-" + std::to_string(k) + ".csv");
-      if (!step("hardware run " + std::to_string(k) + " of " + std::to_string(o.runs),
-                {"run", o.scenario, "--backend", o.backend, "--out", report.runs.back(), "--rounds", o.rounds,
-                 "--tcp-if", o.tcp_if},
+      std::vector<std::string> run{"run", o.scenario, "--backend", o.backend, "--out", report.runs.back(), "--rounds",
+                                   o.rounds};
+      run.insert(run.end(), options.begin(), options.end());
+      if (!step("hardware run " + std::to_string(k) + " of " + std::to_string(o.runs), run,
                 dir + "hw-" + std::to_string(k) + ".log", status))
         return status;
     }
@@ -273,7 +281,7 @@ int validate(const Options& o) {
     std::cerr << "xover validate: " << e.what() << "\n";
     return 1;
   }
-  report.ucx = ucx_report(o.backend, o.tcp_if);
+  report.ucx = ucx_report(*o.row, o.backend_options);
   std::vector<std::string> plot{"plot", report.sim};
   plot.insert(plot.end(), report.runs.begin(), report.runs.end());
   plot.insert(plot.end(), {"-o", dir + "validate.png"});
@@ -318,8 +326,8 @@ int validate_command(const std::vector<std::string>& args) {
       "time-limit", po::value<double>()->default_value(120), "seconds the calibration may take, at most")(
       "calibrations", po::value<std::size_t>()->default_value(2),
       "calibrate and run the hardware again, up to this many times in all, while the calibration's own sweeps "
-      "differ from the hardware runs by more than the median limit (the machine changed between them)")(
-      "tcp-if", po::value<std::string>()->default_value("lo"), "tcp: the interface");
+      "differ from the hardware runs by more than the median limit (the machine changed between them)");
+  add_backend_options(opts);
   po::positional_options_description positional;
   positional.add("scenario", 1);
   po::variables_map vm;

@@ -89,7 +89,7 @@ PiecewiseFunc alltoall_cost(AlltoallFlavour flavour, const AlltoallParams& param
 
 std::vector<EnvelopeRange> alltoall_selection(const AlltoallParams& params, double direct_perf_diff) {
   std::vector<PiecewiseFunc> costs;
-  for (const CollProtocol* protocol : coll_registry()) {
+  for (const Protocol* protocol : protocols_for(ProtoOp::Alltoall)) {
     PiecewiseFunc cost = alltoall_cost(protocol->flavour, params);
     if (protocol->flavour == AlltoallFlavour::Direct)
       for (Piece& piece : cost)
@@ -99,10 +99,14 @@ std::vector<EnvelopeRange> alltoall_selection(const AlltoallParams& params, doub
   return lower_envelope(costs, 0, kSizeMax);
 }
 
-const CollProtocol coll_alltoall_proxy_proto{
-    "coll/alltoall/proxy", "alltoall through a CPU proxy serving a command ring (IBRC)", AlltoallFlavour::Proxy};
+const Protocol coll_alltoall_proxy_proto{.name = "coll/alltoall/proxy",
+                                         .description = "alltoall through a CPU proxy serving a command ring (IBRC)",
+                                         .op = ProtoOp::Alltoall,
+                                         .flavour = AlltoallFlavour::Proxy};
 
-const CollProtocol coll_alltoall_direct_proto{
-    "coll/alltoall/direct", "alltoall posted by the device's threads (IBGDA)", AlltoallFlavour::Direct};
+const Protocol coll_alltoall_direct_proto{.name = "coll/alltoall/direct",
+                                          .description = "alltoall posted by the device's threads (IBGDA)",
+                                          .op = ProtoOp::Alltoall,
+                                          .flavour = AlltoallFlavour::Direct};
 
 }  // namespace xover

@@ -40,14 +40,10 @@
 
 #include "protocols/lanes/lane.hpp"
 #include "protocols/perf/envelope.hpp"
+#include "protocols/proto.hpp"
 #include "protocols/units.hpp"
 
 namespace xover {
-
-enum class AlltoallFlavour {
-  Proxy,   ///< a CPU proxy serves a command ring (IBRC)
-  Direct,  ///< device threads post work requests themselves (IBGDA)
-};
 
 /// One alltoall: `pes` PEs, `size` bytes from each to each other, every PE
 /// behind one NIC with the lane's L, bandwidth and gap.
@@ -97,20 +93,16 @@ Seconds alltoall_closed_form(AlltoallFlavour flavour, const AlltoallParams& para
 /// the maxima leads, split at n = g·B where the NIC turns bandwidth-bound.
 PiecewiseFunc alltoall_cost(AlltoallFlavour flavour, const AlltoallParams& params);
 
-/// A collective protocol: one value, as the point-to-point ones are.
-struct CollProtocol {
-  std::string_view name;         ///< "coll/alltoall/direct"
-  std::string_view description;  ///< one line for proto-info
-  AlltoallFlavour flavour;
-};
-
-extern const CollProtocol coll_alltoall_proxy_proto;
-extern const CollProtocol coll_alltoall_direct_proto;
+/// The alltoall's protocols (ProtoOp::Alltoall), one per flavour, listed in
+/// protocols/registry.cpp.
+extern const Protocol coll_alltoall_proxy_proto;
+extern const Protocol coll_alltoall_direct_proto;
 
 /// Which flavour carries each size for `params.pes` PEs: the lower envelope
-/// of coll_registry()'s costs (protocols/registry.hpp), the direct flavour's scaled by
+/// of the alltoall protocols' costs (protocols_for(ProtoOp::Alltoall),
+/// protocols/registry.hpp), the direct flavour's scaled by
 /// 1 + direct_perf_diff/100 (it must win by that much, since it keeps the
-/// device's threads busy posting). Envelope indices are registry positions.
+/// device's threads busy posting). Envelope indices are positions in that list.
 std::vector<EnvelopeRange> alltoall_selection(const AlltoallParams& params, double direct_perf_diff);
 
 }  // namespace xover

@@ -6,15 +6,10 @@
 #include <memory>
 #include <stdexcept>
 
-#include "protocols/workload/payload.hpp"
+#include "protocols/core/payload_pattern.hpp"
 
 namespace xover {
 namespace {
-
-/// The payload sequence number of the bytes PE `to` gets in exchange `e`.
-std::uint64_t put_seq(std::uint64_t e, Rank to) {
-  return (e << 32) | to;
-}
 
 /// What a PE tells each peer at set-up: its receive buffer and signal word.
 struct Card {
@@ -83,7 +78,7 @@ AlltoallPe::AlltoallPe(Transport& transport, Worker& worker, Bytes max_size, std
 void AlltoallPe::prepare(Bytes n) {
   ++exchanges_;
   for (std::size_t i = 0; i + 1 < pes_; ++i)
-    fill_payload(send_.data() + i * n, n, seed_, me_, put_seq(exchanges_, target(i)));
+    fill_payload(send_.data() + i * n, n, seed_, me_, alltoall_put_seq(exchanges_, target(i)));
 }
 
 ExchangeResult AlltoallPe::exchange(AlltoallFlavour flavour, Bytes n, std::uint32_t threads, Seconds start,
@@ -253,7 +248,7 @@ Findings AlltoallPe::verify(Bytes n) {
     if (from == me_)
       continue;
     const Bytes wrong = first_wrong_byte(recv_.data() + std::size_t{from} * n, n, seed_, from,
-                                         put_seq(exchanges_, me_));
+                                         alltoall_put_seq(exchanges_, me_));
     if (wrong < n) {
       ++out.errors;
       out.problems.push_back("PE " + std::to_string(me_) + ": the bytes from PE " + std::to_string(from) +

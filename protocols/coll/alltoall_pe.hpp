@@ -20,9 +20,9 @@
 // serve and wake in ExchangeResult).
 //
 // Put i of PE p goes to PE (p + i + 1) mod P, at p·n in that PE's receive
-// buffer. Its bytes are payload_byte(seed, p, e·2^32 + target, offset) for
-// the run's e-th exchange, so a byte names its source, its destination, its
-// offset and its exchange; the receiver checks every one. Signal words
+// buffer. Its bytes are payload_byte(seed, p, alltoall_put_seq(e, target),
+// offset) for the run's e-th exchange, so a byte names its source, its
+// destination, its offset and its exchange; the receiver checks every one. Signal words
 // count up over the run: after e exchanges, e·(P − 1).
 #pragma once
 
@@ -39,6 +39,14 @@
 #include "protocols/core/worker.hpp"
 
 namespace xover {
+
+/// The payload pattern's message number (core/payload_pattern.hpp) of the
+/// bytes PE `to` gets in exchange `exchange`: e·2^32 + to. Every alltoall
+/// engine writes and checks its puts' bytes with it (AlltoallPe, and a
+/// backend's engine for device memory: device_alltoall.hpp).
+constexpr std::uint64_t alltoall_put_seq(std::uint64_t exchange, Rank to) {
+  return (exchange << 32) | to;
+}
 
 /// What one exchange gave one PE.
 struct ExchangeResult {

@@ -2,13 +2,14 @@
 // backend keeps their buffers on an accelerator (the cuda backend's GPU PEs,
 // runtime/cuda/cuda_alltoall.hpp) rather than in host memory (AlltoallPe).
 // The backend offers one through its row of the backend table
-// (runtime/backends.hpp), `xover run` hands it to the scenario
-// (Scenario::device_alltoall), and the alltoall workload runs its exchanges
-// instead of AlltoallPe's: the same start dates, samples, checks and notes.
+// (runtime/backends.hpp), `xover run` hands it to the workload in the run's
+// context (RunContext::device_alltoall), and the alltoall workload runs its
+// exchanges instead of AlltoallPe's: the same start dates, samples, checks
+// and notes.
 // Nothing here knows which device it is, so the protocol core stays free of
 // the device's runtime.
 //
-//   std::unique_ptr<DeviceAlltoall> pe = scenario.device_alltoall(transport, worker, max_size, seed);
+//   std::unique_ptr<DeviceAlltoall> pe = context.device_alltoall.make(transport, worker, max_size, seed);
 //   pe->prepare(n);                                   // bytes written, clocks read: untimed
 //   DeviceExchange x = pe->exchange(AlltoallFlavour::Direct, n, 2.0);
 //   Findings f = pe->verify(n);                        // every byte, the signal word
@@ -18,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "protocols/coll/alltoall.hpp"
@@ -58,5 +60,21 @@ class DeviceAlltoall {
 /// @throws std::exception saying what the device refused.
 using DeviceAlltoallMaker = std::unique_ptr<DeviceAlltoall> (*)(Transport& transport, Worker& worker, Bytes max_size,
                                                                 std::uint64_t seed);
+
+/// The engine a backend offers, and the most PEs it runs.
+struct DeviceAlltoallEngine {
+  DeviceAlltoallMaker make = nullptr;  ///< null: the backend offers none
+  std::uint32_t max_pes = 0;           ///< 0: any number
+
+  /// Why the engine of the backend `backend` cannot run `pes` PEs ("the cuda
+  /// backend's device alltoall runs 2 to 1024 PEs, not 1025"); empty when
+  /// it can, or when there is no engine.
+  std::string refusal(std::string_view backend, std::uint32_t pes) const {
+    if (!make || max_pes == 0 || pes <= max_pes)
+      return "";
+    return "the " + std::string(backend) + " backend's device alltoall runs 2 to " + std::to_string(max_pes) +
+           " PEs, not " + std::to_string(pes);
+  }
+};
 
 }  // namespace xover

@@ -4,7 +4,7 @@
 
 namespace xover::stages {
 
-void send_control(Worker& worker, Rank peer, Bytes message, wire::AmKind kind, const wire::ControlHeader& header,
+void send_control(Worker& worker, Rank peer, Bytes message, AmId kind, const wire::ControlHeader& header,
                   std::function<void()> on_error) {
   const auto am = worker.table(peer).lanes().am;
   if (!am) {
@@ -34,7 +34,7 @@ void part_done(Worker& worker, Request& req, Status status, bool all_handed_over
   }
 }
 
-void send_fragments(Worker& worker, Request& req, wire::AmKind kind, AmMode mode, Bytes payload,
+void send_fragments(Worker& worker, Request& req, AmId kind, AmMode mode, Bytes payload,
                     const std::function<void(wire::FragmentHeader&, Bytes offset)>& header) {
   Bytes offset = 0;
   do {

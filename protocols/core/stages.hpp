@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "protocols/core/worker.hpp"
+#include "protocols/proto.hpp"
 #include "protocols/wire.hpp"
 
 namespace xover::stages {
@@ -16,7 +17,7 @@ namespace xover::stages {
 /// max_short, else copied (bcopy). It serves a message of `message` bytes,
 /// whose pace its bytes take (Transport::MessageScope). `on_error` runs if
 /// the transport fails.
-void send_control(Worker& worker, Rank peer, Bytes message, wire::AmKind kind, const wire::ControlHeader& header,
+void send_control(Worker& worker, Rank peer, Bytes message, AmId kind, const wire::ControlHeader& header,
                   std::function<void()> on_error);
 
 /// One more part of `req` is in flight.
@@ -34,7 +35,7 @@ void part_done(Worker& worker, Request& req, Status status, bool all_handed_over
 /// lane of `req.lanes` by weight, with the header `header(writer, offset)`
 /// writes. The request completes when every fragment is handed over (short,
 /// bcopy) or released (zcopy), and releases its registrations.
-void send_fragments(Worker& worker, Request& req, wire::AmKind kind, AmMode mode, Bytes payload,
+void send_fragments(Worker& worker, Request& req, AmId kind, AmMode mode, Bytes payload,
                     const std::function<void(wire::FragmentHeader&, Bytes offset)>& header);
 
 /// At a sender: an RTR {sender request, receiver request} for a send of

@@ -10,13 +10,13 @@
 namespace xover {
 
 Worker::Worker(Transport& transport, SelectConfig config) : transport_(transport), config_(std::move(config)) {
-  for (const AmHandlerEntry& entry : am_handlers())
+  for (const AmKind& entry : am_kinds())
     transport_.set_am_handler(entry.id, [this, handle = entry.handle](const AmMessage& msg) { handle(*this, msg); });
 }
 
 Worker::~Worker() {
   flush();
-  for (const AmHandlerEntry& entry : am_handlers())
+  for (const AmKind& entry : am_kinds())
     transport_.set_am_handler(entry.id, [](const AmMessage&) {});
 }
 

@@ -23,6 +23,7 @@
 // fragment into the user buffer, or holds them all while no receive is
 // posted.
 #include <algorithm>
+#include <array>
 
 #include "protocols/core/stages.hpp"
 #include "protocols/eager/eager.hpp"
@@ -87,7 +88,7 @@ void send_multi(Worker& worker, Request& req, bool zcopy) {
   const AmMode mode = zcopy ? AmMode::Zcopy : AmMode::Bcopy;
   if (zcopy)
     worker.reg(req, req.send_buf.data, req.length);
-  stages::send_fragments(worker, req, wire::kAmMulti, mode, payload, [&req](wire::FragmentHeader& header, Bytes offset) {
+  stages::send_fragments(worker, req, kAmMulti, mode, payload, [&req](wire::FragmentHeader& header, Bytes offset) {
     header.put(req.tag).put(req.seq).put(req.length).put(offset);
   });
 }
@@ -99,8 +100,6 @@ void send_multi_bcopy(Worker& worker, Request& req) {
 void send_multi_zcopy(Worker& worker, Request& req) {
   send_multi(worker, req, true);
 }
-
-}  // namespace
 
 // The receiver's stage: one fragment {tag, seq, total, offset}.
 void multi_handle(Worker& worker, const AmMessage& msg) {
@@ -118,19 +117,25 @@ void multi_handle(Worker& worker, const AmMessage& msg) {
   worker.arrive(in, offset, msg.payload);
 }
 
+constexpr std::array kMessages{AmKind{kAmMulti, "multi", multi_handle}};
+
+}  // namespace
+
 const Protocol eager_multi_bcopy_proto{.name = "eager/multi/bcopy",
                                        .description = "copied eager fragments, no handshake",
                                        .wire_id = 3,
                                        .family = ProtoFamily::MultiEager,
                                        .bw_lanes = LaneRequirement{LaneCap::AmBcopy, &LaneConfig::max_eager_lanes},
                                        .probe = probe_multi_bcopy,
-                                       .send = send_multi_bcopy};
+                                       .send = send_multi_bcopy,
+                                       .messages = kMessages};
 const Protocol eager_multi_zcopy_proto{.name = "eager/multi/zcopy",
                                        .description = "zero-copy eager fragments, no handshake",
                                        .wire_id = 4,
                                        .family = ProtoFamily::MultiEager,
                                        .bw_lanes = LaneRequirement{LaneCap::AmZcopy, &LaneConfig::max_eager_lanes},
                                        .probe = probe_multi_zcopy,
-                                       .send = send_multi_zcopy};
+                                       .send = send_multi_zcopy,
+                                       .messages = kMessages};
 
 }  // namespace xover

@@ -19,6 +19,7 @@
 // handler hands the message to matching, which copies it into the posted
 // receive or holds it as unexpected.
 #include <algorithm>
+#include <array>
 
 #include "protocols/core/stages.hpp"
 #include "protocols/eager/eager.hpp"
@@ -71,7 +72,7 @@ void send_eager(Worker& worker, Request& req, AmMode mode) {
   worker.submit([&worker, &req, lane, mode, header]() {
     // Short and bcopy are done at return: no completion is built for them.
     const Status st = worker.transport().am_send(
-        lane, req.peer, wire::kAmEager, header.bytes(), req.send_buf, mode,
+        lane, req.peer, kAmEager, header.bytes(), req.send_buf, mode,
         mode == AmMode::Zcopy ? Completion([&worker, &req](Status s) { stages::part_done(worker, req, s, true); })
                               : Completion());
     if (st == Status::Ok || st == Status::Error)
@@ -92,6 +93,8 @@ void send_zcopy(Worker& worker, Request& req) {
   send_eager(worker, req, AmMode::Zcopy);
 }
 
+constexpr std::array kMessages{kEagerMessage};
+
 }  // namespace
 
 // The receiver's stage: {tag, seq} + the whole payload.
@@ -111,18 +114,21 @@ const Protocol eager_short_proto{.name = "eager/short",
                                  .wire_id = 0,
                                  .family = ProtoFamily::Eager,
                                  .probe = probe_short,
-                                 .send = send_short};
+                                 .send = send_short,
+                                 .messages = kMessages};
 const Protocol eager_bcopy_proto{.name = "eager/bcopy",
                                  .description = "copied active message",
                                  .wire_id = 1,
                                  .family = ProtoFamily::Eager,
                                  .probe = probe_bcopy,
-                                 .send = send_bcopy};
+                                 .send = send_bcopy,
+                                 .messages = kMessages};
 const Protocol eager_zcopy_proto{.name = "eager/zcopy",
                                  .description = "zero-copy active message",
                                  .wire_id = 2,
                                  .family = ProtoFamily::Eager,
                                  .probe = probe_zcopy,
-                                 .send = send_zcopy};
+                                 .send = send_zcopy,
+                                 .messages = kMessages};
 
 }  // namespace xover

@@ -12,9 +12,11 @@
 // The stage copies are the sender's and receiver's CPU time: the copy call
 // waits for the DMA.
 #include <algorithm>
+#include <array>
 
 #include "protocols/core/device_memory.hpp"
 #include "protocols/core/stages.hpp"
+#include "protocols/eager/eager.hpp"
 #include "protocols/mtype/mtype.hpp"
 #include "protocols/proto_costs.hpp"
 #include "protocols/wire.hpp"
@@ -50,13 +52,15 @@ void send_staged(Worker& worker, Request& req) {
       stages::part_done(worker, req, Status::Error, true);
       return Status::Error;
     }
-    const Status st = worker.transport().am_send(lane, req.peer, wire::kAmEager, header.bytes(), {host, req.length},
+    const Status st = worker.transport().am_send(lane, req.peer, kAmEager, header.bytes(), {host, req.length},
                                                  AmMode::Bcopy, Completion());
     if (st == Status::Ok || st == Status::Error)
       stages::part_done(worker, req, st, true);
     return st;
   });
 }
+
+constexpr std::array kMessages{kEagerMessage};
 
 }  // namespace
 
@@ -66,6 +70,7 @@ const Protocol eager_staged_proto{.name = "eager/staged",
                                   .family = ProtoFamily::Eager,
                                   .probe = probe_staged,
                                   .send = send_staged,
-                                  .mem_types = mem_bit(MemType::Cuda)};
+                                  .mem_types = mem_bit(MemType::Cuda),
+                                  .messages = kMessages};
 
 }  // namespace xover

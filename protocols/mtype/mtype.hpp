@@ -12,9 +12,10 @@ extern const Protocol eager_staged_proto;
 extern const Protocol rndv_pipe_proto;
 extern const Protocol rndv_ipc_proto;
 
-/// Receive handlers.
-void pipe_rtr_handle(Worker& worker, const AmMessage& msg);
-void pipe_data_handle(Worker& worker, const AmMessage& msg);
-void ipc_ack_handle(Worker& worker, const AmMessage& msg);
+/// Their active messages beside the eager message and the RTS they share
+/// with the host protocols.
+inline constexpr AmId kAmPipeRtr = 7;   ///< rndv/pipe: ready to receive
+inline constexpr AmId kAmPipeData = 8;  ///< rndv/pipe: one staged data fragment
+inline constexpr AmId kAmIpcAck = 9;    ///< rndv/ipc: the receiver has copied
 
 }  // namespace xover

@@ -19,6 +19,7 @@
 //
 // Stages (RndvIpcStage): Rts at the sender; Copy at the receiver.
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "protocols/core/device_memory.hpp"
@@ -107,8 +108,11 @@ void recv_start_ipc(Worker& worker, Request& req) {
   worker.complete(req, status);
   wire::ControlHeader header;
   header.put(req.remote_id);
-  stages::send_control(worker, req.peer, req.length, wire::kAmIpcAck, header, [] {});
+  stages::send_control(worker, req.peer, req.length, kAmIpcAck, header, [] {});
 }
+
+void ipc_ack_handle(Worker& worker, const AmMessage& msg);
+constexpr std::array kMessages{kRtsMessage, AmKind{kAmIpcAck, "ipc-ack", ipc_ack_handle}};
 
 }  // namespace
 
@@ -119,7 +123,10 @@ const Protocol rndv_ipc_proto{.name = "rndv/ipc",
                               .probe = probe_ipc,
                               .send = send_ipc,
                               .recv_start = recv_start_ipc,
-                              .mem_types = mem_bit(MemType::Cuda)};
+                              .mem_types = mem_bit(MemType::Cuda),
+                              .messages = kMessages};
+
+namespace {
 
 // At the sender, in the Rts stage: the ACK {sender request}.
 void ipc_ack_handle(Worker& worker, const AmMessage& msg) {
@@ -132,5 +139,7 @@ void ipc_ack_handle(Worker& worker, const AmMessage& msg) {
   }
   worker.complete(*req);
 }
+
+}  // namespace
 
 }  // namespace xover

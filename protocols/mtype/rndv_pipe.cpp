@@ -19,6 +19,7 @@
 // Stages (RndvPipeStage): Rts at the sender, Rtr at the receiver, Data at
 // the sender.
 #include <algorithm>
+#include <array>
 
 #include "protocols/core/device_memory.hpp"
 #include "protocols/core/stages.hpp"
@@ -83,7 +84,7 @@ void recv_start_pipe(Worker& worker, Request& req) {
   req.set_stage(RndvPipeStage::Rtr);
   wire::ControlHeader header;
   header.put(req.remote_id).put(req.id);
-  stages::send_control(worker, req.peer, req.length, wire::kAmPipeRtr, header,
+  stages::send_control(worker, req.peer, req.length, kAmPipeRtr, header,
                        [&worker, &req] { worker.complete(req, Status::Error); });
 }
 
@@ -105,7 +106,7 @@ void send_staged_fragments(Worker& worker, Request& req, Request::Id receiver, B
       const std::byte* from = req.send_buf.slice(offset, n).data;
       const Status st = n > 0 && !device.to_host(from ? host : nullptr, from, n)
                             ? Status::Error
-                            : worker.transport().am_send(lane, req.peer, wire::kAmPipeData, header.bytes(),
+                            : worker.transport().am_send(lane, req.peer, kAmPipeData, header.bytes(),
                                                          {from ? host : nullptr, n}, AmMode::Bcopy, Completion());
       if (st != Status::NoResource)
         req.offset = offset + n;
@@ -117,6 +118,11 @@ void send_staged_fragments(Worker& worker, Request& req, Request::Id receiver, B
   } while (offset < req.length);
 }
 
+void pipe_rtr_handle(Worker& worker, const AmMessage& msg);
+void pipe_data_handle(Worker& worker, const AmMessage& msg);
+constexpr std::array kMessages{kRtsMessage, AmKind{kAmPipeRtr, "pipe-rtr", pipe_rtr_handle},
+                               AmKind{kAmPipeData, "pipe-data", pipe_data_handle}};
+
 }  // namespace
 
 const Protocol rndv_pipe_proto{.name = "rndv/pipe",
@@ -127,7 +133,10 @@ const Protocol rndv_pipe_proto{.name = "rndv/pipe",
                                .probe = probe_pipe,
                                .send = send_pipe,
                                .recv_start = recv_start_pipe,
-                               .mem_types = mem_bit(MemType::Cuda)};
+                               .mem_types = mem_bit(MemType::Cuda),
+                               .messages = kMessages};
+
+namespace {
 
 // The RTR {sender request, receiver request} moves the sender from Rts to
 // Data; a second one for the same request is dropped.
@@ -142,5 +151,7 @@ void pipe_rtr_handle(Worker& worker, const AmMessage& msg) {
 void pipe_data_handle(Worker& worker, const AmMessage& msg) {
   stages::take_fragment(worker, msg, rndv_pipe_proto, RndvPipeStage::Rtr);
 }
+
+}  // namespace
 
 }  // namespace xover

@@ -16,11 +16,16 @@ extern const Protocol rndv_get_proto;
 /// read from (rndv/get) or none (rndv/am).
 void send_rts(Worker& worker, Request& req, const std::vector<std::pair<std::size_t, RemoteAddr>>& remote);
 
-/// Receive handlers.
+/// The rendezvous protocols' active messages (protocols/mtype/ has its own
+/// beside the RTS).
+inline constexpr AmId kAmRts = 3;       ///< the request to send (rndv_rts.cpp), every rendezvous protocol's
+inline constexpr AmId kAmRtr = 4;       ///< rndv/am: ready to receive
+inline constexpr AmId kAmRndvData = 5;  ///< rndv/am: one data fragment
+inline constexpr AmId kAmAck = 6;       ///< rndv/get: the receiver is done
+
 void rts_handle(Worker& worker, const AmMessage& msg);
-void rtr_handle(Worker& worker, const AmMessage& msg);
-void rndv_data_handle(Worker& worker, const AmMessage& msg);
-void ack_handle(Worker& worker, const AmMessage& msg);
+/// The RTS's receiving stage, which every rendezvous protocol lists.
+inline constexpr AmKind kRtsMessage{kAmRts, "rts", rts_handle};
 
 /// The RTR direction: the receiver posts (o_send at the remote side), the
 /// sender takes it in (o_recv at the local side). Both ends have the same

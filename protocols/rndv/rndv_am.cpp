@@ -14,6 +14,7 @@
 // Stages (RndvAmStage): Rts at the sender, Rtr at the receiver, Data at the
 // sender; the receiver takes the fragments in its Rtr stage.
 #include <algorithm>
+#include <array>
 
 #include "protocols/core/stages.hpp"
 #include "protocols/proto_costs.hpp"
@@ -88,8 +89,14 @@ void recv_start_rndv_am(Worker& worker, Request& req) {
   req.set_stage(RndvAmStage::Rtr);
   wire::ControlHeader header;
   header.put(req.remote_id).put(req.id);
-  stages::send_control(worker, req.peer, req.length, wire::kAmRtr, header, [&worker, &req] { worker.complete(req, Status::Error); });
+  stages::send_control(worker, req.peer, req.length, kAmRtr, header,
+                       [&worker, &req] { worker.complete(req, Status::Error); });
 }
+
+void rtr_handle(Worker& worker, const AmMessage& msg);
+void rndv_data_handle(Worker& worker, const AmMessage& msg);
+constexpr std::array kMessages{kRtsMessage, AmKind{kAmRtr, "rtr", rtr_handle},
+                               AmKind{kAmRndvData, "rndv-data", rndv_data_handle}};
 
 }  // namespace
 
@@ -100,7 +107,10 @@ const Protocol rndv_am_proto{.name = "rndv/am",
                              .bw_lanes = LaneRequirement{LaneCap::AmZcopy, &LaneConfig::max_rndv_lanes},
                              .probe = probe_rndv_am,
                              .send = send_rndv_am,
-                             .recv_start = recv_start_rndv_am};
+                             .recv_start = recv_start_rndv_am,
+                             .messages = kMessages};
+
+namespace {
 
 // The RTR {sender request, receiver request} moves the sender from Rts to
 // Data; a second one for the same request is dropped, not sent twice.
@@ -109,7 +119,7 @@ void rtr_handle(Worker& worker, const AmMessage& msg) {
   Request* req = stages::take_rtr(worker, msg, rndv_am_proto, RndvAmStage::Rts, RndvAmStage::Data, receiver);
   if (!req)
     return;
-  stages::send_fragments(worker, *req, wire::kAmRndvData, AmMode::Zcopy,
+  stages::send_fragments(worker, *req, kAmRndvData, AmMode::Zcopy,
                          fragment_payload(worker.transport().path(req->peer), req->lanes),
                          [receiver](wire::FragmentHeader& data, Bytes offset) { data.put(receiver).put(offset); });
 }
@@ -120,5 +130,7 @@ void rtr_handle(Worker& worker, const AmMessage& msg) {
 void rndv_data_handle(Worker& worker, const AmMessage& msg) {
   stages::take_fragment(worker, msg, rndv_am_proto, RndvAmStage::Rtr);
 }
+
+}  // namespace
 
 }  // namespace xover

@@ -24,6 +24,7 @@
 // Stages (RndvGetStage): Rts at the sender, Fetch then Ack at the receiver;
 // the ACK releases the sender's request and completes it.
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "protocols/core/stages.hpp"
@@ -91,7 +92,7 @@ void finish_gets(Worker& worker, Request& req) {
   worker.complete(req, req.status == Status::Error || req.length > req.recv_buf.size ? Status::Error : Status::Ok);
   wire::ControlHeader header;
   header.put(req.remote_id);
-  stages::send_control(worker, req.peer, req.length, wire::kAmAck, header, [] {});
+  stages::send_control(worker, req.peer, req.length, kAmAck, header, [] {});
 }
 
 // The Fetch stage, once a receive matched the RTS: the lanes the sender
@@ -148,6 +149,9 @@ void recv_start_rndv_get(Worker& worker, Request& req) {
     finish_gets(worker, req);
 }
 
+void ack_handle(Worker& worker, const AmMessage& msg);
+constexpr std::array kMessages{kRtsMessage, AmKind{kAmAck, "ack", ack_handle}};
+
 }  // namespace
 
 const Protocol rndv_get_proto{.name = "rndv/get",
@@ -157,7 +161,10 @@ const Protocol rndv_get_proto{.name = "rndv/get",
                               .bw_lanes = LaneRequirement{LaneCap::GetZcopy, &LaneConfig::max_rndv_lanes},
                               .probe = probe_rndv_get,
                               .send = send_rndv_get,
-                              .recv_start = recv_start_rndv_get};
+                              .recv_start = recv_start_rndv_get,
+                              .messages = kMessages};
+
+namespace {
 
 // At the sender, in the Rts stage: the ACK {sender request}.
 void ack_handle(Worker& worker, const AmMessage& msg) {
@@ -170,5 +177,7 @@ void ack_handle(Worker& worker, const AmMessage& msg) {
   worker.release_regions(*req);
   worker.complete(*req);
 }
+
+}  // namespace
 
 }  // namespace xover

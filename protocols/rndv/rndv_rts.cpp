@@ -13,7 +13,7 @@ void send_rts(Worker& worker, Request& req, const std::vector<std::pair<std::siz
   header.put(req.tag).put(req.seq).put(req.length).put(req.id).put(req.protocol->wire_id).put(remote.size());
   for (const auto& [lane, addr] : remote)
     header.put(lane).put(addr.key).put(addr.addr);
-  stages::send_control(worker, req.peer, req.length, wire::kAmRts, header, [&worker, &req] {
+  stages::send_control(worker, req.peer, req.length, kAmRts, header, [&worker, &req] {
     worker.release_regions(req);
     worker.complete(req, Status::Error);
   });

@@ -13,7 +13,7 @@ void check_names(const std::vector<std::string>& names, const char* key) {
     if (protocol_name_known(name))
       continue;
     std::string known;
-    for (const Protocol* protocol : protocol_registry())
+    for (const Protocol* protocol : protocols_for(ProtoOp::TagSend))
       known += (known.empty() ? "" : ", ") + std::string(protocol->name);
     throw std::invalid_argument(std::string(key) + ": unknown protocol '" + name + "' (known: " + known + ")");
   }
@@ -103,7 +103,7 @@ ThresholdTable ThresholdTable::build(const Path& path, const SelectConfig& confi
   table.perf_ = config.perf;
   table.mem_ = mem;
   table.lanes_ = select_lanes(path, config.lanes, lane_requirements());
-  for (const Protocol* protocol : protocol_registry()) {
+  for (const Protocol* protocol : protocols_for(ProtoOp::TagSend)) {
     if (!config.forced.empty() && !matches_any(*protocol, config.forced))
       continue;
     if (matches_any(*protocol, config.disabled))

@@ -5,12 +5,12 @@
 // completion. Its curves are `auto` and the collective protocols; `auto`
 // takes the flavour alltoall_selection() picks with the put lane's L, B, g
 // and the device figures (the simulated node's, or on hardware the
-// platform's: Scenario::device). Every byte is checked against a pattern
+// platform's: RunContext::device). Every byte is checked against a pattern
 // naming its source, destination, offset and exchange, and every signal
 // word must show exactly the puts sent to it; problems go to the point's
 // errors and notes.
 //
-// On a backend that keeps the PEs' buffers on a device (Scenario::
+// On a backend that keeps the PEs' buffers on a device (RunContext::
 // device_alltoall, the cuda backend's GPU PEs), that engine runs each
 // exchange in place of AlltoallPe, from the same start date: each PE
 // launches at it, and its time runs from the launch to its signal showing
@@ -25,10 +25,11 @@
 // keeps the largest as the sample. These control messages go through the
 // Worker (tagged messages), outside the timed part.
 //
-// Attributes: pes (required, 2 to 1048576; the platform's first `pes`
-// nodes, so <platform> names no from or to), threads (posting threads of a
-// PE, 1 to 1048576; default the platform's `xover:threads`), batch (puts per
-// simulated transfer, at least 1, or auto: sim/alltoall_sim.hpp).
+// Attributes (AlltoallSettings, alltoall.hpp): pes (required, 2 to 1048576;
+// the platform's first `pes` nodes, so <platform> names no from or to),
+// threads (posting threads of a PE, 1 to 1048576; default the platform's
+// `xover:threads`), batch (puts per simulated transfer, at least 1, or
+// auto: sim/alltoall_sim.hpp).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -38,6 +39,7 @@
 #include "protocols/coll/alltoall_pe.hpp"
 #include "protocols/coll/device_alltoall.hpp"
 #include "protocols/registry.hpp"
+#include "protocols/workload/alltoall.hpp"
 #include "protocols/workload/workloads.hpp"
 
 namespace xover {
@@ -46,51 +48,64 @@ namespace {
 /// The most PEs an alltoall takes, and the most threads.
 constexpr std::uint64_t kMaxPes = 1u << 20;
 
-void parse_alltoall(const Attributes& attributes, Scenario& scenario) {
+std::any parse_alltoall(const Attributes& attributes, const Scenario& scenario) {
   if (!scenario.from.empty())
     attributes.fail("an alltoall runs on the platform's first 'pes' nodes; <platform> takes no 'from' or 'to' with it");
+  AlltoallSettings settings;
   const std::uint64_t pes = attributes.count("pes", 2);
   if (pes > kMaxPes)
     attributes.bad("pes", *attributes.find("pes"), "at most " + std::to_string(kMaxPes));
-  scenario.pes = static_cast<std::uint32_t>(pes);
+  settings.pes = static_cast<std::uint32_t>(pes);
   if (const auto value = attributes.find("threads")) {
     const std::uint64_t threads = attributes.count("threads", 1);
     if (threads > kMaxPes)
       attributes.bad("threads", *value, "at most " + std::to_string(kMaxPes));
-    scenario.threads = static_cast<std::uint32_t>(threads);
+    settings.threads = static_cast<std::uint32_t>(threads);
   }
   if (const auto value = attributes.find("batch"); value && *value != "auto")
-    scenario.batch = attributes.count("batch", 1);
+    settings.batch = attributes.count("batch", 1);
+  return settings;
 }
 
 std::optional<std::string> alltoall_curve_error(const Scenario&, std::string_view curve) {
-  if (curve == "auto" || coll_protocol(curve))
+  if (curve == "auto" || protocol_named(curve, ProtoOp::Alltoall))
     return std::nullopt;
   std::string known;
-  for (const CollProtocol* protocol : coll_registry())
+  for (const Protocol* protocol : protocols_for(ProtoOp::Alltoall))
     known += (known.empty() ? "" : ", ") + std::string(protocol->name);
   return "unknown protocol '" + std::string(curve) + "' in <curves> for an alltoall (known: auto, " + known + ")";
 }
 
+std::optional<std::string> alltoall_nodes_error(const Scenario& scenario, std::size_t nodes,
+                                                std::string_view platform) {
+  const std::uint32_t pes = workload_settings<AlltoallSettings>(scenario).pes;
+  if (pes <= nodes)
+    return std::nullopt;
+  return "pes=\"" + std::to_string(pes) + "\": an alltoall of " + std::to_string(pes) +
+         " PEs needs as many nodes, and " + std::string(platform) + " has " + std::to_string(nodes);
+}
+
 Rank alltoall_ranks(const Scenario& scenario) {
-  return scenario.pes;
+  return workload_settings<AlltoallSettings>(scenario).pes;
 }
 
 /// The device figures a PE prices with: those its threads are charged
-/// (simulation), else the scenario's (hardware), else the defaults.
-DeviceAttrs device_of(const Scenario& scenario, const std::optional<DeviceAttrs>& charged) {
-  DeviceAttrs device = charged.value_or(scenario.device.value_or(DeviceAttrs{}));
-  if (scenario.threads)
-    device.threads = *scenario.threads;
+/// (simulation), else the run's (hardware: the platform's), else the
+/// defaults; the scenario's `threads` over them.
+DeviceAttrs device_of(const Scenario& scenario, const RunContext& context, const std::optional<DeviceAttrs>& charged) {
+  DeviceAttrs device = charged.value_or(context.device.value_or(DeviceAttrs{}));
+  if (const std::optional<std::uint32_t> threads = workload_settings<AlltoallSettings>(scenario).threads)
+    device.threads = *threads;
   return device;
 }
 
 /// Posting threads per PE, and the proxy where a curve may take that flavour.
-std::uint32_t alltoall_threads(const Scenario& scenario) {
-  const DeviceAttrs device = device_of(scenario, std::nullopt);
-  const std::uint32_t posters = std::clamp<std::uint32_t>(device.threads, 1, std::max<std::uint32_t>(scenario.pes, 2) - 1);
+std::uint32_t alltoall_threads(const Scenario& scenario, const RunContext& context) {
+  const DeviceAttrs device = device_of(scenario, context, std::nullopt);
+  const std::uint32_t pes = workload_settings<AlltoallSettings>(scenario).pes;
+  const std::uint32_t posters = std::clamp<std::uint32_t>(device.threads, 1, std::max<std::uint32_t>(pes, 2) - 1);
   const bool proxy = std::any_of(scenario.curves.begin(), scenario.curves.end(), [](const std::string& c) {
-    const CollProtocol* p = coll_protocol(c);
+    const Protocol* p = protocol_named(c, ProtoOp::Alltoall);
     return !p || p->flavour == AlltoallFlavour::Proxy;
   });
   return posters + (proxy ? 1 : 0);
@@ -140,18 +155,19 @@ std::string device_figures_note(const std::vector<Seconds>& post, const std::vec
 /// its worker, the control messages.
 class AlltoallRun {
  public:
-  AlltoallRun(const Scenario& s, Rank rank, Transport& t, Results& results)
-      : s_(s), me_(rank), t_(t), results_(results), worker_(t, s.select),
-        device_(device_of(s, t.threads().device())) {
+  AlltoallRun(const Scenario& s, const RunContext& context, Rank rank, Transport& t, Results& results)
+      : s_(s), context_(context), me_(rank), t_(t), results_(results), worker_(t, s.select),
+        device_(device_of(s, context, t.threads().device())) {
     const Bytes largest = *std::max_element(s.sizes.begin(), s.sizes.end());
-    if (s.device_alltoall)
-      on_device_ = s.device_alltoall(t, worker_, largest, s.seed);
+    if (context.device_alltoall.make)
+      on_device_ = context.device_alltoall.make(t, worker_, largest, s.seed);
     else
       pe_.emplace(t, worker_, largest, s.seed);
   }
 
   void run() {
-    t_.threads().set_crowded(std::uint64_t{t_.size()} * alltoall_threads(s_) > std::thread::hardware_concurrency());
+    t_.threads().set_crowded(std::uint64_t{t_.size()} * alltoall_threads(s_, context_) >
+                             std::thread::hardware_concurrency());
     const Rank right = (me_ + 1) % t_.size();
     const LaneAttrs lane = t_.path(right).lanes[pe_ ? pe_->lane(right) : put_lane(t_.path(right)).value_or(0)];
     for (const std::string& curve : s_.curves)
@@ -159,11 +175,11 @@ class AlltoallRun {
         if (!t_.failure().empty())
           return;
         AlltoallParams params{t_.size(), n, lane.latency, lane.bandwidth, lane.gap, device_};
-        const CollProtocol* protocol = coll_protocol(curve);
+        const Protocol* protocol = protocol_named(curve, ProtoOp::Alltoall);
         if (!protocol)
           for (const EnvelopeRange& range : alltoall_selection(params, s_.select.direct_perf_diff))
             if (range.from <= n && n <= range.to)
-              protocol = coll_registry()[range.index];
+              protocol = protocols_for(ProtoOp::Alltoall)[range.index];
         Point& point = results_.point(curve, n);
         if (me_ == 0) {
           point.selected = std::string(protocol->name);
@@ -305,6 +321,7 @@ class AlltoallRun {
   }
 
   const Scenario& s_;
+  const RunContext& context_;
   Rank me_;
   Transport& t_;
   Results& results_;
@@ -315,8 +332,16 @@ class AlltoallRun {
   std::uint64_t exchange_ = 0;
 };
 
-void run_alltoall(const Scenario& scenario, Rank rank, Transport& transport, Results& results) {
-  AlltoallRun(scenario, rank, transport, results).run();
+void run_alltoall(const Scenario& scenario, const RunContext& context, Rank rank, Transport& transport,
+                  Results& results) {
+  AlltoallRun(scenario, context, rank, transport, results).run();
+}
+
+/// More PEs than the backend's engine for device memory runs.
+std::optional<std::string> alltoall_context_error(const Scenario& scenario, const RunContext& context) {
+  const std::uint32_t pes = workload_settings<AlltoallSettings>(scenario).pes;
+  const std::string why = context.device_alltoall.refusal(context.backend, pes);
+  return why.empty() ? std::nullopt : std::optional<std::string>(why);
 }
 
 constexpr std::array<std::string_view, 3> kAttributes{"pes", "threads", "batch"};
@@ -331,7 +356,10 @@ const Workload alltoall_workload{
     .curve_error = alltoall_curve_error,
     .ranks = alltoall_ranks,
     .placement = RankPlacement::OnePerNode,
+    .nodes_error = alltoall_nodes_error,
     .threads = alltoall_threads,
+    .device_figures = true,
+    .context_error = alltoall_context_error,
     .run = run_alltoall,
     .sample = "exchange",
 };

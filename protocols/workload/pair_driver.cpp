@@ -24,7 +24,7 @@ std::optional<Seconds> model_cost(const ProtoChoice& choice, PerfType perf, Byte
 /// The registry's protocol names, comma separated, in registry order.
 std::string known_protocols() {
   std::string out;
-  for (const Protocol* protocol : protocol_registry())
+  for (const Protocol* protocol : protocols_for(ProtoOp::TagSend))
     out += (out.empty() ? "" : ", ") + std::string(protocol->name);
   return out;
 }
@@ -164,7 +164,7 @@ Rank one_pair(const Scenario&) {
 }
 
 std::optional<std::string> pair_curve_error(const Scenario& scenario, std::string_view curve) {
-  if (coll_protocol(curve))
+  if (protocol_named(curve, ProtoOp::Alltoall))
     return "'" + std::string(curve) + "' in <curves> is an alltoall protocol; the workload is " +
            std::string(scenario.workload->name);
   if (curve != "auto" && !protocol_name_known(curve))

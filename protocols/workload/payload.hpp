@@ -1,7 +1,5 @@
-// The payload pattern every workload writes and every receiver checks: the
-// byte at each offset of each message is a hash of the seed, the sender,
-// the message's number and the offset, so a byte that lands in the wrong
-// message or at the wrong place is found.
+// A workload's message buffers, written with the payload pattern
+// (core/payload_pattern.hpp) and checked byte by byte.
 #pragma once
 
 #include <cstddef>
@@ -9,19 +7,11 @@
 #include <vector>
 
 #include "protocols/core/device_memory.hpp"
+#include "protocols/core/payload_pattern.hpp"
 #include "protocols/core/transport.hpp"
 #include "protocols/units.hpp"
 
 namespace xover {
-
-/// The byte at `offset` of message `seq` from `sender`: what receivers check.
-std::byte payload_byte(std::uint64_t seed, Rank sender, std::uint64_t seq, Bytes offset);
-
-/// Writes message `seq` from `sender` into `n` bytes at `to`, word by word.
-void fill_payload(std::byte* to, Bytes n, std::uint64_t seed, Rank sender, std::uint64_t seq);
-/// The first offset of the `n` bytes at `at` that is not message `seq` from
-/// `sender`, or `n` when they all are.
-Bytes first_wrong_byte(const std::byte* at, Bytes n, std::uint64_t seed, Rank sender, std::uint64_t seq);
 
 /// Buffers for one message size, filled and checked with payload_byte. A
 /// phantom payload has a size and no bytes: it fills and checks nothing.

@@ -9,12 +9,11 @@
 #include <array>
 
 #include "protocols/workload/pair_driver.hpp"
+#include "protocols/workload/pingpong.hpp"
 #include "protocols/workload/workloads.hpp"
 
 namespace xover {
 namespace {
-
-constexpr std::size_t kPairs = 2;
 
 void pingpong_step(PairDriver& d, Point& point, Bytes n) {
   const Scenario& s = d.scenario();
@@ -41,16 +40,19 @@ void pingpong_step(PairDriver& d, Point& point, Bytes n) {
   }
 }
 
-void run_pingpong(const Scenario& scenario, Rank rank, Transport& transport, Results& results) {
+void run_pingpong(const Scenario& scenario, const RunContext&, Rank rank, Transport& transport, Results& results) {
   PairDriver(scenario, rank, transport, results).run(pingpong_step, PerfType::Latency);
 }
 
-void parse_pairs(const Attributes& attributes, Scenario& scenario) {
-  scenario.pairs = attributes.find("pairs") ? attributes.count("pairs", 2) : kPairs;
+std::any parse_pairs(const Attributes& attributes, const Scenario&) {
+  PairsSettings settings;
+  if (attributes.find("pairs"))
+    settings.pairs = attributes.count("pairs", 2);
+  return settings;
 }
 
 Rank pair_ranks(const Scenario& scenario) {
-  return static_cast<Rank>(2 * scenario.pairs);
+  return static_cast<Rank>(2 * workload_settings<PairsSettings>(scenario).pairs);
 }
 
 constexpr std::array<std::string_view, 1> kPairsAttributes{"pairs"};

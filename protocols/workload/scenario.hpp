@@ -5,6 +5,7 @@
 // expanded.
 #pragma once
 
+#include <any>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -12,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "protocols/coll/device_alltoall.hpp"
 #include "protocols/lanes/lane.hpp"
 #include "protocols/proto.hpp"
 #include "protocols/select/select_config.hpp"
@@ -76,34 +76,13 @@ struct Scenario {
   /// What the ranks do with each size (workload.hpp, listed in workloads.cpp); never null.
   const Workload* workload = &pingpong_workload;
   int workload_line = 0;  ///< line of <workload>, for later errors about its attributes (pes)
+  /// The workload's own settings, as its parse read them from <workload>'s
+  /// attributes: its own struct (StreamSettings, AlltoallSettings, ...; read
+  /// them with workload_settings()). Empty for a workload that takes none,
+  /// or for a scenario built in code that keeps its workload's defaults.
+  std::any settings;
   std::size_t iterations = 100;  ///< timed iterations per size, at least 1
   std::size_t warmup = 10;       ///< untimed iterations per size before them
-  /// Messages in flight for a stream (at least 1; a file's stream defaults to 16).
-  std::size_t window = 1;
-  /// Pairs of ranks for a pairs workload (at least 2 there; a file's defaults to 2).
-  std::size_t pairs = 1;
-  /// For an unexpected receive: how long after the send the receiver posts
-  /// (a file's unexpected workload defaults to 10us).
-  Seconds delay = 0;
-  /// Alltoall: the PEs, on the platform's first `pes` nodes in natural
-  /// order (pe2 before pe10); at least 2 there.
-  std::uint32_t pes = 0;
-  /// Alltoall: device threads posting at once, overriding the platform's
-  /// `xover:threads`.
-  std::optional<std::uint32_t> threads;
-  /// Alltoall: puts per simulated flow (1: one flow per put); 0 chooses
-  /// (sim/alltoall_sim.hpp, alltoall_batch()).
-  std::size_t batch = 0;
-  /// Alltoall on hardware, where nothing charges device figures: those of
-  /// the platform's first node (`xover run` reads them from the scenario's
-  /// platform, or --platform's), which it prices and selects with;
-  /// DeviceAttrs' defaults when absent. Simulation uses its own node's.
-  std::optional<DeviceAttrs> device;
-  /// Alltoall on hardware: the engine the backend offers for PEs in device
-  /// memory (the cuda backend's GPU PEs), which then run the exchanges in
-  /// place of AlltoallPe; null for PEs in host memory. `xover run` takes it
-  /// from the backend's row (runtime/backends.hpp).
-  DeviceAlltoallMaker device_alltoall = nullptr;
   std::vector<Bytes> sizes;         ///< message sizes, strictly increasing
   std::vector<std::string> curves;  ///< one curve each: "auto" or a protocol name or prefix
   SelectConfig select;              ///< selection settings from <select key="value"/>
@@ -118,5 +97,14 @@ struct Scenario {
   /// <payload memory="cuda">: where the buffers live (host, the default).
   MemType memory = MemType::Host;
 };
+
+/// `scenario`'s workload settings as its workload's own struct `S`: those
+/// its parse read, or S's defaults when the scenario holds none.
+/// @throws std::bad_any_cast when it holds another workload's.
+template <class S>
+const S& workload_settings(const Scenario& scenario) {
+  static const S defaults{};
+  return scenario.settings.has_value() ? std::any_cast<const S&>(scenario.settings) : defaults;
+}
 
 }  // namespace xover

@@ -6,27 +6,27 @@
 #include <vector>
 
 #include "protocols/workload/pair_driver.hpp"
+#include "protocols/workload/stream.hpp"
 #include "protocols/workload/workloads.hpp"
 
 namespace xover {
 namespace {
 
-constexpr std::size_t kWindow = 16;
-
 void stream_step(PairDriver& d, Point& point, Bytes n) {
   const Scenario& s = d.scenario();
+  const std::size_t window_size = workload_settings<StreamSettings>(s).window;
   std::vector<Payload> window;
-  for (std::size_t w = 0; w < s.window; ++w)
+  for (std::size_t w = 0; w < window_size; ++w)
     window.emplace_back(n, s.phantom, d.payload_memory());
   Payload ack(8, s.phantom, d.payload_memory());
-  std::vector<Request*> reqs(s.window);
+  std::vector<Request*> reqs(window_size);
   for (std::size_t i = 0; i < d.warmup() + d.iterations(); ++i) {
     if (d.leader()) {
-      for (std::size_t w = 0; w < s.window; ++w)
+      for (std::size_t w = 0; w < window_size; ++w)
         window[w].fill(s.seed, d.rank(), d.seq(i, w));
       d.wait_ready(point, i);
       const Seconds t0 = d.now();
-      for (std::size_t w = 0; w < s.window; ++w)
+      for (std::size_t w = 0; w < window_size; ++w)
         reqs[w] = d.worker().tag_send(d.peer(), window[w].send_buffer(), d.tag(i, 3));
       for (Request* r : reqs) {
         d.worker().wait(r);
@@ -35,28 +35,31 @@ void stream_step(PairDriver& d, Point& point, Bytes n) {
       Request* r = d.post(ack, d.tag(i, 4));
       d.worker().wait(r);
       if (i >= d.warmup())
-        point.samples.push_back((d.now() - t0) / static_cast<double>(s.window));
+        point.samples.push_back((d.now() - t0) / static_cast<double>(window_size));
       d.finish(point, r, ack, d.seq(i));
     } else {
       ack.fill(s.seed, d.rank(), d.seq(i));
-      for (std::size_t w = 0; w < s.window; ++w)
+      for (std::size_t w = 0; w < window_size; ++w)
         reqs[w] = d.post(window[w], d.tag(i, 3));
       d.signal_ready(i);
       for (Request* r : reqs)
         d.worker().wait(r);
       d.send(ack, d.tag(i, 4));
-      for (std::size_t w = 0; w < s.window; ++w)
+      for (std::size_t w = 0; w < window_size; ++w)
         d.finish(point, reqs[w], window[w], d.seq(i, w));
     }
   }
 }
 
-void run_stream(const Scenario& scenario, Rank rank, Transport& transport, Results& results) {
+void run_stream(const Scenario& scenario, const RunContext&, Rank rank, Transport& transport, Results& results) {
   PairDriver(scenario, rank, transport, results).run(stream_step, PerfType::Streaming);
 }
 
-void parse_stream(const Attributes& attributes, Scenario& scenario) {
-  scenario.window = attributes.find("window") ? attributes.count("window", 1) : kWindow;
+std::any parse_stream(const Attributes& attributes, const Scenario&) {
+  StreamSettings settings;
+  if (attributes.find("window"))
+    settings.window = attributes.count("window", 1);
+  return settings;
 }
 
 constexpr std::array<std::string_view, 1> kAttributes{"window"};

@@ -8,12 +8,11 @@
 #include <stdexcept>
 
 #include "protocols/workload/pair_driver.hpp"
+#include "protocols/workload/unexpected.hpp"
 #include "protocols/workload/workloads.hpp"
 
 namespace xover {
 namespace {
-
-constexpr Seconds kDelay = 10e-6;
 
 void unexpected_step(PairDriver& d, Point& point, Bytes n) {
   const Scenario& s = d.scenario();
@@ -29,7 +28,7 @@ void unexpected_step(PairDriver& d, Point& point, Bytes n) {
     }
     ack.fill(s.seed, d.rank(), d.seq(i));
     d.signal_ready(i);
-    const Seconds late = d.now() + s.delay;
+    const Seconds late = d.now() + workload_settings<UnexpectedSettings>(s).delay;
     while (d.now() < late)
       d.worker().progress(late);
     const Seconds posted = d.now();
@@ -43,22 +42,23 @@ void unexpected_step(PairDriver& d, Point& point, Bytes n) {
   }
 }
 
-void run_unexpected(const Scenario& scenario, Rank rank, Transport& transport, Results& results) {
+void run_unexpected(const Scenario& scenario, const RunContext&, Rank rank, Transport& transport, Results& results) {
   PairDriver(scenario, rank, transport, results).run(unexpected_step, std::nullopt);
 }
 
-void parse_unexpected(const Attributes& attributes, Scenario& scenario) {
-  scenario.delay = kDelay;
+std::any parse_unexpected(const Attributes& attributes, const Scenario&) {
+  UnexpectedSettings settings;
   const auto value = attributes.find("delay");
   if (!value)
-    return;
+    return settings;
   try {
-    scenario.delay = parse_time(*value);
+    settings.delay = parse_time(*value);
   } catch (const std::invalid_argument& e) {
     attributes.bad("delay", *value, e.what());
   }
-  if (scenario.delay < 0)
+  if (settings.delay < 0)
     attributes.bad("delay", *value, "a delay cannot be negative");
+  return settings;
 }
 
 constexpr std::array<std::string_view, 1> kAttributes{"delay"};

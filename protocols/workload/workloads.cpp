@@ -34,15 +34,16 @@ Rank workload_ranks(const Scenario& scenario) {
   return scenario.workload->ranks(scenario);
 }
 
-std::uint32_t workload_threads(const Scenario& scenario) {
-  return scenario.workload->threads ? scenario.workload->threads(scenario) : 1;
+std::uint32_t workload_threads(const Scenario& scenario, const RunContext& context) {
+  return scenario.workload->threads ? scenario.workload->threads(scenario, context) : 1;
 }
 
-void run_workload(const Scenario& scenario, Rank rank, Transport& transport, Results& results) {
+void run_workload(const Scenario& scenario, Rank rank, Transport& transport, Results& results,
+                  const RunContext& context) {
   if (!scenario.workload->run)
     throw std::invalid_argument("scenario '" + scenario.name + "': the " + std::string(scenario.workload->name) +
                                 " runs in simulation only (sim::simulate), not over a Transport");
-  scenario.workload->run(scenario, rank, transport, results);
+  scenario.workload->run(scenario, context, rank, transport, results);
 }
 
 }  // namespace xover

@@ -9,7 +9,7 @@
 
 #include "base/clock.hpp"
 #include "protocols/coll/cmd_ring.hpp"
-#include "protocols/workload/payload.hpp"
+#include "protocols/core/payload_pattern.hpp"
 #include "runtime/bootstrap.hpp"
 #include "runtime/cuda/cuda_transport.hpp"
 #include "runtime/cuda/cuda_card.hpp"
@@ -28,11 +28,6 @@ constexpr std::uint32_t kRingEntries = AlltoallPe::kRingEntries;
 void check(cudaError_t e, const std::string& what) {
   if (e != cudaSuccess)
     throw RuntimeError("cuda: " + what + ": " + cudaGetErrorString(e));
-}
-
-/// The payload sequence number of the bytes PE `to` gets in exchange `e` (as alltoall_pe.cpp numbers them).
-std::uint64_t put_seq(std::uint64_t e, Rank to) {
-  return (e << 32) | to;
 }
 
 IpcHandle handle_of(void* device_pointer, const std::string& what) {
@@ -311,7 +306,7 @@ void CudaAlltoall::prepare(Bytes n) {
   ++m.exchanges;
   m.staging.resize(Bytes{m.pes - 1} * n);
   for (Rank i = 0; i + 1 < m.pes; ++i)
-    fill_payload(m.staging.data() + i * n, n, m.seed, m.me, put_seq(m.exchanges, (m.me + i + 1) % m.pes));
+    fill_payload(m.staging.data() + i * n, n, m.seed, m.me, alltoall_put_seq(m.exchanges, (m.me + i + 1) % m.pes));
   check(cudaMemcpy(m.send, m.staging.data(), m.staging.size(), cudaMemcpyHostToDevice), "cudaMemcpy (send buffer)");
   // The GPU's clock, for the deadline and the figures, read before the exchange's time starts.
   m.offset = m.sample_clock();
@@ -387,7 +382,8 @@ Findings CudaAlltoall::verify(Bytes n) {
   for (Rank from = 0; from < m.pes; ++from) {
     if (from == m.me)
       continue;
-    const Bytes wrong = first_wrong_byte(m.staging.data() + Bytes{from} * n, n, m.seed, from, put_seq(m.exchanges, m.me));
+    const Bytes wrong =
+        first_wrong_byte(m.staging.data() + Bytes{from} * n, n, m.seed, from, alltoall_put_seq(m.exchanges, m.me));
     if (wrong < n) {
       ++out.errors;
       out.problems.push_back("PE " + std::to_string(m.me) + ": the bytes from PE " + std::to_string(from) +

@@ -63,8 +63,7 @@ class CudaMemory final : public DeviceMemory {
 
 /// This rank's GPU memory for payloads in device memory: GPU (local rank)
 /// mod the GPUs on the node, IPC toward the ranks `same_node` marks.
-/// @throws RuntimeError "cuda: not compiled in" in a build without CUDA, or
-/// naming the failing CUDA call.
+/// @throws RuntimeError naming the failing CUDA call.
 std::unique_ptr<DeviceMemory> make_cuda_memory(Rank local_rank, std::vector<bool> same_node);
 
 /// Collective over `boot`: this rank's GPU memory, on the GPU of its rank

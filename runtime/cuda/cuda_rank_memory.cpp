@@ -1,7 +1,6 @@
-// make_rank_device_memory (cuda_memory.hpp): which GPU a rank takes and
-// which peers share its node, from the ranks' host names; no CUDA here, so
-// that every build has it (make_cuda_memory says "not compiled in" where
-// there is no CUDA).
+// make_rank_device_memory (cuda_memory.hpp), the memory the cuda backend's
+// row offers for payloads: which GPU a rank takes and which peers share its
+// node, from the ranks' host names.
 #include "runtime/common.hpp"
 #include "runtime/cuda/cuda_memory.hpp"
 

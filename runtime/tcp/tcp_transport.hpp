@@ -4,9 +4,8 @@
 // (tcp_frame.hpp), lane attributes measured at set-up (tcp_wireup.hpp).
 //
 //   RuntimeOptions options;
-//   options.tcp_interfaces = {"lo"};
-//   options.tcp_connections = 2;            // lanes "tcp:lo.0", "tcp:lo.1"
-//   auto transport = make_tcp_transport(boot, options);
+//   options.backend = TcpOptions{.interfaces = {"lo"}, .connections = 2};   // lanes "tcp:lo.0", "tcp:lo.1"
+//   auto transport = make_tcp_transport(boot, options);        // tcp_options.hpp
 //
 // Limits (every lane): max_short 128 B, max_bcopy = seg_size = 64 KiB
 // (header included; AM zcopy is bounded by seg_size as well), max_zcopy

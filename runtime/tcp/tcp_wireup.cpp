@@ -23,6 +23,7 @@
 #include "runtime/common.hpp"
 #include "runtime/tcp/tcp_frame.hpp"
 #include "runtime/tcp/tcp_measure.hpp"
+#include "runtime/tcp/tcp_options.hpp"
 
 namespace xover::runtime::tcp {
 namespace {
@@ -137,10 +138,10 @@ struct Pending {
 
 class Connector {
  public:
-  Connector(Bootstrap& boot, const RuntimeOptions& options, const TcpTestHooks& hooks,
+  Connector(Bootstrap& boot, const RuntimeOptions& options, const TcpOptions& tcp, const TcpTestHooks& hooks,
             const std::vector<std::string>& lane_names, std::vector<int>& listeners, const std::vector<Card>& cards)
-      : boot_(boot), options_(options), hooks_(hooks), names_(lane_names), listeners_(listeners), cards_(cards),
-        job_(job_hash(boot.job())), fds_(boot.size()) {}
+      : boot_(boot), options_(options), tcp_(tcp), hooks_(hooks), names_(lane_names), listeners_(listeners),
+        cards_(cards), job_(job_hash(boot.job())), fds_(boot.size()) {}
   ~Connector() {
     for (const Pending& p : pending_)
       if (p.fd >= 0)
@@ -164,6 +165,7 @@ class Connector {
 
   Bootstrap& boot_;
   const RuntimeOptions& options_;
+  const TcpOptions& tcp_;
   const TcpTestHooks& hooks_;
   const std::vector<std::string>& names_;
   std::vector<int>& listeners_;
@@ -174,7 +176,7 @@ class Connector {
 };
 
 void Connector::refuse(Pending& p, const std::string& why) {
-  const std::string line = "tcp: refused a connection on " + options_.tcp_interfaces[p.iface] + " from " +
+  const std::string line = "tcp: refused a connection on " + tcp_.interfaces[p.iface] + " from " +
                            peer_text(p.fd) + ": " + why;
   std::fprintf(stderr, "xover: rank %u: %s\n", boot_.rank(), line.c_str());
   if (hooks_.on_refused)
@@ -184,7 +186,7 @@ void Connector::refuse(Pending& p, const std::string& why) {
 }
 
 void Connector::connect_lane(Rank peer, std::size_t lane) {
-  const std::size_t iface = lane / options_.tcp_connections;
+  const std::size_t iface = lane / tcp_.connections;
   Pending p;
   p.fd = new_socket();
   p.outgoing = true;
@@ -218,7 +220,7 @@ void Connector::check_hello(Pending& p) {
     p.done = true;
     return;
   }
-  const std::string why = refuse_hello(h, {job_, boot_.rank(), boot_.size(), names_, options_.tcp_connections},
+  const std::string why = refuse_hello(h, {job_, boot_.rank(), boot_.size(), names_, tcp_.connections},
                                        p.iface, fds_);
   if (!why.empty()) {
     refuse(p, why);
@@ -239,7 +241,7 @@ void Connector::on_ready(Pending& p, short events) {
     if (error == EINPROGRESS || (error == 0 && !(events & (POLLOUT | POLLERR | POLLHUP))))
       return;
     if (error != 0) {
-      const TcpListener theirs = cards_[p.peer].listeners[p.lane / options_.tcp_connections];
+      const TcpListener theirs = cards_[p.peer].listeners[p.lane / tcp_.connections];
       throw RuntimeError("tcp: rank " + std::to_string(boot_.rank()) + " cannot connect lane " + names_[p.lane] +
                          " to rank " + std::to_string(p.peer) + " at " + address_text(theirs.address, theirs.port) +
                          ": " + errno_text(error));
@@ -424,23 +426,24 @@ std::string refuse_hello(const Hello& hello, const HelloRules& rules, std::size_
 }
 
 Wiring wire_up(Bootstrap& boot, const RuntimeOptions& options, const TcpTestHooks& hooks) {
-  if (options.tcp_interfaces.empty())
+  const TcpOptions tcp = tcp_options(options);
+  if (tcp.interfaces.empty())
     throw RuntimeError("tcp: no interface to listen on (give at least one, e.g. lo)");
-  if (options.tcp_connections == 0 || options.tcp_interfaces.size() * options.tcp_connections > 64)
-    throw RuntimeError("tcp: " + std::to_string(options.tcp_connections) +
+  if (tcp.connections == 0 || tcp.interfaces.size() * tcp.connections > 64)
+    throw RuntimeError("tcp: " + std::to_string(tcp.connections) +
                        " connections per interface; give 1 to 64 lanes in all");
   Wiring wiring;
-  for (const std::string& iface : options.tcp_interfaces)
-    for (std::size_t c = 0; c < options.tcp_connections; ++c)
-      wiring.lane_names.push_back("tcp:" + iface + (options.tcp_connections > 1 ? "." + std::to_string(c) : ""));
+  for (const std::string& iface : tcp.interfaces)
+    for (std::size_t c = 0; c < tcp.connections; ++c)
+      wiring.lane_names.push_back("tcp:" + iface + (tcp.connections > 1 ? "." + std::to_string(c) : ""));
 
-  const std::vector<std::uint32_t> addresses = interface_addresses(options.tcp_interfaces);
+  const std::vector<std::uint32_t> addresses = interface_addresses(tcp.interfaces);
   std::vector<int> listen_fds(addresses.size(), -1);
   std::vector<TcpListener> mine;
   std::vector<std::vector<int>> fds;
   try {
     for (std::size_t i = 0; i < addresses.size(); ++i)
-      mine.push_back(listen_on(listen_fds[i], addresses[i], options.tcp_interfaces[i]));
+      mine.push_back(listen_on(listen_fds[i], addresses[i], tcp.interfaces[i]));
     const std::vector<Blob> blobs = boot.allgather(encode_card(measure_memcpy(), host_name(), mine));
     std::vector<Card> cards;
     for (Rank r = 0; r < boot.size(); ++r)
@@ -451,7 +454,7 @@ Wiring wire_up(Bootstrap& boot, const RuntimeOptions& options, const TcpTestHook
         all.push_back(card.listeners);
       hooks.on_listening(boot.rank(), all);
     }
-    fds = Connector(boot, options, hooks, wiring.lane_names, listen_fds, cards).run();
+    fds = Connector(boot, options, tcp, hooks, wiring.lane_names, listen_fds, cards).run();
     for (auto& peer : fds)
       for (int fd : peer) {
         const int one = 1;

@@ -1,14 +1,14 @@
 // The verbs (rdma-core) hardware backend, after UCX's rc_verbs transport:
 // every ACTIVE port of every RDMA device is a lane (or the ports
-// RuntimeOptions::ib_devices names), with one RC queue pair per (peer,
-// lane). Active messages travel as SENDs into a shared receive queue per
+// VerbsOptions::ports names: verbs_options.hpp), with one RC queue pair per
+// (peer, lane). Active messages travel as SENDs into a shared receive queue per
 // lane under credit flow control; get is an RDMA READ, put an RDMA WRITE;
 // registration is ibv_reg_mr, cached by address range when the protocol
 // core's reg_cache is on (RuntimeOptions::reg_cache). runtime/verbs/README.md
 // has the file map and says what has run where.
 //
 //   RuntimeOptions options;
-//   options.ib_devices = {"mlx5_0:1", "mlx5_1:1"};   // two rails: two lanes
+//   options.backend = VerbsOptions{.ports = {{"mlx5_0", 1}, {"mlx5_1", 1}}};   // two rails: two lanes
 //   auto transport = make_verbs_transport(boot, options);
 //
 // Limits (every lane): max_short = the queue pair's inline limit less the

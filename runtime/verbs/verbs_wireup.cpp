@@ -14,6 +14,7 @@
 
 #include "runtime/verbs/verbs_card.hpp"
 #include "runtime/verbs/verbs_measure.hpp"
+#include "runtime/verbs/verbs_options.hpp"
 #include "runtime/verbs/verbs_transport.hpp"
 #include "runtime/verbs/verbs_transport_impl.hpp"
 
@@ -55,13 +56,13 @@ std::string endpoint_name(const Fabric& f, const Endpoint& ep) {
   return "verbs: lane " + f.lanes[ep.lane]->name() + " to rank " + std::to_string(ep.peer);
 }
 
-/// The ports to use: those named in options.ib_devices, or every ACTIVE
+/// The ports to use: those --ib-dev named (VerbsOptions::ports), or every ACTIVE
 /// one. Throws when there is no device, or a name matches none.
 std::vector<std::size_t> choose_ports(const Discovery& found, const RuntimeOptions& options) {
   if (const std::string why = found.reason(); !why.empty())
     throw RuntimeError("verbs: " + why);
   try {
-    return select_ports(found.ports, parse_port_names(options.ib_devices));
+    return select_ports(found.ports, verbs_options(options).ports);
   } catch (const std::invalid_argument& e) {
     throw RuntimeError(std::string("verbs: ") + e.what());
   }

@@ -24,6 +24,7 @@
 
 #include "base/child.hpp"
 #include "formats/scenario_xml.hpp"
+#include "protocols/workload/alltoall.hpp"
 #include "protocols/workload/workloads.hpp"
 #include "sim/simulate.hpp"
 #include "tests/support/backend.hpp"
@@ -55,7 +56,11 @@ Scenario shrunk(const std::string& file) {
   Scenario s = load_scenario(file);
   s.iterations = std::min<std::size_t>(s.iterations, 2);
   s.warmup = std::min<std::size_t>(s.warmup, 1);
-  s.pes = std::min<std::uint32_t>(s.pes, 16);
+  if (s.workload == &alltoall_workload) {
+    AlltoallSettings settings = workload_settings<AlltoallSettings>(s);
+    settings.pes = std::min<std::uint32_t>(settings.pes, 16);
+    s.settings = settings;
+  }
   std::erase_if(s.sizes, [&](Bytes n) { return n > kLargest && n != s.sizes.front(); });
   return s;
 }
@@ -161,7 +166,11 @@ TEST_P(ShippedScenario, RunsOnSharedMemory) {
   if (s.memory != MemType::Host)
     GTEST_SKIP() << "payloads in " << mem_type_name(s.memory) << " memory run on a GPU (cuda_run_test)";
   // Ranks are processes on this node's few cores: one posting thread each.
-  s.threads = 1;
+  if (s.workload == &alltoall_workload) {
+    AlltoallSettings settings = workload_settings<AlltoallSettings>(s);
+    settings.threads = 1;
+    s.settings = settings;
+  }
   const std::string kPoint = "point\t";
   const test::Problems lines =
       test::run_ranks("shm", workload_ranks(s), "", [&](Rank rank, Transport& t, test::Problems& p) {

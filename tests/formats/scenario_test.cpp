@@ -16,6 +16,10 @@
 #include <vector>
 
 #include "formats/scenario_xml.hpp"
+#include "protocols/workload/alltoall.hpp"
+#include "protocols/workload/pingpong.hpp"
+#include "protocols/workload/stream.hpp"
+#include "protocols/workload/unexpected.hpp"
 #include "protocols/workload/workloads.hpp"
 #include "tests/support/run.hpp"
 
@@ -116,9 +120,7 @@ TEST(ScenarioRead, FullFileIntoEveryField) {
   EXPECT_EQ(s.workload, &pingpong_workload);
   EXPECT_EQ(s.iterations, 50u);
   EXPECT_EQ(s.warmup, 5u);
-  EXPECT_EQ(s.window, 1u);
-  EXPECT_EQ(s.pairs, 1u);
-  EXPECT_EQ(s.delay, 0.0);
+  EXPECT_FALSE(s.settings.has_value()) << "a ping-pong takes no settings of its own";
   std::vector<Bytes> sizes;
   for (Bytes n = 8; n <= 4 * 1024 * 1024; n *= 2)
     sizes.push_back(n);
@@ -183,32 +185,36 @@ TEST(ScenarioRead, SizesByListWithUnits) {
 TEST(ScenarioRead, EachWorkloadKindAndItsAttributes) {
   Scenario s = parse(with_workload(R"(<workload kind="stream"/>)"));
   EXPECT_EQ(s.workload, &stream_workload);
-  EXPECT_EQ(s.window, 16u);
+  EXPECT_EQ(workload_settings<StreamSettings>(s).window, 16u);
   s = parse(with_workload(R"(<workload kind="stream" window="4" iterations="1" warmup="0"/>)"));
-  EXPECT_EQ(s.window, 4u);
+  EXPECT_EQ(workload_settings<StreamSettings>(s).window, 4u);
   EXPECT_EQ(s.iterations, 1u);
   EXPECT_EQ(s.warmup, 0u);
 
   s = parse(with_workload(R"(<workload kind="unexpected"/>)"));
   EXPECT_EQ(s.workload, &unexpected_workload);
-  EXPECT_DOUBLE_EQ(s.delay, 10e-6);
-  EXPECT_DOUBLE_EQ(parse(with_workload(R"(<workload kind="unexpected" delay="20us"/>)")).delay, 20e-6);
-  EXPECT_DOUBLE_EQ(parse(with_workload(R"(<workload kind="unexpected" delay="0"/>)")).delay, 0.0);
+  const auto delay = [](const Scenario& read) { return workload_settings<UnexpectedSettings>(read).delay; };
+  EXPECT_DOUBLE_EQ(delay(s), 10e-6);
+  EXPECT_DOUBLE_EQ(delay(parse(with_workload(R"(<workload kind="unexpected" delay="20us"/>)"))), 20e-6);
+  EXPECT_DOUBLE_EQ(delay(parse(with_workload(R"(<workload kind="unexpected" delay="0"/>)"))), 0.0);
 
   s = parse(with_workload(R"(<workload kind="pairs"/>)"));
   EXPECT_EQ(s.workload, &pairs_workload);
-  EXPECT_EQ(s.pairs, 2u);
-  EXPECT_EQ(parse(with_workload(R"(<workload kind="pairs" pairs="8"/>)")).pairs, 8u);
+  EXPECT_EQ(workload_settings<PairsSettings>(s).pairs, 2u);
+  EXPECT_EQ(workload_settings<PairsSettings>(parse(with_workload(R"(<workload kind="pairs" pairs="8"/>)"))).pairs, 8u);
 
   s = parse(with_workload(R"(<workload kind="alltoall" pes="64"/>)"));
   EXPECT_EQ(s.workload, &alltoall_workload);
-  EXPECT_EQ(s.pes, 64u);
-  EXPECT_EQ(s.threads, std::nullopt);
-  EXPECT_EQ(s.batch, 0u);
+  const auto alltoall = [](const Scenario& read) { return workload_settings<AlltoallSettings>(read); };
+  EXPECT_EQ(alltoall(s).pes, 64u);
+  EXPECT_EQ(alltoall(s).threads, std::nullopt);
+  EXPECT_EQ(alltoall(s).batch, 0u);
   s = parse(with_workload(R"(<workload kind="alltoall" pes="8" threads="32" batch="4"/>)"));
-  EXPECT_EQ(s.threads, 32u);
-  EXPECT_EQ(s.batch, 4u);
-  EXPECT_EQ(parse(with_workload(R"(<workload kind="alltoall" pes="8" batch="auto"/>)")).batch, 0u);
+  EXPECT_EQ(alltoall(s).threads, 32u);
+  EXPECT_EQ(alltoall(s).batch, 4u);
+  EXPECT_EQ(alltoall(parse(with_workload(R"(<workload kind="alltoall" pes="8" batch="auto"/>)"))).batch, 0u);
+  // Each workload's settings are its own: another's cannot be read as them.
+  EXPECT_THROW(workload_settings<StreamSettings>(s), std::bad_any_cast);
 
   for (const Workload* workload : workload_registry())
     EXPECT_EQ(find_workload(workload->name), workload);
@@ -484,7 +490,7 @@ TEST(ScenarioFixtures, EveryValidFixtureLoads) {
     EXPECT_NO_THROW(load_scenario(file)) << file;
   const Scenario stream = load_scenario(kFixtures + "/stream.xml");
   EXPECT_EQ(stream.sizes, geometric_sizes(1024, 65536, 1.5));
-  EXPECT_EQ(stream.window, 32u);
+  EXPECT_EQ(workload_settings<StreamSettings>(stream).window, 32u);
   EXPECT_EQ(stream.select.perf, PerfType::Streaming);
   const Scenario unexpected = load_scenario(kFixtures + "/unexpected.xml");
   EXPECT_EQ(unexpected.sizes, (std::vector<Bytes>{64, 8192, 1048576}));

@@ -96,7 +96,7 @@ TEST(AlltoallModel, DirectWinsSmallMessagesUntilItsLeadIsUnderTheBias) {
   const auto at = [](std::uint32_t pes, double bias) {
     std::vector<std::pair<Bytes, std::string_view>> table;
     for (const EnvelopeRange& range : alltoall_selection(star(pes, 0), bias))
-      table.emplace_back(range.to, coll_registry()[range.index]->name);
+      table.emplace_back(range.to, protocols_for(ProtoOp::Alltoall)[range.index]->name);
     return table;
   };
   using Table = std::vector<std::pair<Bytes, std::string_view>>;

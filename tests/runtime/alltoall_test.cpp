@@ -21,11 +21,11 @@
 namespace xover::test {
 namespace {
 
-/// Runs `s` and records every point with errors, and every note of a point
-/// with errors, as problems.
-void run_and_report(const Scenario& s, Rank rank, Transport& t, Problems& p) {
+/// Runs `s` with `threads` posting threads and records every point with
+/// errors, and every note of a point with errors, as problems.
+void run_and_report(const Scenario& s, std::uint32_t threads, Rank rank, Transport& t, Problems& p) {
   Results mine;
-  run_workload(s, rank, t, mine);
+  run_workload(s, rank, t, mine, alltoall_context(threads));
   for (const Point* point : mine.points())
     if (point->errors > 0)
       p.push_back(point->curve + " at " + std::to_string(point->size) + " B: " + std::to_string(point->errors) +
@@ -82,7 +82,7 @@ TEST_P(Alltoall, EveryByteAndEverySignalArrive) {
   for (const auto& [pes, threads] : {std::pair<std::uint32_t, std::uint32_t>{2, 1}, {3, 2}, {8, 1}}) {
     const Scenario s = alltoall_scenario(pes, threads, {8, 4096, 65536});
     const Problems problems = run_ranks(GetParam(), pes, star(), [&](Rank rank, Transport& t, Problems& p) {
-      run_and_report(s, rank, t, p);
+      run_and_report(s, threads, rank, t, p);
     });
     EXPECT_TRUE(problems.empty()) << "P=" << pes << " T=" << threads << "\n" << join(problems);
   }
@@ -100,7 +100,7 @@ TEST_P(Alltoall, AWrongByteALostPutAndADoubledSignalAreReported) {
                                    Injected{Fault::DoubledSignal, "1 adds too many"}}) {
     const Problems problems = run_ranks(GetParam(), 3, star(), [&](Rank rank, Transport& t, Problems& p) {
       FaultyPuts faulty(t, injected.fault, 2);
-      run_and_report(s, rank, rank == 1 ? static_cast<Transport&>(faulty) : t, p);
+      run_and_report(s, 2, rank, rank == 1 ? static_cast<Transport&>(faulty) : t, p);
     });
     const std::string all = join(problems);
     EXPECT_NE(all.find(injected.said), std::string::npos) << "expected \"" << injected.said << "\" in:\n" << all;

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <functional>
 
+#include "protocols/workload/alltoall.hpp"
 #include "protocols/workload/workloads.hpp"
 #include "runtime/backends.hpp"
 #include "runtime/launch/launch.hpp"
@@ -139,16 +140,18 @@ Scenario scenario(std::vector<std::string> curves) {
   Scenario s;
   s.name = "device-alltoall-test";
   s.workload = &alltoall_workload;
-  s.pes = 2;
-  s.threads = 1;
+  s.settings = AlltoallSettings{.pes = 2, .threads = 1};
   s.sizes = {8, kWrongAt, kStallsAt};
   s.curves = std::move(curves);
   s.iterations = kIterations;
   s.warmup = kWarmup;
-  s.device = DeviceAttrs{0.5e-6, 1, 1.5e-6, 3e-6};
-  s.device_alltoall = make_scripted;
   return s;
 }
+
+/// A backend's run: the platform's figures and the scripted engine.
+const RunContext kContext{.backend = "scripted",
+                          .device = DeviceAttrs{0.5e-6, 1, 1.5e-6, 3e-6},
+                          .device_alltoall = {.make = make_scripted}};
 
 /// A problem unless `point` has kIterations samples, each `each` (to a picosecond: sums of microseconds).
 void expect_samples(const Point& point, Seconds each, Problems& p) {
@@ -171,7 +174,7 @@ TEST(DeviceAlltoall, TheWorkloadRunsTheEngineAndReportsItsFigures) {
   const Problems problems = run_two([](Rank rank, Transport& t, Problems& p) {
     const Scenario s = scenario({"coll/alltoall/direct", "coll/alltoall/proxy"});
     Results results;
-    run_workload(s, rank, t, results);
+    run_workload(s, rank, t, results, kContext);
     const std::size_t exchanges = s.sizes.size() * s.curves.size() * (kIterations + kWarmup);
     if (seen.pes != 2 || seen.max_size != kStallsAt)
       p.push_back("the engine was made for " + std::to_string(seen.pes) + " PEs and " +
@@ -219,7 +222,7 @@ TEST(DeviceAlltoall, TheWorkloadRunsTheEngineAndReportsItsFigures) {
 TEST(DeviceAlltoall, AutoTakesAFlavourWithThePlatformsFigures) {
   const Problems problems = run_two([](Rank rank, Transport& t, Problems& p) {
     Results results;
-    run_workload(scenario({"auto"}), rank, t, results);
+    run_workload(scenario({"auto"}), rank, t, results, kContext);
     if (rank != 0)
       return;
     for (const Point* point : results.points()) {
@@ -235,8 +238,8 @@ TEST(DeviceAlltoall, AutoTakesAFlavourWithThePlatformsFigures) {
 }
 
 TEST(DeviceAlltoall, OnlyTheCudaRowOffersAnEngine) {
-  for (const runtime::Backend& backend : runtime::backends())
-    EXPECT_EQ(backend.device_alltoall != nullptr, backend.name == "cuda") << backend.name;
+  for (const runtime::Backend* backend : runtime::backends())
+    EXPECT_EQ(backend->device_alltoall.make != nullptr, backend->name == "cuda") << backend->name;
 }
 
 }  // namespace

@@ -287,6 +287,18 @@ class Matching : public ::testing::TestWithParam<std::string> {
     for (const std::string& problem : run(nranks, body))
       all.push_back(label + ": " + problem);
   }
+  /// Whether some lane of the backend's transport from rank 0 to rank 1 has
+  /// `cap`, which a protocol a test forces needs: asked of the transport,
+  /// not of the backend's name. A run that fails says so (true), for the
+  /// test's own run to report.
+  bool has_lane(LaneCap cap) const {
+    const Problems found = run_ranks(GetParam(), 2, platform(), [cap](Rank rank, Transport& transport, Problems& p) {
+      const std::vector<LaneAttrs> lanes = transport.path(1 - rank).lanes;
+      if (rank == 0 && std::any_of(lanes.begin(), lanes.end(), [cap](const LaneAttrs& l) { return l.caps.has(cap); }))
+        p.push_back("has");
+    });
+    return !found.empty();
+  }
 };
 
 }  // namespace xover::test

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "protocols/core/worker.hpp"
+#include "protocols/eager/eager.hpp"
 #include "protocols/wire.hpp"
 #include "tests/support/backend.hpp"
 
@@ -33,7 +34,7 @@ TEST_P(MatchingLimits, AHeaderTooFarAheadIsDroppedAndTheNextMessageMatches) {
       forged.put(kTag).put(Worker::kMaxEarly + 5);
       const std::size_t am = *worker.table(1).lanes().am;
       const ConstBuffer payload{reinterpret_cast<const std::byte*>(&value), sizeof value};
-      if (transport.am_send(am, 1, wire::kAmEager, forged.bytes(), payload, AmMode::Short, [](Status) {}) != Status::Ok)
+      if (transport.am_send(am, 1, kAmEager, forged.bytes(), payload, AmMode::Short, [](Status) {}) != Status::Ok)
         p.push_back("the forged message was not sent");
       Request* s = worker.tag_send(1, payload, kTag);
       worker.wait(s);

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "protocols/core/worker.hpp"
-#include "protocols/workload/payload.hpp"
+#include "protocols/core/payload_pattern.hpp"
 #include "tests/support/backend.hpp"
 
 namespace xover::test {

@@ -72,13 +72,13 @@ TEST(Common, HostNameAndMemcpyAreSane) {
 
 TEST(BackendTable, NamesAreUniqueAndTheSimulatorComesFirst) {
   std::set<std::string_view> names;
-  for (const Backend& b : backends()) {
-    EXPECT_TRUE(names.insert(b.name).second) << b.name;
-    EXPECT_FALSE(b.summary.empty()) << b.name;
-    EXPECT_EQ(find_backend(b.name), &b);
+  for (const Backend* b : backends()) {
+    EXPECT_TRUE(names.insert(b->name).second) << b->name;
+    EXPECT_FALSE(b->summary.empty()) << b->name;
+    EXPECT_EQ(find_backend(b->name), b);
   }
   ASSERT_FALSE(backends().empty());
-  EXPECT_TRUE(backends().front().simulated());
+  EXPECT_TRUE(backends().front()->simulated());
   EXPECT_EQ(find_backend("nosuch"), nullptr);
   EXPECT_EQ(backend_names().substr(0, 5), "sim, ");
   // The two backends every Linux machine has run here.
@@ -87,6 +87,55 @@ TEST(BackendTable, NamesAreUniqueAndTheSimulatorComesFirst) {
     EXPECT_FALSE(find_backend(name)->simulated());
     EXPECT_EQ(find_backend(name)->unavailable(), "") << name;
   }
+}
+
+// Each row declares its own options: every name belongs to one backend,
+// has a line of help, and its defaults read into settings.
+TEST(BackendTable, EveryOptionIsOneBackendsAndItsDefaultsRead) {
+  std::set<std::string_view> names;
+  for (const Backend* b : backends()) {
+    EXPECT_EQ(b->options.empty(), b->read_options == nullptr) << b->name;
+    for (const BackendOption& option : b->options) {
+      EXPECT_TRUE(names.insert(option.name).second) << option.name << " is declared twice";
+      EXPECT_FALSE(option.help.empty()) << option.name;
+    }
+    if (b->read_options) {
+      EXPECT_TRUE(b->read_options({}, BackendUse::Run).has_value()) << b->name;
+    }
+  }
+  EXPECT_TRUE(names.contains("tcp-if"));
+  EXPECT_TRUE(names.contains("ib-dev"));
+}
+
+// The UCX transports validate compares with are the rows': shm's posix and
+// cma, tcp's tcp on the interface its option names; none for the simulator.
+TEST(BackendTable, UcxTransportsComeFromTheRows) {
+  const Backend& shm = *find_backend("shm");
+  ASSERT_NE(shm.ucx, nullptr);
+  EXPECT_EQ(shm.ucx({}).name, "posix,cma");
+  EXPECT_EQ(shm.ucx({}).env, "UCX_TLS=posix,cma");
+  const Backend& tcp = *find_backend("tcp");
+  ASSERT_NE(tcp.ucx, nullptr);
+  EXPECT_EQ(tcp.ucx({}).name, "tcp on lo");
+  EXPECT_EQ(tcp.ucx({{"tcp-if", "eth1"}}).name, "tcp on eth1");
+  EXPECT_EQ(tcp.ucx({{"tcp-if", "eth1"}}).env, "UCX_TLS=tcp UCX_NET_DEVICES=eth1");
+  EXPECT_EQ(find_backend("sim")->ucx, nullptr);
+}
+
+// Payload memory other than the host's is the row's that offers it, found
+// by its type rather than by a backend's name.
+TEST(BackendTable, PayloadMemoryIsFoundByItsType) {
+  EXPECT_EQ(memory_backend(MemType::Host), nullptr);
+  const Backend* gpu = memory_backend(MemType::Cuda);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->name, "cuda");
+  EXPECT_EQ(gpu->memory.type, MemType::Cuda);
+  EXPECT_EQ(gpu->memory.on, "a GPU");
+  EXPECT_NE(gpu->memory.make, nullptr);
+  for (const Backend* b : backends())
+    if (b != gpu) {
+      EXPECT_EQ(b->memory.make, nullptr) << b->name;
+    }
 }
 
 // An alltoall of more PEs than the cuda backend's GPU engine runs is the

@@ -23,8 +23,7 @@ TEST(AlltoallPerPut, TakesTheClosedFormsTime) {
     std::ostringstream out;
     out.precision(17);
     for (const auto& [pes, threads] : {std::pair<std::uint32_t, std::uint32_t>{2, 1}, {3, 1}, {8, 4}, {16, 4}, {16, 32}}) {
-      Scenario s = alltoall_scenario(pes, threads, {1, 8, 4096, 65536});
-      s.device.reset();
+      const Scenario s = alltoall_scenario(pes, threads, {1, 8, 4096, 65536});
       if (sim::alltoall_batched(s))
         return std::string("batched: P=") + std::to_string(pes);
       const Results results = sim::simulate(s, platform);

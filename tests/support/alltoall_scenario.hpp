@@ -7,7 +7,9 @@
 #include <utility>
 #include <vector>
 
+#include "protocols/workload/alltoall.hpp"
 #include "protocols/workload/scenario.hpp"
+#include "protocols/workload/workload.hpp"
 #include "protocols/workload/workloads.hpp"
 
 namespace xover::test {
@@ -22,16 +24,18 @@ inline Scenario alltoall_scenario(std::uint32_t pes, std::uint32_t threads, std:
   s.name = "alltoall-test";
   s.platform = star();
   s.workload = &alltoall_workload;
-  s.pes = pes;
-  s.threads = threads;
+  s.settings = AlltoallSettings{.pes = pes, .threads = threads};
   s.sizes = std::move(sizes);
   s.curves = {"auto", "coll/alltoall/proxy", "coll/alltoall/direct"};
   s.iterations = 2;
   s.warmup = 1;
   s.seed = 5;
-  // What hardware prices with (simulation charges its node's own).
-  s.device = DeviceAttrs{0.5e-6, threads, 1.5e-6, 3e-6};
   return s;
+}
+
+/// What a hardware run of it prices with (a simulation charges its node's own).
+inline RunContext alltoall_context(std::uint32_t threads) {
+  return {.device = DeviceAttrs{0.5e-6, threads, 1.5e-6, 3e-6}};
 }
 
 }  // namespace xover::test

@@ -10,6 +10,8 @@
 #include <tuple>
 #include <vector>
 
+#include "protocols/eager/eager.hpp"
+#include "protocols/rndv/rndv.hpp"
 #include "protocols/wire.hpp"
 #include "tests/support/backend.hpp"
 #include "tests/support/forwarding_transport.hpp"
@@ -50,7 +52,7 @@ class ArrivalLog final : public ForwardingTransport {
   }
 
   void set_am_handler(AmId id, AmHandler handler) override {
-    if (id != wire::kAmEager && id != wire::kAmMulti && id != wire::kAmRts) {
+    if (id != kAmEager && id != kAmMulti && id != kAmRts) {
       inner_.set_am_handler(id, std::move(handler));
       return;
     }
@@ -59,7 +61,7 @@ class ArrivalLog final : public ForwardingTransport {
       header.get();  // tag
       const std::uint64_t seq = header.get();
       Bytes offset = 0;
-      if (id == wire::kAmMulti) {
+      if (id == kAmMulti) {
         header.get();  // total
         offset = header.get();
       }

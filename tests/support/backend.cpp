@@ -83,7 +83,9 @@ std::string run_sim(Rank nranks, const std::string& platform_file, const RankBod
 Problems run_hardware(const runtime::Backend& backend, Rank nranks, const RankBody& body) {
   runtime::RuntimeOptions options;
   options.timeout = 20;
-  options.tcp_connections = 2;
+  // Two connections where the backend takes the option (tcp): two lanes.
+  if (backend.read_options)
+    options.backend = backend.read_options({{"tcp-conns", "2"}}, runtime::BackendUse::Run);
   runtime::LaunchOptions launch;
   launch.deadline = 300;
   const runtime::LaunchResult result = runtime::launch_local(nranks, launch, [&](runtime::LocalBootstrap& boot) {
@@ -122,16 +124,16 @@ Problems run_hardware(const runtime::Backend& backend, Rank nranks, const RankBo
 
 std::vector<std::string> all_backends() {
   std::vector<std::string> out;
-  for (const runtime::Backend& b : runtime::backends())
-    out.emplace_back(b.name);
+  for (const runtime::Backend* b : runtime::backends())
+    out.emplace_back(b->name);
   return out;
 }
 
 std::vector<std::string> hardware_backends() {
   std::vector<std::string> out;
-  for (const runtime::Backend& b : runtime::backends())
-    if (!b.simulated())
-      out.emplace_back(b.name);
+  for (const runtime::Backend* b : runtime::backends())
+    if (!b->simulated())
+      out.emplace_back(b->name);
   return out;
 }
 

@@ -17,6 +17,7 @@
 #include <cstdio>
 
 #include "runtime/tcp/tcp_frame.hpp"
+#include "runtime/tcp/tcp_options.hpp"
 #include "tests/support/tcp_ranks.hpp"
 
 namespace xover::runtime::tcp_test {
@@ -314,7 +315,7 @@ TEST(TcpTransport, APeerThatFinishedIsNoFault) {
 TEST(TcpTransport, AnInterfaceWithoutAddressIsASetUpError) {
   const LaunchResult r = launch_local(1, {}, [](LocalBootstrap& boot) {
     RuntimeOptions options;
-    options.tcp_interfaces = {"nosuch0"};
+    options.backend = TcpOptions{.interfaces = {"nosuch0"}};
     try {
       make_tcp_transport(boot, options);
       boot.report("no error");

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "protocols/core/worker.hpp"
+#include "runtime/tcp/tcp_options.hpp"
 #include "runtime/tcp/tcp_transport.hpp"
 #include "runtime/launch/launch.hpp"
 #include "tests/support/run.hpp"
@@ -93,7 +94,7 @@ int stripe_rank(runtime::LocalBootstrap& boot, const Namespaces& ns) {
   if (fd < 0 || setns(fd, CLONE_NEWNET) != 0)
     return 10;
   runtime::RuntimeOptions options;
-  options.tcp_interfaces = {"x0", "x1"};
+  options.backend = runtime::TcpOptions{.interfaces = {"x0", "x1"}};
   auto transport = runtime::make_tcp_transport(boot, options);
   std::ostringstream report;
   const Path& path = transport->path(1 - boot.rank());

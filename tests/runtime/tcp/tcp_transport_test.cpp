@@ -9,8 +9,10 @@
 #include <cstdio>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 #include "runtime/tcp/tcp_frame.hpp"
+#include "runtime/tcp/tcp_options.hpp"
 #include "tests/support/tcp_ranks.hpp"
 
 namespace xover::runtime::tcp_test {
@@ -290,7 +292,7 @@ TEST(TcpTransport, RefusedGetAndPutTouchNothing) {
 // and gets.
 TEST(TcpTransport, TwoConnectionsAreTwoLanes) {
   RuntimeOptions options;
-  options.tcp_connections = 2;
+  options.backend = TcpOptions{.connections = 2};
   // Outlives the body: the peer may still be reading it after this rank's
   // own gets are done.
   std::vector<std::byte> mine;
@@ -392,6 +394,36 @@ TEST(TcpTransport, ThreeRanksReachEachOther) {
     return problems;
   });
   EXPECT_TRUE(out.result.ok) << out.all();
+}
+
+// --tcp-if and --tcp-conns as the row reads them: lists split at commas,
+// defaults where absent, a bad value refused with what is wrong, and
+// calibrate, which measures each lane on its own, held to one lane.
+TEST(TcpOptions, ReadFromTheirTextOrRefusedWithWhy) {
+  const auto read = [](const OptionValues& values, BackendUse use) {
+    return std::any_cast<TcpOptions>(read_tcp_options(values, use));
+  };
+  const TcpOptions defaults = read({}, BackendUse::Run);
+  EXPECT_EQ(defaults.interfaces, std::vector<std::string>{"lo"});
+  EXPECT_EQ(defaults.connections, 1U);
+  const TcpOptions two = read({{"tcp-if", "lo,eth0"}, {"tcp-conns", "2"}}, BackendUse::Run);
+  EXPECT_EQ(two.interfaces, (std::vector<std::string>{"lo", "eth0"}));
+  EXPECT_EQ(two.connections, 2U);
+  EXPECT_EQ(read({{"tcp-if", "eth1"}}, BackendUse::Calibrate).interfaces, std::vector<std::string>{"eth1"});
+  const auto refusal = [](const OptionValues& values, BackendUse use) -> std::string {
+    try {
+      read_tcp_options(values, use);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(refusal({{"tcp-if", ","}}, BackendUse::Run), "--tcp-if names no interface");
+  for (const char* conns : {"0", "17", "x", "-1", "2x", ""})
+    EXPECT_EQ(refusal({{"tcp-conns", conns}}, BackendUse::Run), "--tcp-conns must be from 1 to 16") << conns;
+  EXPECT_EQ(refusal({{"tcp-if", "lo,lo"}}, BackendUse::Calibrate), "--tcp-if takes one interface");
+  EXPECT_EQ(refusal({{"tcp-conns", "2"}}, BackendUse::Calibrate),
+            "--tcp-conns takes 1 with calibrate, which measures each lane on its own");
 }
 
 }  // namespace
