@@ -49,16 +49,32 @@ void install_rate_factor() {
       });
 }
 
-// Starts moving `bytes` from `src` to `dst`, at `rate` when it is not 0
-// (L + bytes/rate on a free link), else at the links' bandwidth.
-s4u::CommPtr transfer(s4u::Host* src, s4u::Host* dst, Bytes bytes, double rate) {
-  if (rate == 0)
-    return s4u::Comm::sendto_async(src, dst, bytes);
-  install_rate_factor();
-  starting_rate = rate;
-  s4u::CommPtr comm = s4u::Comm::sendto_async(src, dst, bytes);
+// Host-to-host transfers made by a waiting rank and never started: SimGrid
+// 3.32 keeps an unstarted one on the maestro's activity list for good (only
+// its end takes it off, and cancel() does not end one), so the slot a rank
+// holds when its body ends comes here, for the next rank that arms one.
+// Never freed: its transfers outlive every network, and the engine too.
+std::vector<s4u::CommPtr>& spare_slots() {
+  static auto* spare = new std::vector<s4u::CommPtr>;
+  return *spare;
+}
+
+// Starts moving `bytes` from `src` to `dst` in `comm` (a transfer made by
+// Comm::sendto_init() and not started yet), at `rate` when it is not 0
+// (L + bytes/rate on a free link), else at the links' bandwidth: what
+// Comm::sendto_async() does, in a transfer made beforehand.
+s4u::CommPtr transfer(s4u::CommPtr comm, s4u::Host* src, s4u::Host* dst, Bytes bytes, double rate) {
+  if (rate != 0) {
+    install_rate_factor();
+    starting_rate = rate;
+  }
+  comm->set_payload_size(bytes)->set_source(src)->set_destination(dst);
   starting_rate = 0;
   return comm;
+}
+
+s4u::CommPtr transfer(s4u::Host* src, s4u::Host* dst, Bytes bytes, double rate) {
+  return transfer(s4u::Comm::sendto_init(), src, dst, bytes, rate);
 }
 
 }  // namespace
@@ -151,6 +167,12 @@ void SimTransport::quiesce() {
   if (bell_ && bell_->get_state() != s4u::Activity::State::CANCELED)
     bell_->cancel();
   bell_ = nullptr;
+  if (slot_)
+    spare_slots().push_back(std::move(slot_));
+}
+
+s4u::CommPtr SimTransport::incoming(s4u::Host* src, s4u::Host* dst, Bytes bytes, double rate) {
+  return transfer(slot_ ? std::move(slot_) : s4u::Comm::sendto_init(), src, dst, bytes, rate);
 }
 
 double SimTransport::factor(const Path& path, Bytes size) const {
@@ -219,8 +241,9 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   } else if (payload.data) {
     flight->bytes.assign(payload.data, payload.data + payload.size);
   }
-  flight->comm = transfer(src, dst, wire_bytes, rate_of(attrs, payload.size, f));
-  network_.transport(peer).add_flight(std::move(flight));
+  SimTransport& target = network_.transport(peer);
+  flight->comm = target.incoming(src, dst, wire_bytes, rate_of(attrs, payload.size, f));
+  target.add_flight(std::move(flight));
   busy(after);
   return mode == AmMode::Zcopy ? Status::InProgress : Status::Ok;
 }
@@ -304,7 +327,7 @@ Status SimTransport::put_signal(std::size_t lane, Rank peer, ConstBuffer local, 
   flight->done = std::move(done);
   flight->sender = this;
   if (at <= s4u::Engine::get_clock() && local.size > 0) {
-    flight->comm = transfer(src, dst, local.size, rate);
+    flight->comm = target.incoming(src, dst, local.size, rate);
     target.add_flight(std::move(flight));
     return Status::InProgress;
   }
@@ -316,7 +339,7 @@ Status SimTransport::put_signal(std::size_t lane, Rank peer, ConstBuffer local, 
     std::unique_ptr<Flight> flight(f);
     s4u::this_actor::sleep_until(at);
     if (flight->size > 0) {
-      flight->comm = transfer(src, dst, flight->size, rate);
+      flight->comm = target.incoming(src, dst, flight->size, rate);
       target.add_flight(std::move(flight));
       return;
     }
@@ -374,20 +397,25 @@ void SimTransport::recycle(std::unique_ptr<Flight> flight) {
   spare_.push_back(std::move(flight));
 }
 
-void SimTransport::add_flight(std::unique_ptr<Flight> flight) {
-  flights_.push_back(std::move(flight));
+void SimTransport::ring() {
   if (waiting_ && bell_) {
     bell_->resume();
     bell_ = nullptr;
   }
 }
 
+void SimTransport::add_flight(std::unique_ptr<Flight> flight) {
+  // A transfer in the slot this rank waits on ends the wait when it lands:
+  // no bell, and the rank wakes once.
+  const bool in_slot = flight->comm.get() == waited_slot_;
+  flights_.push_back(std::move(flight));
+  if (!in_slot)
+    ring();
+}
+
 void SimTransport::add_event(Event event) {
   ready_.push_back(std::move(event));
-  if (waiting_ && bell_) {
-    bell_->resume();
-    bell_ = nullptr;
-  }
+  ring();
 }
 
 void SimTransport::landed(std::unique_ptr<Flight> flight) {
@@ -464,6 +492,58 @@ void SimTransport::land_finished(std::size_t first) {
     landed(std::move(flight));
 }
 
+void SimTransport::wait(Seconds deadline) {
+  if (!bell_) {
+    // Arm the bell first: start() and suspend() let other actors run, and
+    // what they send meanwhile must be in the list below. It stays armed
+    // until it rings.
+    bell_ = s4u::this_actor::exec_init(0);
+    bell_owner_ = s4u::this_actor::get_pid();
+    bell_->suspend();  // before start(): one simcall instead of two
+    bell_->start();
+  }
+  if (!slot_) {
+    std::vector<s4u::CommPtr>& spare = spare_slots();
+    if (spare.empty()) {
+      slot_ = s4u::Comm::sendto_init();
+    } else {
+      slot_ = std::move(spare.back());
+      spare.pop_back();
+    }
+  }
+  std::vector<s4u::ActivityPtr>& activities = activities_;
+  activities.clear();
+  for (const auto& flight : flights_)
+    activities.push_back(flight->comm);
+  const std::size_t slot_at = activities.size();
+  activities.push_back(slot_);
+  activities.push_back(bell_);  // last: bell_ is null once it has rung
+  const Seconds now = s4u::Engine::get_clock();
+  const double timeout = deadline == kForever ? -1.0 : std::max(0.0, deadline - now);
+  waiting_ = true;
+  waited_slot_ = slot_.get();
+  const ssize_t done = s4u::Activity::wait_any_for(activities, timeout);
+  waiting_ = false;
+  waited_slot_ = nullptr;
+  const s4u::Activity* finished = done < 0 ? nullptr : activities[static_cast<std::size_t>(done)].get();
+  const bool rung = static_cast<std::size_t>(done) + 1 == activities.size();
+  activities.clear();
+  if (!finished)
+    return;
+  if (rung) {
+    bell_ = nullptr;
+    return;
+  }
+  // The slot's transfer is the flight a sender added while this rank
+  // waited, wherever others were added around it.
+  std::size_t index = static_cast<std::size_t>(done);
+  if (static_cast<std::size_t>(done) == slot_at)
+    index = static_cast<std::size_t>(
+        std::find_if(flights_.begin(), flights_.end(), [&](const auto& f) { return f->comm.get() == finished; }) -
+        flights_.begin());
+  land_finished(index);
+}
+
 void SimTransport::progress(Seconds deadline) {
   if (ready_.empty())
     settle();
@@ -474,34 +554,8 @@ void SimTransport::progress(Seconds deadline) {
       bell_->cancel();
     bell_ = nullptr;
   }
-  if (!bell_ && ready_.empty()) {
-    // Arm the bell first: start() and suspend() let other actors run, and
-    // what they send meanwhile must be in the list below.
-    bell_ = s4u::this_actor::exec_init(0);
-    bell_owner_ = s4u::this_actor::get_pid();
-    bell_->suspend();  // before start(): one simcall instead of two
-    bell_->start();
-  }
-  if (ready_.empty()) {
-    std::vector<s4u::ActivityPtr>& activities = activities_;
-    activities.clear();
-    for (const auto& flight : flights_)
-      activities.push_back(flight->comm);
-    activities.push_back(bell_);
-    const std::size_t bell_at = activities.size() - 1;
-    const Seconds now = s4u::Engine::get_clock();
-    const double timeout = deadline == kForever ? -1.0 : std::max(0.0, deadline - now);
-    waiting_ = true;
-    const ssize_t done = s4u::Activity::wait_any_for(activities, timeout);
-    activities.clear();
-    waiting_ = false;
-    if (done < 0)
-      return;
-    if (static_cast<std::size_t>(done) == bell_at)
-      bell_ = nullptr;
-    else
-      land_finished(static_cast<std::size_t>(done));
-  }
+  if (ready_.empty())
+    wait(deadline);
   while (!ready_.empty()) {
     Event event = std::move(ready_.front());
     ready_.pop_front();

@@ -25,8 +25,11 @@
 //
 // The header and payload contents travel beside the transfer, through this
 // process's memory; payloads may be phantom (a size without bytes). The
-// receiver waits for its incoming transfers itself; a sender that adds one
-// while the receiver waits rings the receiver's bell. A rank's threads
+// receiver waits for its incoming transfers itself. A waiting receiver
+// also waits on a slot, a transfer it made and did not start: the next
+// sender starts its transfer in it, and the receiver wakes once, when that
+// lands. A sender that adds another while the receiver waits, or an event
+// that comes with no transfer, rings the receiver's bell. A rank's threads
 // (SimThreads) are actors that share its transport; only one of them at a
 // time calls progress().
 #pragma once
@@ -194,6 +197,12 @@ class SimTransport final : public Transport {
   double lane_factor(const Path& path, const LaneAttrs& lane, Bytes size) const;
   void busy(Seconds t);
   void settle();
+  /// Starts a transfer to this rank, in its slot when it has one.
+  simgrid::s4u::CommPtr incoming(simgrid::s4u::Host* src, simgrid::s4u::Host* dst, Bytes bytes, double rate);
+  /// Waits until a transfer of this rank lands, the bell rings or `deadline` passes.
+  void wait(Seconds deadline);
+  /// Rings the bell of a waiting rank.
+  void ring();
   void add_flight(std::unique_ptr<Flight> flight);
   void add_event(Event event);
   void landed(std::unique_ptr<Flight> flight);
@@ -218,6 +227,12 @@ class SimTransport final : public Transport {
   std::deque<Event> ready_;
   simgrid::s4u::ExecPtr bell_;
   aid_t bell_owner_ = 0;  ///< the actor that armed the bell
+  /// A transfer made, not started, by this rank when it waits, and waited
+  /// on with the others: the next sender to this rank starts its transfer
+  /// in it, so that the wait ends when that lands (one wake-up, where the
+  /// bell would wake the rank at the send and again at the landing).
+  simgrid::s4u::CommPtr slot_;
+  const simgrid::s4u::Comm* waited_slot_ = nullptr;  ///< the slot of the wait under way
   bool waiting_ = false;
   Seconds debt_ = 0;  ///< CPU time owed, slept at the next send or wait
   std::uint64_t next_key_ = 1;

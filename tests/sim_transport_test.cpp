@@ -95,5 +95,40 @@ TEST(SimTransport, PairwiseExchangeWakesEveryRankInTime) {
   EXPECT_EQ(out, "36.048000 36.048000");
 }
 
+// A receiver that waits for a message wakes once for it, when it lands: it
+// waits on the transfer itself, not first on a bell that the sender rings
+// and then on the transfer. Every activity a rank's wait ends with
+// completes through SimGrid's on_completion signal, so a ping-pong of 100
+// round trips sees about 200 (the transfers, and the two bells dropped at
+// the end), where a bell rung per message made it about 400. Each round
+// message takes 0.2 + 2 + 16 B / 10 GB/s + 0.2 = 2.4016 us.
+TEST(SimTransport, WaitingReceiverWakesOncePerMessage) {
+  const std::string out = sim::in_child([] {
+    const sim::LogGPPlatform platform = sim::LogGPPlatform::load(XOVER_SOURCE_DIR "/tests/data/platforms/cluster16.xml");
+    sim::SimNetwork network(platform, {"n0", "n1"});
+    constexpr int kRoundTrips = 100;
+    int completions = 0;
+    simgrid::s4u::Activity::on_completion_cb([&](const simgrid::s4u::Activity&) { ++completions; });
+    sim::run_ranks(network, [&](Rank rank, Transport& t) {
+      int got = 0;
+      t.set_am_handler(9, [&](const AmMessage&) { ++got; });
+      std::byte header[16]{};
+      for (int i = 0; i < kRoundTrips; ++i) {
+        if (rank == 0)
+          t.am_send(0, 1, 9, header, {}, AmMode::Short, [](Status) {});
+        while (got <= i)
+          t.progress();
+        if (rank == 1)
+          t.am_send(0, 0, 9, header, {}, AmMode::Short, [](Status) {});
+      }
+    });
+    char line[64];
+    std::snprintf(line, sizeof line, "%d completions, %.4f us", completions,
+                  simgrid::s4u::Engine::get_clock() * 1e6);
+    return std::string(line);
+  });
+  EXPECT_EQ(out, "202 completions, 480.3200 us");
+}
+
 }  // namespace
 }  // namespace xover
