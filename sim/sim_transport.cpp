@@ -171,8 +171,20 @@ void SimTransport::quiesce() {
     spare_slots().push_back(std::move(slot_));
 }
 
-s4u::CommPtr SimTransport::incoming(s4u::Host* src, s4u::Host* dst, Bytes bytes, double rate) {
-  return transfer(slot_ ? std::move(slot_) : s4u::Comm::sendto_init(), src, dst, bytes, rate);
+void SimTransport::incoming(std::unique_ptr<Flight> flight, s4u::Host* src, s4u::Host* dst, Bytes bytes,
+                            double rate) {
+  s4u::CommPtr comm = slot_ ? std::move(slot_) : s4u::Comm::sendto_init();
+  flight->comm = comm;
+  // Listed before the transfer starts: the start lets other actors run, and
+  // this rank, should it begin to wait meanwhile, must wait on this one too
+  // (land_finished() leaves it alone until it has started). A rank already
+  // waiting on this slot wakes when the transfer lands; one waiting on
+  // others is rung.
+  const bool ring_it = waiting_ && comm.get() != waited_slot_;
+  flights_.push_back(std::move(flight));
+  transfer(std::move(comm), src, dst, bytes, rate);
+  if (ring_it)
+    ring();
 }
 
 double SimTransport::factor(const Path& path, Bytes size) const {
@@ -241,9 +253,7 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   } else if (payload.data) {
     flight->bytes.assign(payload.data, payload.data + payload.size);
   }
-  SimTransport& target = network_.transport(peer);
-  flight->comm = target.incoming(src, dst, wire_bytes, rate_of(attrs, payload.size, f));
-  target.add_flight(std::move(flight));
+  network_.transport(peer).incoming(std::move(flight), src, dst, wire_bytes, rate_of(attrs, payload.size, f));
   busy(after);
   return mode == AmMode::Zcopy ? Status::InProgress : Status::Ok;
 }
@@ -327,8 +337,7 @@ Status SimTransport::put_signal(std::size_t lane, Rank peer, ConstBuffer local, 
   flight->done = std::move(done);
   flight->sender = this;
   if (at <= s4u::Engine::get_clock() && local.size > 0) {
-    flight->comm = target.incoming(src, dst, local.size, rate);
-    target.add_flight(std::move(flight));
+    target.incoming(std::move(flight), src, dst, local.size, rate);
     return Status::InProgress;
   }
   // The NIC is busy, or there are no bytes to move: a courier actor starts
@@ -339,8 +348,8 @@ Status SimTransport::put_signal(std::size_t lane, Rank peer, ConstBuffer local, 
     std::unique_ptr<Flight> flight(f);
     s4u::this_actor::sleep_until(at);
     if (flight->size > 0) {
-      flight->comm = target.incoming(src, dst, flight->size, rate);
-      target.add_flight(std::move(flight));
+      const Bytes size = flight->size;
+      target.incoming(std::move(flight), src, dst, size, rate);
       return;
     }
     s4u::this_actor::sleep_for(latency);
@@ -405,12 +414,8 @@ void SimTransport::ring() {
 }
 
 void SimTransport::add_flight(std::unique_ptr<Flight> flight) {
-  // A transfer in the slot this rank waits on ends the wait when it lands:
-  // no bell, and the rank wakes once.
-  const bool in_slot = flight->comm.get() == waited_slot_;
   flights_.push_back(std::move(flight));
-  if (!in_slot)
-    ring();
+  ring();
 }
 
 void SimTransport::add_event(Event event) {
@@ -478,7 +483,7 @@ void SimTransport::land_finished(std::size_t first) {
   std::vector<std::size_t> finished{first};
   {
     for (std::size_t i = 0; i < flights_.size(); ++i)
-      if (i != first && flights_[i]->comm->test())
+      if (i != first && flights_[i]->comm->get_state() == s4u::Activity::State::STARTED && flights_[i]->comm->test())
         finished.push_back(i);
     std::stable_sort(finished.begin(), finished.end(), [this](std::size_t a, std::size_t b) {
       return flights_[a]->comm->get_finish_time() < flights_[b]->comm->get_finish_time();

@@ -197,8 +197,10 @@ class SimTransport final : public Transport {
   double lane_factor(const Path& path, const LaneAttrs& lane, Bytes size) const;
   void busy(Seconds t);
   void settle();
-  /// Starts a transfer to this rank, in its slot when it has one.
-  simgrid::s4u::CommPtr incoming(simgrid::s4u::Host* src, simgrid::s4u::Host* dst, Bytes bytes, double rate);
+  /// Adds `flight`, a transfer to this rank, and starts it, in this rank's
+  /// slot when it has one.
+  void incoming(std::unique_ptr<Flight> flight, simgrid::s4u::Host* src, simgrid::s4u::Host* dst, Bytes bytes,
+                double rate);
   /// Waits until a transfer of this rank lands, the bell rings or `deadline` passes.
   void wait(Seconds deadline);
   /// Rings the bell of a waiting rank.

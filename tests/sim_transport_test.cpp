@@ -95,6 +95,37 @@ TEST(SimTransport, PairwiseExchangeWakesEveryRankInTime) {
   EXPECT_EQ(out, "36.048000 36.048000");
 }
 
+// The same in a pairwise exchange, where every sender starts its transfer
+// in the same instant as its receiver gets ready to wait: 240 messages, and
+// the 16 bells dropped at the end.
+TEST(SimTransport, PairwiseExchangeWakesEachRankOncePerMessage) {
+  const std::string out = sim::in_child([] {
+    const sim::LogGPPlatform platform = sim::LogGPPlatform::load(XOVER_SOURCE_DIR "/tests/data/platforms/cluster16.xml");
+    constexpr Rank kRanks = 16;
+    std::vector<std::string> nodes;
+    for (Rank r = 0; r < kRanks; ++r)
+      nodes.push_back("n" + std::to_string(r));
+    sim::SimNetwork network(platform, nodes);
+    int completions = 0;
+    simgrid::s4u::Activity::on_completion_cb([&](const simgrid::s4u::Activity&) { ++completions; });
+    sim::run_ranks(network, [&](Rank rank, Transport& t) {
+      Worker worker(t, SelectConfig{});
+      std::byte out_buf[8]{};
+      std::byte in_buf[8]{};
+      for (Rank k = 1; k < kRanks; ++k) {
+        Request* s = worker.tag_send((rank + k) % kRanks, {out_buf, 8}, k);
+        Request* r = worker.tag_recv({in_buf, 8}, k);
+        worker.wait(s);
+        worker.wait(r);
+        worker.release(s);
+        worker.release(r);
+      }
+    });
+    return std::to_string(completions) + " completions";
+  });
+  EXPECT_EQ(out, "256 completions");
+}
+
 // A receiver that waits for a message wakes once for it, when it lands: it
 // waits on the transfer itself, not first on a bell that the sender rings
 // and then on the transfer. Every activity a rank's wait ends with
