@@ -385,9 +385,13 @@ RemoteAddr SimTransport::remote_addr(const MemoryRegion& region, const std::byte
 }
 
 void SimTransport::copy(std::byte* dst, const std::byte* src, Bytes n) {
-  // A copy of a message's bytes at the pace of the message's path; one of
-  // no message at this node's own factor.
-  const double f = message_size() != 0 ? path(message_peer()).message_factor_at(message_size()) : bw_factor_.at(n, 1);
+  // A copy of a message's bytes at the pace of the message's path: the
+  // smaller of its two nodes' factors (Path::message_factor), read off the
+  // nodes, so that a receiver sets up no route back to its sender for it.
+  // A copy of no message at this node's own factor.
+  const Bytes m = message_size();
+  const double f = m != 0 ? std::min(bw_factor_.at(m, 1), network_.transport(message_peer()).bw_factor_.at(m, 1))
+                          : bw_factor_.at(n, 1);
   busy(static_cast<double>(n) / (memcpy_steps_.at(n, memcpy_bw_) * f));
   if (dst && src && n)
     std::memcpy(dst, src, n);
