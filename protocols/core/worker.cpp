@@ -27,6 +27,7 @@ void Worker::configure(SelectConfig config) {
   for (PeerState& p : peers_)
     p.table = 0;
   last_table_ = nullptr;
+  last_path_ = nullptr;
 }
 
 namespace {
@@ -53,7 +54,14 @@ std::uint32_t Worker::shared_table(Path path, MemType mem) {
 
 const ThresholdTable& Worker::build_table(Rank peer) {
   PeerState& state = this->peer(peer);
-  state.table = shared_table(transport_.path(peer), MemType::Host);
+  // Peers whose transport hands out one Path object take one table, with
+  // no copy or comparison of the path.
+  const Path& path = transport_.path(peer);
+  if (&path != last_path_) {
+    last_path_table_ = shared_table(path, MemType::Host);
+    last_path_ = &path;
+  }
+  state.table = last_path_table_;
   return *tables_[state.table - 1].second;
 }
 

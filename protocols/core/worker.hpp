@@ -187,6 +187,11 @@ class Worker {
   /// Thresholds tables, one per distinct path (peers on the same kind of
   /// route share one), and which one each peer uses.
   std::vector<std::pair<Path, std::unique_ptr<ThresholdTable>>> tables_;
+  /// The Path object of the last host table built for a peer, and its
+  /// table (1 + index): a transport that shares one object among peers
+  /// on the same route (the simulator does) skips shared_table's search.
+  const Path* last_path_ = nullptr;
+  std::uint32_t last_path_table_ = 0;
   /// What the worker keeps per peer, indexed by rank (grown on demand).
   /// 24 bytes: a rank of a large run keeps one for every peer.
   struct PeerState {
