@@ -107,15 +107,15 @@ SimNetwork::Route SimNetwork::route(Rank from, Rank to) {
     row.resize(nic_hosts_.size(), 0);
   if (row[b] == 0) {
     LogGPPlatform::IndexedRoute found = platform_.route(a, b);
-    // Routes from one node with the same lanes and NICs share one shape.
+    // Routes from one node with the same lanes, NICs and ends share one shape.
     auto& mine = shapes_[a];
     auto same = std::find_if(mine.begin(), mine.end(), [&](const auto& shape) {
-      return shape->nic_index == found.nics && shape->path.lanes == found.path.lanes &&
-             shape->path.memcpy_bw_local == found.path.memcpy_bw_local &&
-             shape->path.memcpy_bw_remote == found.path.memcpy_bw_remote &&
-             shape->path.memcpy_local_steps == found.path.memcpy_local_steps &&
-             shape->path.memcpy_remote_steps == found.path.memcpy_remote_steps &&
-             shape->path.message_factor == found.path.message_factor;
+      const Path& p = shape->path;
+      const Path& q = found.path;
+      return shape->nic_index == found.nics && p.lanes == q.lanes && p.memcpy_bw_local == q.memcpy_bw_local &&
+             p.memcpy_bw_remote == q.memcpy_bw_remote && p.memcpy_local_steps == q.memcpy_local_steps &&
+             p.memcpy_remote_steps == q.memcpy_remote_steps && p.device_local == q.device_local &&
+             p.device_remote == q.device_remote && p.message_factor == q.message_factor;
     });
     if (same == mine.end()) {
       mine.push_back(std::make_unique<Shape>(Shape{std::move(found.path), std::move(found.nics)}));

@@ -95,6 +95,21 @@ TEST(SimTransport, PairwiseExchangeWakesEveryRankInTime) {
   EXPECT_EQ(out, "36.048000 36.048000");
 }
 
+// Routes from node0 to node1 and to node2 are alike but for their ends'
+// device copies: each keeps its own (they once shared the first's).
+TEST(SimTransport, AlikeRoutesKeepTheirEndsDeviceFigures) {
+  const std::string out = sim::in_child([] {
+    const sim::LogGPPlatform platform =
+        sim::LogGPPlatform::load(XOVER_SOURCE_DIR "/tests/data/platforms/three_devices.xml");
+    sim::SimNetwork network(platform, {"node0", "node1", "node2"});
+    char line[64];
+    std::snprintf(line, sizeof line, "%.0f %.0f", network.transport(0).path(1).device_remote.stage_o * 1e6,
+                  network.transport(0).path(2).device_remote.stage_o * 1e6);
+    return std::string(line);
+  });
+  EXPECT_EQ(out, "10 20");
+}
+
 // The same in a pairwise exchange, where every sender starts its transfer
 // in the same instant as its receiver gets ready to wait: 240 messages, and
 // the 16 bells dropped at the end.
