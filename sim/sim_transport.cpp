@@ -49,6 +49,8 @@ void install_rate_factor() {
       });
 }
 
+constexpr std::size_t kNoSlot = ~std::size_t{0};
+
 // Host-to-host transfers made by a waiting rank and never started: SimGrid
 // 3.32 keeps an unstarted one on the maestro's activity list for good (only
 // its end takes it off, and cancel() does not end one), so the slot a rank
@@ -511,7 +513,11 @@ void SimTransport::wait(Seconds deadline) {
     bell_->suspend();  // before start(): one simcall instead of two
     bell_->start();
   }
-  if (!slot_) {
+  // A slot only when nothing is on its way here: SimGrid 3.32 walks a list
+  // of every transfer made and not ended on each landing (Activity list of
+  // the maestro), so a slot per waiting rank would lengthen every walk, and
+  // a rank with a transfer on its way wakes with it anyway.
+  if (!slot_ && flights_.empty()) {
     std::vector<s4u::CommPtr>& spare = spare_slots();
     if (spare.empty()) {
       slot_ = s4u::Comm::sendto_init();
@@ -524,8 +530,9 @@ void SimTransport::wait(Seconds deadline) {
   activities.clear();
   for (const auto& flight : flights_)
     activities.push_back(flight->comm);
-  const std::size_t slot_at = activities.size();
-  activities.push_back(slot_);
+  const std::size_t slot_at = slot_ ? activities.size() : kNoSlot;
+  if (slot_)
+    activities.push_back(slot_);
   activities.push_back(bell_);  // last: bell_ is null once it has rung
   const Seconds now = s4u::Engine::get_clock();
   const double timeout = deadline == kForever ? -1.0 : std::max(0.0, deadline - now);
