@@ -107,26 +107,36 @@ SimNetwork::Route SimNetwork::route(Rank from, Rank to) {
   std::vector<std::uint32_t>& row = shape_of_[a];
   if (row.empty())
     row.resize(nic_hosts_.size(), 0);
-  if (row[b] == 0) {
-    LogGPPlatform::IndexedRoute found = platform_.route(a, b);
-    // Routes from one node with the same lanes, NICs and ends share one shape.
-    auto& mine = shapes_[a];
-    auto same = std::find_if(mine.begin(), mine.end(), [&](const auto& shape) {
-      const Path& p = shape->path;
-      const Path& q = found.path;
-      return shape->nic_index == found.nics && p.lanes == q.lanes && p.memcpy_bw_local == q.memcpy_bw_local &&
-             p.memcpy_bw_remote == q.memcpy_bw_remote && p.memcpy_local_steps == q.memcpy_local_steps &&
-             p.memcpy_remote_steps == q.memcpy_remote_steps && p.device_local == q.device_local &&
-             p.device_remote == q.device_remote && p.message_factor == q.message_factor;
-    });
-    if (same == mine.end()) {
-      mine.push_back(std::make_unique<Shape>(Shape{std::move(found.path), std::move(found.nics)}));
-      same = std::prev(mine.end());
-    }
-    row[b] = static_cast<std::uint32_t>(same - mine.begin()) + 1;
-  }
+  if (row[b] == 0)
+    row[b] = shape(a, b);
   const Shape& shape = *shapes_[a][row[b] - 1];
   return Route{&shape.path, &shape.nic_index, &nic_hosts_[a], &nic_hosts_[b]};
+}
+
+std::uint32_t SimNetwork::shape(std::uint32_t a, std::uint32_t b) {
+  // A pair of nodes whose route is made as another's was takes its shape:
+  // one look-up in SimGrid, no lane built.
+  LogGPPlatform::RouteKey key = platform_.route_key(a, b);
+  if (const auto known = shape_of_key_.find(key); known != shape_of_key_.end())
+    return known->second;
+  LogGPPlatform::IndexedRoute found = platform_.route(a, b);
+  // Routes from one node with the same lanes, NICs and ends share one shape.
+  auto& mine = shapes_[a];
+  auto same = std::find_if(mine.begin(), mine.end(), [&](const auto& shape) {
+    const Path& p = shape->path;
+    const Path& q = found.path;
+    return shape->nic_index == found.nics && p.lanes == q.lanes && p.memcpy_bw_local == q.memcpy_bw_local &&
+           p.memcpy_bw_remote == q.memcpy_bw_remote && p.memcpy_local_steps == q.memcpy_local_steps &&
+           p.memcpy_remote_steps == q.memcpy_remote_steps && p.device_local == q.device_local &&
+           p.device_remote == q.device_remote && p.message_factor == q.message_factor;
+  });
+  if (same == mine.end()) {
+    mine.push_back(std::make_unique<Shape>(Shape{std::move(found.path), std::move(found.nics)}));
+    same = std::prev(mine.end());
+  }
+  const std::uint32_t index = static_cast<std::uint32_t>(same - mine.begin()) + 1;
+  shape_of_key_.emplace(std::move(key), index);
+  return index;
 }
 
 void run_ranks(SimNetwork& network, const std::function<void(Rank, Transport&)>& body) {

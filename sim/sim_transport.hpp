@@ -113,6 +113,19 @@ class SimNetwork {
   /// allocated at its first route.
   std::vector<std::vector<std::uint32_t>> shape_of_;
   std::vector<std::vector<std::unique_ptr<Shape>>> shapes_;  ///< per source node: its distinct shapes
+  struct KeyHash {
+    std::size_t operator()(const LogGPPlatform::RouteKey& key) const {
+      std::size_t h = key.size();
+      for (const std::uint64_t word : key)
+        h = (h ^ word) * 0x100000001b3ULL;
+      return h;
+    }
+  };
+  /// Each route key met so far (LogGPPlatform::route_key) and its shape's
+  /// 1 + index in shapes_[source].
+  std::unordered_map<LogGPPlatform::RouteKey, std::uint32_t, KeyHash> shape_of_key_;
+  /// shape_of_ for a pair met for the first time.
+  std::uint32_t shape(std::uint32_t a, std::uint32_t b);
   std::unordered_map<simgrid::s4u::Host*, Seconds> nic_free_;
 };
 
