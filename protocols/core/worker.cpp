@@ -24,8 +24,7 @@ void Worker::configure(SelectConfig config) {
   config_ = std::move(config);
   tables_.clear();
   device_tables_.clear();
-  for (PeerState& p : peers_)
-    p.table = 0;
+  peers_.clear_tables();
   last_table_ = nullptr;
   last_path_ = nullptr;
 }
@@ -53,7 +52,6 @@ std::uint32_t Worker::shared_table(Path path, MemType mem) {
 }
 
 const ThresholdTable& Worker::build_table(Rank peer) {
-  PeerState& state = this->peer(peer);
   // Peers whose transport hands out one Path object take one table, with
   // no copy or comparison of the path.
   const Path& path = transport_.path(peer);
@@ -61,8 +59,8 @@ const ThresholdTable& Worker::build_table(Rank peer) {
     last_path_table_ = shared_table(path, MemType::Host);
     last_path_ = &path;
   }
-  state.table = last_path_table_;
-  return *tables_[state.table - 1].second;
+  peers(peer).set_table(peer, last_path_table_);
+  return *tables_[last_path_table_ - 1].second;
 }
 
 const ThresholdTable& Worker::table(Rank peer, MemType mem) {
@@ -123,7 +121,7 @@ Request* Worker::tag_send(Rank peer, ConstBuffer buffer, Tag tag) {
   r->tag = tag;
   r->send_buf = buffer;
   r->length = buffer.size;
-  r->seq = this->peer(peer).send_seq++;
+  r->seq = peers(peer).take_send_seq(peer);
   r->mem = memory_of(buffer.data, buffer.size);
   const ThresholdTable& t = table(peer, r->mem);
   if (&t != last_table_ || buffer.size != last_size_) {

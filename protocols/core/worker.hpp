@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "protocols/core/arrived.hpp"
+#include "protocols/core/peer_states.hpp"
 #include "protocols/core/reg_cache.hpp"
 #include "protocols/core/request.hpp"
 #include "protocols/core/transport.hpp"
@@ -100,8 +101,8 @@ class Worker {
   const SelectConfig& config() const { return config_; }
   /// The thresholds table toward `peer`, built on first use.
   const ThresholdTable& table(Rank peer) {
-    const PeerState& state = this->peer(peer);
-    return state.table ? *tables_[state.table - 1].second : build_table(peer);
+    const std::uint32_t index = peers(peer).table(peer);
+    return index ? *tables_[index - 1].second : build_table(peer);
   }
   /// The thresholds table of `mem` buffers toward `peer`: table(peer) for
   /// host memory; for device memory, the path with each end's device copy
@@ -192,15 +193,7 @@ class Worker {
   /// on the same route (the simulator does) skips shared_table's search.
   const Path* last_path_ = nullptr;
   std::uint32_t last_path_table_ = 0;
-  /// What the worker keeps per peer, indexed by rank (grown on demand).
-  /// 24 bytes: a rank of a large run keeps one for every peer.
-  struct PeerState {
-    std::uint64_t send_seq = 0;   ///< the next sequence number to send
-    std::uint64_t expected = 0;   ///< the next sequence number to match
-    std::uint32_t table = 0;      ///< 1 + its table's index in tables_, or 0 before the first use
-    std::uint32_t window = kNoWindow;  ///< its live messages' window in windows_, while it has any
-  };
-  static constexpr std::uint32_t kNoWindow = ~std::uint32_t{0};
+  static constexpr std::uint32_t kNoWindow = PeerStates::kNoWindow;
   /// One peer's messages in from their first byte until done, by sequence
   /// number: slots[head + (seq - base)], null where none is (done, or not
   /// in yet). `base` never passes the peer's `expected`. Windows come from
@@ -212,12 +205,14 @@ class Worker {
     std::uint64_t base = 0;
     std::size_t count = 0;  ///< live messages in it
   };
-  PeerState& peer(Rank r) {
+  /// What the worker keeps per peer (its table by 1 + index in tables_,
+  /// its window in windows_), holding `r`'s.
+  PeerStates& peers(Rank r) {
     if (r >= peers_.size())
-      peers_.resize(std::max<std::size_t>(r + 1, transport_.size()));  // all at once: no doubling
-    return peers_[r];
+      peers_.grow(std::max<std::size_t>(r + 1, transport_.size()));  // all at once: no doubling
+    return peers_;
   }
-  std::vector<PeerState> peers_;
+  PeerStates peers_;
   /// Per peer that device buffers went to: 1 + its table's index in tables_
   /// (only one memory type besides host so far).
   std::unordered_map<Rank, std::uint32_t> device_tables_;
@@ -233,7 +228,7 @@ class Worker {
   std::deque<std::function<Status()>> pending_;
 
   // Matching: every message from its first byte until done, per source
-  // (PeerState::live), in Incomings from a pool; receives in post order;
+  // (its window), in Incomings from a pool; receives in post order;
   // unexpected messages in match order.
   std::vector<std::unique_ptr<Incoming>> incoming_pool_;
   std::vector<Incoming*> spare_incoming_;
