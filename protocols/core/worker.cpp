@@ -123,10 +123,20 @@ Request* Worker::tag_send(Rank peer, ConstBuffer buffer, Tag tag) {
   r->length = buffer.size;
   r->seq = peers(peer).take_send_seq(peer);
   r->mem = memory_of(buffer.data, buffer.size);
-  const ThresholdTable& t = table(peer, r->mem);
-  if (&t != last_table_ || buffer.size != last_size_) {
-    last_choice_ = t.lookup(buffer.size);
-    last_table_ = &t;
+  // A sender that repeats its peer skips the table's look-up, one that
+  // repeats its size the table's search.
+  if (!last_table_ || peer != last_peer_ || r->mem != last_mem_) {
+    const ThresholdTable& t = table(peer, r->mem);
+    last_peer_ = peer;
+    last_mem_ = r->mem;
+    if (&t != last_table_) {
+      last_table_ = &t;
+      last_choice_ = t.lookup(buffer.size);
+      last_size_ = buffer.size;
+    }
+  }
+  if (buffer.size != last_size_) {
+    last_choice_ = last_table_->lookup(buffer.size);
     last_size_ = buffer.size;
   }
   const ProtoChoice* choice = last_choice_;

@@ -218,8 +218,11 @@ class Worker {
   std::unordered_map<Rank, std::uint32_t> device_tables_;
   std::vector<LiveWindow> windows_;
   std::vector<std::uint32_t> free_windows_;
-  /// The last send's table, size and choice: a sender that repeats its
-  /// size toward peers of one table skips the table's search.
+  /// The last send's peer, memory, table, size and choice: a sender that
+  /// repeats its peer skips the table's look-up, one that repeats its size
+  /// toward peers of one table the table's search.
+  Rank last_peer_ = 0;
+  MemType last_mem_ = MemType::Host;
   const ThresholdTable* last_table_ = nullptr;
   Bytes last_size_ = 0;
   const ProtoChoice* last_choice_ = nullptr;
