@@ -104,12 +104,19 @@ SimNetwork::~SimNetwork() = default;
 SimNetwork::Route SimNetwork::route(Rank from, Rank to) {
   const std::uint32_t a = node_index_[from];
   const std::uint32_t b = node_index_[to];
-  std::vector<std::uint32_t>& row = shape_of_[a];
+  std::vector<std::uint8_t>& row = shape_of_[a];
   if (row.empty())
     row.resize(nic_hosts_.size(), 0);
-  if (row[b] == 0)
-    row[b] = shape(a, b);
-  const Shape& shape = *shapes_[a][row[b] - 1];
+  std::uint32_t index = row[b];
+  if (index == 0) {
+    index = shape(a, b);
+    row[b] = static_cast<std::uint8_t>(std::min<std::uint32_t>(index, kWide));
+    if (index >= kWide)
+      wide_shape_of_.emplace(std::uint64_t{a} << 32 | b, index);
+  } else if (index == kWide) {
+    index = wide_shape_of_.at(std::uint64_t{a} << 32 | b);
+  }
+  const Shape& shape = *shapes_[a][index - 1];
   return Route{&shape.path, &shape.nic_index, &nic_hosts_[a], &nic_hosts_[b]};
 }
 
@@ -328,8 +335,9 @@ Status SimTransport::put_signal(std::size_t lane, Rank peer, ConstBuffer local, 
   const SimNetwork::Route route = network_.route(rank_, peer);
   SimTransport& target = network_.transport(peer);
   if (lane >= route.path->lanes.size() || !route.path->lanes[lane].caps.has(LaneCap::PutZcopy) ||
-      std::none_of(target.signals_.begin(), target.signals_.end(),
-                   [&](const std::uint64_t& word) { return reinterpret_cast<std::uint64_t>(&word) == signal.addr; }))
+      std::none_of(target.signals_.begin(), target.signals_.end(), [&](const std::unique_ptr<std::uint64_t>& word) {
+        return reinterpret_cast<std::uint64_t>(word.get()) == signal.addr;
+      }))
     return Status::Error;
   const LaneAttrs& attrs = route.path->lanes[lane];
   auto [src, dst] = route.nics(lane);
@@ -372,7 +380,7 @@ Status SimTransport::put_signal(std::size_t lane, Rank peer, ConstBuffer local, 
 }
 
 SignalWord SimTransport::signal_word() {
-  std::uint64_t& word = signals_.emplace_back(0);
+  std::uint64_t& word = *signals_.emplace_back(std::make_unique<std::uint64_t>(0));
   return {&word, {0, reinterpret_cast<std::uint64_t>(&word)}};
 }
 
@@ -571,7 +579,7 @@ void SimTransport::wait(Seconds deadline) {
 }
 
 void SimTransport::progress(Seconds deadline) {
-  if (ready_.empty())
+  if (!has_ready())
     settle();
   if (bell_ && bell_owner_ != s4u::this_actor::get_pid()) {
     // Armed by another of the rank's threads (SimThreads): an actor's
@@ -580,11 +588,14 @@ void SimTransport::progress(Seconds deadline) {
       bell_->cancel();
     bell_ = nullptr;
   }
-  if (ready_.empty())
+  if (!has_ready())
     wait(deadline);
-  while (!ready_.empty()) {
-    Event event = std::move(ready_.front());
-    ready_.pop_front();
+  while (has_ready()) {
+    Event event = std::move(ready_[ready_head_++]);
+    if (!has_ready()) {
+      ready_.clear();
+      ready_head_ = 0;
+    }
     busy(event.cpu);
     if (event.arrived) {
       const Flight& f = *event.arrived;

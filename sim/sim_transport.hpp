@@ -39,7 +39,6 @@
 #include <boost/container/small_vector.hpp>
 
 #include <array>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -84,7 +83,7 @@ class SimNetwork {
       return {(*src_nics)[a], (*dst_nics)[b]};
     }
   };
-  /// Computed once per pair of nodes, then a look-up in a table of 4 bytes
+  /// Computed once per pair of nodes, then a look-up in a table of a byte
   /// per pair.
   Route route(Rank from, Rank to);
 
@@ -109,9 +108,12 @@ class SimNetwork {
   std::vector<std::uint32_t> node_index_;  ///< per rank: its node's index in the platform's nodes()
   std::vector<std::vector<simgrid::s4u::Host*>> nic_hosts_;  ///< per platform node: its NIC hosts
   /// Per source node, per destination node: 1 + its shape's index in
-  /// shapes_[source], or 0 before the first use. A source's row is
-  /// allocated at its first route.
-  std::vector<std::vector<std::uint32_t>> shape_of_;
+  /// shapes_[source], or 0 before the first use; a byte, which says kWide
+  /// when the index is kept in wide_shape_of_ instead (a node with more
+  /// than 254 shapes). A source's row is allocated at its first route.
+  std::vector<std::vector<std::uint8_t>> shape_of_;
+  static constexpr std::uint8_t kWide = 255;
+  std::unordered_map<std::uint64_t, std::uint32_t> wide_shape_of_;  ///< by source << 32 | destination
   std::vector<std::vector<std::unique_ptr<Shape>>> shapes_;  ///< per source node: its distinct shapes
   struct KeyHash {
     std::size_t operator()(const LogGPPlatform::RouteKey& key) const {
@@ -239,7 +241,11 @@ class SimTransport final : public Transport {
   std::vector<std::unique_ptr<Flight>> flights_;
   std::vector<std::unique_ptr<Flight>> spare_;   ///< landed flights, for reuse
   std::vector<simgrid::s4u::ActivityPtr> activities_;  ///< progress()'s wait list, kept for its capacity
-  std::deque<Event> ready_;
+  /// Events from ready_head_ on, in order: a vector, not a deque, which
+  /// would hold a block per rank from its construction.
+  std::vector<Event> ready_;
+  std::size_t ready_head_ = 0;
+  bool has_ready() const { return ready_head_ < ready_.size(); }
   simgrid::s4u::ExecPtr bell_;
   aid_t bell_owner_ = 0;  ///< the actor that armed the bell
   /// A transfer made, not started, by this rank when it waits, and waited
@@ -251,7 +257,7 @@ class SimTransport final : public Transport {
   bool waiting_ = false;
   Seconds debt_ = 0;  ///< CPU time owed, slept at the next send or wait
   std::uint64_t next_key_ = 1;
-  std::deque<std::uint64_t> signals_;  ///< signal words: a deque, so that their addresses stay
+  std::vector<std::unique_ptr<std::uint64_t>> signals_;  ///< signal words, each where it was made
   SimThreads threads_;
 };
 

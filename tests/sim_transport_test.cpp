@@ -2,8 +2,12 @@
 // and the order in which a busy rank takes what arrived meanwhile.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <vector>
 
 #include "protocols/core/worker.hpp"
@@ -108,6 +112,41 @@ TEST(SimTransport, AlikeRoutesKeepTheirEndsDeviceFigures) {
     return std::string(line);
   });
   EXPECT_EQ(out, "10 20");
+}
+
+// A node with routes of 300 shapes, past the 254 a byte of the network's
+// route table holds: node0 reaches node i over a link of i ns, and each
+// route keeps its own.
+TEST(SimTransport, ANodeWithMoreShapesThanAByteHoldsKeepsEachRoute) {
+  constexpr int kPeers = 300;
+  std::string xml =
+      "<?xml version=\"1.0\"?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+      "<platform version=\"4.1\">\n<zone id=\"world\" routing=\"Full\">\n";
+  for (int i = 0; i <= kPeers; ++i)
+    xml += "<host id=\"n" + std::to_string(i) + "\" speed=\"1Gf\"/>\n";
+  for (int i = 1; i <= kPeers; ++i)
+    xml += "<link id=\"l" + std::to_string(i) + "\" bandwidth=\"10GBps\" latency=\"" + std::to_string(i) + "ns\"/>\n";
+  for (int i = 1; i <= kPeers; ++i)
+    xml += "<route src=\"n0\" dst=\"n" + std::to_string(i) + "\"><link_ctn id=\"l" + std::to_string(i) +
+           "\"/></route>\n";
+  xml += "</zone>\n</platform>\n";
+  char file[] = "/tmp/xover-many-shapes-XXXXXX";
+  close(mkstemp(file));
+  std::ofstream(file) << xml;
+  const std::string out = sim::in_child([&] {
+    const sim::LogGPPlatform platform = sim::LogGPPlatform::load(file);
+    std::vector<std::string> nodes;
+    for (int i = 0; i <= kPeers; ++i)
+      nodes.push_back("n" + std::to_string(i));
+    sim::SimNetwork network(platform, nodes);
+    std::string latencies;
+    for (int round = 0; round < 2; ++round)  // set up, then looked up
+      for (Rank peer : {1u, 254u, 255u, 256u, 300u})
+        latencies += std::to_string(std::lround(network.transport(0).path(peer).lanes.at(0).latency * 1e9)) + " ";
+    return latencies;
+  });
+  std::remove(file);
+  EXPECT_EQ(out, "1 254 255 256 300 1 254 255 256 300 ");
 }
 
 // The same in a pairwise exchange, where every sender starts its transfer
