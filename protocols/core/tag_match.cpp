@@ -93,7 +93,7 @@ void Worker::match_in_order(Rank source) {
 
 Request* Worker::take_posted(Tag tag) {
   // Receives are mostly matched in the order they were posted: the first
-  // one is taken without the deque's general erase.
+  // one is taken without the general erase.
   if (posted_.empty())
     return nullptr;
   if (Request* first = posted_.front(); tag_matches(*first, tag)) {

@@ -11,13 +11,13 @@
 #pragma once
 
 #include <algorithm>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <unordered_map>
 #include <vector>
 
 #include "protocols/core/arrived.hpp"
+#include "protocols/core/fifo.hpp"
 #include "protocols/core/peer_states.hpp"
 #include "protocols/core/reg_cache.hpp"
 #include "protocols/core/request.hpp"
@@ -228,15 +228,15 @@ class Worker {
   const ProtoChoice* last_choice_ = nullptr;
   std::vector<std::unique_ptr<Request>> pool_;
   std::vector<Request::Id> free_;
-  std::deque<std::function<Status()>> pending_;
+  Fifo<std::function<Status()>> pending_;
 
   // Matching: every message from its first byte until done, per source
   // (its window), in Incomings from a pool; receives in post order;
   // unexpected messages in match order.
   std::vector<std::unique_ptr<Incoming>> incoming_pool_;
   std::vector<Incoming*> spare_incoming_;
-  std::deque<Request*> posted_;
-  std::deque<Incoming*> unexpected_;
+  Fifo<Request*> posted_;
+  Fifo<Incoming*> unexpected_;
   RegCache reg_cache_;
   std::vector<MemoryRegion> evicted_;  ///< the cache's leftovers to deregister, kept for its capacity
   WorkerStats stats_;
