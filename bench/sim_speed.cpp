@@ -1,14 +1,16 @@
 // sim_speed: simulated messages per wall second, xover against bare SimGrid.
 //
-//   sim_speed [--quick] [--messages N] [--ranks P,P,...] [--no-callgrind]
+//   sim_speed [--quick] [--messages N] [--ranks P,P,...] [--pairs N] [--no-callgrind]
 //
 // For a two-rank ping-pong of 8-byte messages and for pairwise exchanges of
 // 8-byte messages among P ranks, runs the workload through xover's protocol
 // core and as a bare S4U program (bench/cases.hpp), each in a process of its
-// own, and prints the wall time of each, the simulated messages per wall
-// second and their ratio, and the simulated time of each, which must agree;
-// then the targets, met or missed, and callgrind's instructions per message
-// of each side (skipped, saying why, without valgrind).
+// own, in interleaved pairs (xover then bare, bare then xover, ...), and
+// prints each side's median wall time, the simulated messages per wall
+// second, the median of the pairs' ratios with their range, and the
+// simulated time of each, which must agree; then the targets, met or missed
+// on the median, and callgrind's instructions per message of each side
+// (skipped, saying why, without valgrind).
 // Exit status: 0 when every message arrived and the simulated times agree,
 // 1 otherwise, 2 for a bad command line.
 #include <algorithm>
@@ -25,6 +27,7 @@
 #include "bench/cases.hpp"
 #include "bench/cluster_file.hpp"
 #include "bench/instructions.hpp"
+#include "bench/pairs.hpp"
 
 namespace xover::bench {
 namespace {
@@ -33,12 +36,12 @@ namespace {
 /// they pay the same costs, but bare SimGrid takes messages in put order and
 /// xover in arrival order, and xover copies an unexpected message twice.
 constexpr double kSimTolerance = 1e-3;
-/// The targets: issue 16's ratios to bare SimGrid (ping-pong, and the
+/// The targets: issue 29's ratios to bare SimGrid (ping-pong, and the
 /// pairwise exchange at P = 1024 with its peak memory), and the earlier
 /// bound on the P = 1024 run's wall time.
 constexpr double kPingPongTarget = 1.1;
 constexpr double kBigRunRatioTarget = 1.3;
-constexpr double kBigRunMemoryTarget = 3.0;
+constexpr double kBigRunMemoryTarget = 2.0;
 constexpr double kBigRunTarget_s = 30;
 /// What callgrind counts (a run under callgrind is some fifty times slower).
 constexpr std::uint64_t kCountedPingPong = 20'000;
@@ -47,16 +50,12 @@ constexpr unsigned kCountedRanks = 256;
 struct Options {
   std::uint64_t pingpong_messages = 200'000;
   std::vector<unsigned> ranks{64, 256, 1024};
-  unsigned repeat = 3;
+  unsigned pairs = kMinPairs;
   bool run_xover = true;
   bool run_bare = true;
   bool callgrind = true;
   std::string one;  ///< "SIDE:CASE": run that alone in this process (what callgrind counts)
 };
-
-/// Repetitions stop once one run of a side has taken this long: a long run
-/// is less disturbed, relatively, by what else the machine does.
-constexpr double kLongRun_s = 10;
 
 struct Case {
   std::string name;
@@ -67,19 +66,19 @@ struct Case {
 
 struct Row {
   std::string name;
-  unsigned runs = 0;
-  Measurement xover;
-  Measurement bare;
+  std::vector<Measurement> xover;  ///< one per pair, in run order
+  std::vector<Measurement> bare;
+  PairRatios wall;    ///< xover's wall time over bare's, pair by pair
+  PairRatios memory;  ///< xover's peak memory over bare's, pair by pair
   std::string check;  ///< "ok" or what is wrong
 };
 
 const char* const kUsage =
-    "usage: sim_speed [--quick] [--messages N] [--ranks P,P,...] [--repeat N] [--only xover|bare] [--no-callgrind]\n"
+    "usage: sim_speed [--quick] [--messages N] [--ranks P,P,...] [--pairs N] [--only xover|bare] [--no-callgrind]\n"
     "  --quick        small sizes, a few seconds: 20000 ping-pong messages, P = 16, 64\n"
     "  --messages N   ping-pong messages (even; default 200000)\n"
     "  --ranks LIST   ranks of the pairwise exchanges (default 64,256,1024)\n"
-    "  --repeat N     run each side up to N times (default 3) and keep the fastest run;\n"
-    "                 a case stops repeating once a run took over 10 s\n"
+    "  --pairs N      interleaved pairs of runs per case (default 5; fewer: indicative only)\n"
     "  --only SIDE    run one program only, to profile it (no ratio, no check)\n"
     "  --no-callgrind skip the instruction counts (they take about a minute under valgrind)\n"
     "  --one SIDE:CASE  run one side (xover, bare) of one case (ping-pong, pairwise at the first\n"
@@ -126,11 +125,11 @@ Options parse(int argc, char** argv) {
         options.ranks.push_back(static_cast<unsigned>(p));
         list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
       }
-    } else if (arg == "--repeat") {
-      const auto n = parse_count(value(), "--repeat");
+    } else if (arg == "--pairs") {
+      const auto n = parse_count(value(), "--pairs");
       if (n > 100)
-        usage_error("--repeat: at most 100");
-      options.repeat = static_cast<unsigned>(n);
+        usage_error("--pairs: at most 100");
+      options.pairs = static_cast<unsigned>(n);
     } else if (arg == "--only") {
       const std::string_view side = value();
       if (side != "xover" && side != "bare")
@@ -181,71 +180,100 @@ Measurement measure(const std::function<Measurement(const std::string&)>& side, 
 }
 
 std::string check(const Row& row) {
-  if (row.xover.errors)
-    return "xover: " + std::to_string(row.xover.errors) + " errors; " + row.xover.note;
-  if (row.bare.errors)
-    return "bare: " + std::to_string(row.bare.errors) + " errors; " + row.bare.note;
-  if (row.xover.messages != row.bare.messages)
-    return "message counts differ";
-  const double diff = std::abs(row.xover.sim_s - row.bare.sim_s) / std::max(row.bare.sim_s, 1e-300);
-  if (!(diff <= kSimTolerance)) {
-    char text[96];
-    std::snprintf(text, sizeof text, "simulated times differ by %.3g%%", 100 * diff);
-    return text;
-  }
+  for (const auto* side : {&row.xover, &row.bare})
+    for (const Measurement& m : *side)
+      if (m.errors)
+        return std::string(side == &row.xover ? "xover: " : "bare: ") + std::to_string(m.errors) + " errors; " + m.note;
+  for (const Measurement& x : row.xover)
+    for (const Measurement& b : row.bare) {
+      if (x.messages != b.messages)
+        return "message counts differ";
+      const double diff = std::abs(x.sim_s - b.sim_s) / std::max(b.sim_s, 1e-300);
+      if (!(diff <= kSimTolerance)) {
+        char text[96];
+        std::snprintf(text, sizeof text, "simulated times differ by %.3g%%", 100 * diff);
+        return text;
+      }
+    }
   return "ok";
 }
 
-double rate(const Measurement& m) {
-  return m.wall_s() > 0 ? static_cast<double>(m.messages) / m.wall_s() : 0;
+/// The median of one figure over a side's runs.
+double median_of(const std::vector<Measurement>& runs, double (*figure)(const Measurement&)) {
+  std::vector<double> values;
+  for (const Measurement& m : runs)
+    values.push_back(figure(m));
+  return median(values);
+}
+double wall_of(const Measurement& m) { return m.wall_s(); }
+double load_of(const Measurement& m) { return m.load_s; }
+double setup_of(const Measurement& m) { return m.setup_s; }
+double run_of(const Measurement& m) { return m.run_s; }
+double mib_of(const Measurement& m) { return static_cast<double>(m.max_rss_kib) / 1024; }
+
+/// Messages per wall second of a side's median run.
+double rate(const std::vector<Measurement>& runs) {
+  const double wall = median_of(runs, wall_of);
+  return wall > 0 ? static_cast<double>(runs.front().messages) / wall : 0;
 }
 
 void print_header() {
-  std::printf("%-18s %9s %5s %10s %10s %12s %12s %7s %14s %14s  %s\n", "case", "messages", "runs", "xover s", "bare s",
-              "xover msg/s", "bare msg/s", "ratio", "xover sim s", "bare sim s", "check");
+  std::printf("%-18s %9s %5s %10s %10s %12s %12s %-18s %14s %14s  %s\n", "case", "messages", "pairs", "xover s",
+              "bare s", "xover msg/s", "bare msg/s", "ratio (range)", "xover sim s", "bare sim s", "check");
 }
 
 void print_row(const Row& r) {
-  std::printf("%-18s %9llu %5u %10.3f %10.3f %12.0f %12.0f %7.2f %14.9f %14.9f  %s\n", r.name.c_str(),
-              static_cast<unsigned long long>(std::max(r.xover.messages, r.bare.messages)), r.runs, r.xover.wall_s(), r.bare.wall_s(), rate(r.xover),
-              rate(r.bare), r.bare.wall_s() > 0 ? r.xover.wall_s() / r.bare.wall_s() : 0.0, r.xover.sim_s,
-              r.bare.sim_s, r.check.c_str());
+  const auto messages = r.xover.empty() ? r.bare.front().messages : r.xover.front().messages;
+  std::printf("%-18s %9llu %5zu %10.3f %10.3f %12.0f %12.0f %-18s %14.9f %14.9f  %s\n", r.name.c_str(),
+              static_cast<unsigned long long>(messages), std::max(r.xover.size(), r.bare.size()),
+              r.xover.empty() ? 0.0 : median_of(r.xover, wall_of), r.bare.empty() ? 0.0 : median_of(r.bare, wall_of),
+              r.xover.empty() ? 0.0 : rate(r.xover), r.bare.empty() ? 0.0 : rate(r.bare),
+              r.wall.empty() ? "-" : r.wall.text().c_str(), r.xover.empty() ? 0.0 : r.xover.front().sim_s,
+              r.bare.empty() ? 0.0 : r.bare.front().sim_s, r.check.c_str());
   std::fflush(stdout);
 }
 
 void print_breakdown(const std::vector<Row>& rows) {
-  std::printf("\nwhere the wall time goes (seconds; load: platform file, setup: network and actors, run: Engine::run)\n");
+  std::printf("\nwhere the wall time goes (medians, seconds; load: platform file, setup: network and actors, run: "
+              "Engine::run)\n");
   std::printf("%-18s %8s %8s %9s %9s %8s %8s %9s %9s\n", "case", "x load", "x setup", "x run", "x MiB", "b load",
               "b setup", "b run", "b MiB");
+  const auto at = [](const std::vector<Measurement>& runs, double (*figure)(const Measurement&)) {
+    return runs.empty() ? 0.0 : median_of(runs, figure);
+  };
   for (const Row& r : rows)
-    std::printf("%-18s %8.3f %8.3f %9.3f %9.1f %8.3f %8.3f %9.3f %9.1f\n", r.name.c_str(), r.xover.load_s,
-                r.xover.setup_s, r.xover.run_s, r.xover.max_rss_kib / 1024.0, r.bare.load_s, r.bare.setup_s,
-                r.bare.run_s, r.bare.max_rss_kib / 1024.0);
+    std::printf("%-18s %8.3f %8.3f %9.3f %9.1f %8.3f %8.3f %9.3f %9.1f\n", r.name.c_str(), at(r.xover, load_of),
+                at(r.xover, setup_of), at(r.xover, run_of), at(r.xover, mib_of), at(r.bare, load_of),
+                at(r.bare, setup_of), at(r.bare, run_of), at(r.bare, mib_of));
 }
 
-const char* verdict(bool met) {
-  return met ? "met" : "MISSED";
+/// The simulated messages per wall second of each pairwise exchange.
+void print_rates(const std::vector<Row>& rows) {
+  std::printf("\n");
+  for (const Row& r : rows)
+    if (r.name.starts_with("pairwise") && !r.xover.empty() && !r.bare.empty())
+      std::printf("messages per wall second, %s: xover %.0f, bare SimGrid %.0f (median runs of %zu pairs)\n",
+                  r.name.c_str(), rate(r.xover), rate(r.bare), r.xover.size());
 }
 
 void print_targets(const std::vector<Row>& rows) {
   std::printf("\n");
   for (const Row& r : rows) {
-    if (r.bare.wall_s() <= 0)
+    if (r.wall.empty())
       continue;
-    const double ratio = r.xover.wall_s() / r.bare.wall_s();
     if (r.name == "ping-pong")
-      std::printf("target: ping-pong at most %.1fx bare SimGrid: %s (%.2f)\n", kPingPongTarget,
-                  verdict(ratio <= kPingPongTarget), ratio);
+      std::printf("target: ping-pong at most %.1fx bare SimGrid's wall time: %s\n", kPingPongTarget,
+                  r.wall.verdict(kPingPongTarget, true).c_str());
     if (r.name != "pairwise P=1024")
       continue;
-    const double memory = static_cast<double>(r.xover.max_rss_kib) / static_cast<double>(std::max(r.bare.max_rss_kib, 1L));
-    std::printf("target: pairwise P=1024 at most %.1fx bare SimGrid: %s (%.2f)\n", kBigRunRatioTarget,
-                verdict(ratio <= kBigRunRatioTarget), ratio);
-    std::printf("target: pairwise P=1024 in at most %.0fx bare SimGrid's memory: %s (%.2f: %.0f MiB against %.0f)\n",
-                kBigRunMemoryTarget, verdict(memory <= kBigRunMemoryTarget), memory, r.xover.max_rss_kib / 1024.0,
-                r.bare.max_rss_kib / 1024.0);
-    std::printf("target: pairwise P=1024 under %.0f s: %s (%.1f s)\n", kBigRunTarget_s,
-                verdict(r.xover.wall_s() < kBigRunTarget_s), r.xover.wall_s());
+    std::printf("target: pairwise P=1024 at most %.1fx bare SimGrid's wall time: %s\n", kBigRunRatioTarget,
+                r.wall.verdict(kBigRunRatioTarget, true).c_str());
+    std::printf("target: pairwise P=1024 in at most %.0fx bare SimGrid's memory: %s; %.0f MiB against %.0f\n",
+                kBigRunMemoryTarget, r.memory.verdict(kBigRunMemoryTarget, true).c_str(),
+                median_of(r.xover, mib_of), median_of(r.bare, mib_of));
+    const double wall = median_of(r.xover, wall_of);
+    std::printf("target: pairwise P=1024 under %.0f s: %s (median %.1f s)\n", kBigRunTarget_s,
+                wall < kBigRunTarget_s ? "met" : "MISSED", wall);
   }
 }
 
@@ -294,38 +322,38 @@ int run_one(const Options& options) {
   return m.errors == 0 ? 0 : 1;
 }
 
+/// One pair of runs of case `c`, xover first or bare first, into `row`.
+void run_pair(const Options& options, const Case& c, const std::string& platform, bool xover_first, Row& row) {
+  Measurement x;
+  Measurement b;
+  for (const bool xover_turn : {xover_first, !xover_first}) {
+    if (xover_turn && options.run_xover)
+      row.xover.push_back(x = measure(c.xover, platform));
+    if (!xover_turn && options.run_bare)
+      row.bare.push_back(b = measure(c.bare, platform));
+  }
+  if (!options.run_xover || !options.run_bare || x.wall_s() <= 0 || b.wall_s() <= 0)
+    return;
+  row.wall.add(x.wall_s() / b.wall_s());
+  row.memory.add(static_cast<double>(x.max_rss_kib) / static_cast<double>(std::max(b.max_rss_kib, 1L)));
+}
+
 int run(const Options& options) {
   std::vector<Row> rows;
   print_header();
   for (const Case& c : cases(options)) {
     const ClusterFile platform(static_cast<int>(c.hosts));
-    Row row{c.name, 0, {}, {}, ""};
-    // The fastest run, as what else the machine does only ever slows a run
-    // down; a run with more errors wins, so that no error hides.
-    const auto keep_fastest = [](Measurement& best, const Measurement& m, bool first) {
-      if (first || m.errors > best.errors || (m.errors == best.errors && m.wall_s() < best.wall_s()))
-        best = m;
-    };
-    bool long_run = false;
-    while (row.runs < options.repeat && !long_run) {
-      const bool first = row.runs++ == 0;
-      if (options.run_xover) {
-        const Measurement m = measure(c.xover, platform.path());
-        keep_fastest(row.xover, m, first);
-        long_run = long_run || m.wall_s() > kLongRun_s;
-      }
-      if (options.run_bare) {
-        const Measurement m = measure(c.bare, platform.path());
-        keep_fastest(row.bare, m, first);
-        long_run = long_run || m.wall_s() > kLongRun_s;
-      }
-    }
+    Row row{c.name, {}, {}, {}, {}, ""};
+    // A B, B A, A B, ...: a slow spell of the machine falls on both sides.
+    for (unsigned i = 0; i < options.pairs; ++i)
+      run_pair(options, c, platform.path(), i % 2 == 0, row);
     row.check = options.run_xover && options.run_bare ? check(row) : "not compared";
     print_row(row);
     rows.push_back(std::move(row));
   }
   print_breakdown(rows);
   if (options.run_xover && options.run_bare) {
+    print_rates(rows);
     print_targets(rows);
     if (options.callgrind)
       print_instructions(options);

@@ -12,6 +12,7 @@
 #include <xbt/log.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -81,6 +82,9 @@ struct LogGPPlatform::Impl {
   struct LinkInfo {
     std::string lane_name;  ///< the link's name without the _UP/_DOWN of a duplex pair
     LinkProps props;
+    double bandwidth = 0;
+    std::uint32_t kind = 0;     ///< the same for links that add to a lane alike: equal props and bandwidth
+    std::uint32_t name_id = 0;  ///< the same for links of the same lane_name
   };
   struct Lane {
     std::uint32_t src_nic = 0;  ///< index in the source node's nics
@@ -91,12 +95,15 @@ struct LogGPPlatform::Impl {
   std::string file_;
   std::vector<PlatformNode> nodes_;
   std::map<std::string, std::string> rail_of_nic_;  ///< NIC host -> rail, for NIC hosts only
-  std::map<std::string, LinkInfo> links_;           ///< SimGrid link name -> what it says
-  std::unordered_map<const s4u::Link*, const LinkInfo*> link_info_;  ///< the same, by link
+  std::map<std::string, LinkInfo> links_;           ///< SimGrid link name -> what it says (each link's data points at its own)
   /// Per node (nodes_ order), per NIC: its host and its rail (null for a
   /// node that is its own NIC), resolved once so that routes look up no name.
   std::vector<std::vector<s4u::Host*>> nic_hosts_;
   std::vector<std::vector<const std::string*>> nic_rails_;
+  std::vector<std::vector<std::uint32_t>> nic_rail_ids_;  ///< the same as numbers, 0 for none, for route keys
+  /// Per node: the same for nodes that end a path alike (its remote copy
+  /// figures, device and message factor), for route keys.
+  std::vector<std::uint32_t> node_kind_;
 
   void read_links(const s4u::Engine& engine, const PlatformXml& index);
   void read_hosts(const s4u::Engine& engine, const PlatformXml& index);
@@ -104,6 +111,9 @@ struct LogGPPlatform::Impl {
   std::size_t node_index(const std::string& name) const;
   std::vector<Lane> lanes(std::size_t from, std::size_t to) const;
   LaneAttrs merge(const std::vector<s4u::Link*>& route) const;
+  static const LinkInfo& info(const s4u::Link* link) { return *link->get_data<const LinkInfo>(); }
+  void sort_links_into_kinds();
+  void sort_nodes_into_kinds();
   static std::string lane_name(const std::string* src_rail, const std::string* dst_rail, const std::string& first_link);
 };
 
@@ -129,7 +139,7 @@ void LogGPPlatform::Impl::read_links(const s4u::Engine& engine, const PlatformXm
     std::map<std::string, std::string> props = sorted(link->get_properties());
     if (split)
       props.merge(sorted(s4u::SplitDuplexLink::by_name(*split)->get_properties()));
-    LinkInfo info{{}, detail::read_link_props(file_, xml_id, props, index)};
+    LinkInfo info{{}, detail::read_link_props(file_, xml_id, props, index), link->get_bandwidth()};
     // SimGrid moves the bytes on the link: a flow can be held below its
     // bandwidth, never pushed above it.
     for (const SizeStep& step : info.props.values.bandwidth_steps.steps())
@@ -144,7 +154,51 @@ void LogGPPlatform::Impl::read_links(const s4u::Engine& engine, const PlatformXm
                        const std::string other = name.ends_with("_UP") ? base + "_DOWN" : base + "_UP";
                        return engine.link_by_name_or_null(other) != nullptr;
                      }).value_or(name);
-    link_info_.emplace(link, &links_.emplace(name, std::move(info)).first->second);
+    // SimGrid leaves a link's data to its user: it points at what the
+    // link says, so that a route reads it with no look-up.
+    const_cast<s4u::Link*>(link)->set_data(&links_.emplace(name, std::move(info)).first->second);
+  }
+  sort_links_into_kinds();
+}
+
+void LogGPPlatform::Impl::sort_links_into_kinds() {
+  // Kinds by bandwidth and the properties set first, then by every value:
+  // a platform's links mostly come in a few kinds.
+  std::map<std::pair<double, std::uint32_t>, std::vector<const LinkInfo*>> kinds;
+  std::map<std::string, std::uint32_t> names;
+  std::uint32_t next_kind = 0;
+  for (auto& [name, mine] : links_) {
+    mine.name_id = names.emplace(mine.lane_name, static_cast<std::uint32_t>(names.size())).first->second;
+    std::vector<const LinkInfo*>& alike = kinds[{mine.bandwidth, mine.props.set}];
+    const auto same = std::find_if(alike.begin(), alike.end(),
+                                   [&](const LinkInfo* other) { return other->props.values == mine.props.values; });
+    if (same != alike.end()) {
+      mine.kind = (*same)->kind;
+    } else {
+      mine.kind = next_kind++;
+      alike.push_back(&mine);
+    }
+  }
+}
+
+void LogGPPlatform::Impl::sort_nodes_into_kinds() {
+  std::map<std::string, std::uint32_t> rails;
+  for (const std::vector<const std::string*>& of_node : nic_rails_) {
+    std::vector<std::uint32_t>& ids = nic_rail_ids_.emplace_back();
+    for (const std::string* rail : of_node)
+      ids.push_back(rail ? rails.emplace(*rail, static_cast<std::uint32_t>(rails.size()) + 1).first->second : 0);
+  }
+  std::vector<std::size_t> kinds;  // a node of each kind
+  for (const PlatformNode& node : nodes_) {
+    const auto alike = [&](std::size_t other) {
+      const PlatformNode& o = nodes_[other];
+      return o.memcpy_bw == node.memcpy_bw && o.memcpy_steps == node.memcpy_steps &&
+             o.device_copy == node.device_copy && o.bw_factor == node.bw_factor;
+    };
+    const auto same = std::find_if(kinds.begin(), kinds.end(), alike);
+    node_kind_.push_back(static_cast<std::uint32_t>(same - kinds.begin()));
+    if (same == kinds.end())
+      kinds.push_back(node_kind_.size() - 1);
   }
 }
 
@@ -259,7 +313,7 @@ std::vector<LogGPPlatform::Impl::Lane> LogGPPlatform::Impl::lanes(std::size_t fr
       if (route.empty())
         continue;
       LaneAttrs attrs = merge(route);
-      attrs.name = lane_name(nic_rails_[from][a], nic_rails_[to][b], link_info_.at(route.front())->lane_name);
+      attrs.name = lane_name(nic_rails_[from][a], nic_rails_[to][b], info(route.front()).lane_name);
       attrs.latency = latency;
       attrs.gap = std::max(attrs.gap, src.gap);
       result.push_back(Lane{a, b, std::move(attrs)});
@@ -276,7 +330,7 @@ LaneAttrs LogGPPlatform::Impl::merge(const std::vector<s4u::Link*>& route) const
   std::uint32_t merged = 0;
   for (const s4u::Link* link : route) {
     attrs.bandwidth = std::min(attrs.bandwidth, link->get_bandwidth());
-    detail::merge_link_props(attrs, merged, link_info_.at(link)->props);
+    detail::merge_link_props(attrs, merged, info(link).props);
   }
   // `xover:bandwidth` on some links: the lane moves at the slowest of those
   // steps and the other links' bandwidth, size by size.
@@ -331,6 +385,7 @@ LogGPPlatform LogGPPlatform::load(const std::string& file) {
   impl->file_ = file;
   impl->read_links(engine, index);
   impl->read_hosts(engine, index);
+  impl->sort_nodes_into_kinds();
   return LogGPPlatform(std::move(impl));
 }
 
@@ -352,6 +407,37 @@ std::size_t LogGPPlatform::node_index(const std::string& name) const {
 
 s4u::Host* LogGPPlatform::nic_host(std::size_t node, std::size_t nic) const {
   return impl_->nic_hosts_.at(node).at(nic);
+}
+
+LogGPPlatform::RouteKey LogGPPlatform::route_key(std::size_t from, std::size_t to) const {
+  // What lanes() builds a route from, in numbers: the NICs of each lane,
+  // its SimGrid route's latency and links, its rails; and the nodes.
+  const Impl& impl = *impl_;
+  RouteKey key{from, impl.node_kind_.at(to)};
+  std::vector<s4u::Link*> links;
+  for (std::uint32_t a = 0; a < impl.nic_hosts_.at(from).size(); ++a) {
+    for (std::uint32_t b = 0; b < impl.nic_hosts_.at(to).size(); ++b) {
+      s4u::Host* const a_host = impl.nic_hosts_[from][a];
+      s4u::Host* const b_host = impl.nic_hosts_[to][b];
+      if (a_host == b_host)
+        continue;
+      links.clear();
+      double latency = 0;
+      try {
+        a_host->route_to(b_host, links, &latency);
+      } catch (const std::exception&) {
+        continue;  // as lanes() does
+      }
+      if (links.empty())
+        continue;
+      key.insert(key.end(), {std::uint64_t{a} << 32 | b, std::bit_cast<std::uint64_t>(latency),
+                             std::uint64_t{impl.nic_rail_ids_[from][a]} << 32 | impl.nic_rail_ids_[to][b],
+                             Impl::info(links.front()).name_id, links.size()});
+      for (const s4u::Link* link : links)
+        key.push_back(Impl::info(link).kind);
+    }
+  }
+  return key;
 }
 
 LogGPPlatform::IndexedRoute LogGPPlatform::route(std::size_t from, std::size_t to) const {

@@ -136,6 +136,15 @@ class LogGPPlatform {
   };
   /// @throws PlatformError "FILE: no route from A to B" as path() does.
   IndexedRoute route(std::size_t from, std::size_t to) const;
+  /// What route(from, to) is made of, in a few numbers: the nodes (the
+  /// destination by its kind), and per lane its NICs, rails, latency and
+  /// the kinds of its links (links of equal bandwidth and properties are of
+  /// one kind). Equal keys give equal routes, so that a caller builds one
+  /// route per key rather than per pair of nodes. SimGrid is asked for the
+  /// route of each pair of NICs; no lane is built and nothing is thrown
+  /// (a pair with no route has a key of its nodes only).
+  using RouteKey = std::vector<std::uint64_t>;
+  RouteKey route_key(std::size_t from, std::size_t to) const;
 
  private:
   struct Impl;

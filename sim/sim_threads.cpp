@@ -9,8 +9,7 @@ namespace s4u = simgrid::s4u;
 namespace xover::sim {
 
 SimThreads::SimThreads(s4u::Host* host, DeviceAttrs device, std::string name)
-    : host_(host), device_(device), name_(std::move(name)), mutex_(s4u::Mutex::create()),
-      changed_(s4u::ConditionVariable::create()) {}
+    : host_(host), device_(device), name_(std::move(name)) {}
 
 void SimThreads::run(std::size_t count, const std::function<void(std::size_t)>& body) {
   std::vector<std::exception_ptr> errors(count);
@@ -46,12 +45,17 @@ void SimThreads::wait_until(Seconds date) {
 }
 
 void SimThreads::pause(std::uint64_t) {
+  if (!changed_) {
+    mutex_ = s4u::Mutex::create();
+    changed_ = s4u::ConditionVariable::create();
+  }
   std::unique_lock lock(*mutex_);
   changed_->wait_for(lock, kPauseLimit);
 }
 
 void SimThreads::notify() {
-  changed_->notify_all();
+  if (changed_)
+    changed_->notify_all();
 }
 
 }  // namespace xover::sim

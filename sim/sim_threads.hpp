@@ -36,6 +36,8 @@ class SimThreads final : public RankThreads {
   simgrid::s4u::Host* host_;
   DeviceAttrs device_;
   std::string name_;
+  /// Made by the first pause(): a rank whose threads never wait for each
+  /// other (most, in a large run) keeps none.
   simgrid::s4u::MutexPtr mutex_;
   simgrid::s4u::ConditionVariablePtr changed_;
 };

@@ -49,16 +49,34 @@ void install_rate_factor() {
       });
 }
 
-// Starts moving `bytes` from `src` to `dst`, at `rate` when it is not 0
-// (L + bytes/rate on a free link), else at the links' bandwidth.
-s4u::CommPtr transfer(s4u::Host* src, s4u::Host* dst, Bytes bytes, double rate) {
-  if (rate == 0)
-    return s4u::Comm::sendto_async(src, dst, bytes);
-  install_rate_factor();
-  starting_rate = rate;
-  s4u::CommPtr comm = s4u::Comm::sendto_async(src, dst, bytes);
+constexpr std::size_t kNoSlot = ~std::size_t{0};
+
+// Host-to-host transfers made by a waiting rank and never started: SimGrid
+// 3.32 keeps an unstarted one on the maestro's activity list for good (only
+// its end takes it off, and cancel() does not end one), so the slot a rank
+// holds when its body ends comes here, for the next rank that arms one.
+// Never freed: its transfers outlive every network, and the engine too.
+std::vector<s4u::CommPtr>& spare_slots() {
+  static auto* spare = new std::vector<s4u::CommPtr>;
+  return *spare;
+}
+
+// Starts moving `bytes` from `src` to `dst` in `comm` (a transfer made by
+// Comm::sendto_init() and not started yet), at `rate` when it is not 0
+// (L + bytes/rate on a free link), else at the links' bandwidth: what
+// Comm::sendto_async() does, in a transfer made beforehand.
+s4u::CommPtr transfer(s4u::CommPtr comm, s4u::Host* src, s4u::Host* dst, Bytes bytes, double rate) {
+  if (rate != 0) {
+    install_rate_factor();
+    starting_rate = rate;
+  }
+  comm->set_payload_size(bytes)->set_source(src)->set_destination(dst);
   starting_rate = 0;
   return comm;
+}
+
+s4u::CommPtr transfer(s4u::Host* src, s4u::Host* dst, Bytes bytes, double rate) {
+  return transfer(s4u::Comm::sendto_init(), src, dst, bytes, rate);
 }
 
 }  // namespace
@@ -86,29 +104,46 @@ SimNetwork::~SimNetwork() = default;
 SimNetwork::Route SimNetwork::route(Rank from, Rank to) {
   const std::uint32_t a = node_index_[from];
   const std::uint32_t b = node_index_[to];
-  std::vector<std::uint32_t>& row = shape_of_[a];
+  std::vector<std::uint8_t>& row = shape_of_[a];
   if (row.empty())
     row.resize(nic_hosts_.size(), 0);
-  if (row[b] == 0) {
-    LogGPPlatform::IndexedRoute found = platform_.route(a, b);
-    // Routes from one node with the same lanes and NICs share one shape.
-    auto& mine = shapes_[a];
-    auto same = std::find_if(mine.begin(), mine.end(), [&](const auto& shape) {
-      return shape->nic_index == found.nics && shape->path.lanes == found.path.lanes &&
-             shape->path.memcpy_bw_local == found.path.memcpy_bw_local &&
-             shape->path.memcpy_bw_remote == found.path.memcpy_bw_remote &&
-             shape->path.memcpy_local_steps == found.path.memcpy_local_steps &&
-             shape->path.memcpy_remote_steps == found.path.memcpy_remote_steps &&
-             shape->path.message_factor == found.path.message_factor;
-    });
-    if (same == mine.end()) {
-      mine.push_back(std::make_unique<Shape>(Shape{std::move(found.path), std::move(found.nics)}));
-      same = std::prev(mine.end());
-    }
-    row[b] = static_cast<std::uint32_t>(same - mine.begin()) + 1;
+  std::uint32_t index = row[b];
+  if (index == 0) {
+    index = shape(a, b);
+    row[b] = static_cast<std::uint8_t>(std::min<std::uint32_t>(index, kWide));
+    if (index >= kWide)
+      wide_shape_of_.emplace(std::uint64_t{a} << 32 | b, index);
+  } else if (index == kWide) {
+    index = wide_shape_of_.at(std::uint64_t{a} << 32 | b);
   }
-  const Shape& shape = *shapes_[a][row[b] - 1];
+  const Shape& shape = *shapes_[a][index - 1];
   return Route{&shape.path, &shape.nic_index, &nic_hosts_[a], &nic_hosts_[b]};
+}
+
+std::uint32_t SimNetwork::shape(std::uint32_t a, std::uint32_t b) {
+  // A pair of nodes whose route is made as another's was takes its shape:
+  // one look-up in SimGrid, no lane built.
+  LogGPPlatform::RouteKey key = platform_.route_key(a, b);
+  if (const auto known = shape_of_key_.find(key); known != shape_of_key_.end())
+    return known->second;
+  LogGPPlatform::IndexedRoute found = platform_.route(a, b);
+  // Routes from one node with the same lanes, NICs and ends share one shape.
+  auto& mine = shapes_[a];
+  auto same = std::find_if(mine.begin(), mine.end(), [&](const auto& shape) {
+    const Path& p = shape->path;
+    const Path& q = found.path;
+    return shape->nic_index == found.nics && p.lanes == q.lanes && p.memcpy_bw_local == q.memcpy_bw_local &&
+           p.memcpy_bw_remote == q.memcpy_bw_remote && p.memcpy_local_steps == q.memcpy_local_steps &&
+           p.memcpy_remote_steps == q.memcpy_remote_steps && p.device_local == q.device_local &&
+           p.device_remote == q.device_remote && p.message_factor == q.message_factor;
+  });
+  if (same == mine.end()) {
+    mine.push_back(std::make_unique<Shape>(Shape{std::move(found.path), std::move(found.nics)}));
+    same = std::prev(mine.end());
+  }
+  const std::uint32_t index = static_cast<std::uint32_t>(same - mine.begin()) + 1;
+  shape_of_key_.emplace(std::move(key), index);
+  return index;
 }
 
 void run_ranks(SimNetwork& network, const std::function<void(Rank, Transport&)>& body) {
@@ -151,6 +186,24 @@ void SimTransport::quiesce() {
   if (bell_ && bell_->get_state() != s4u::Activity::State::CANCELED)
     bell_->cancel();
   bell_ = nullptr;
+  if (slot_)
+    spare_slots().push_back(std::move(slot_));
+}
+
+void SimTransport::incoming(std::unique_ptr<Flight> flight, s4u::Host* src, s4u::Host* dst, Bytes bytes,
+                            double rate) {
+  s4u::CommPtr comm = slot_ ? std::move(slot_) : s4u::Comm::sendto_init();
+  flight->comm = comm;
+  // Listed before the transfer starts: the start lets other actors run, and
+  // this rank, should it begin to wait meanwhile, must wait on this one too
+  // (land_finished() leaves it alone until it has started). A rank already
+  // waiting on this slot wakes when the transfer lands; one waiting on
+  // others is rung.
+  const bool ring_it = waiting_ && comm.get() != waited_slot_;
+  flights_.push_back(std::move(flight));
+  transfer(std::move(comm), src, dst, bytes, rate);
+  if (ring_it)
+    ring();
 }
 
 double SimTransport::factor(const Path& path, Bytes size) const {
@@ -219,8 +272,7 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   } else if (payload.data) {
     flight->bytes.assign(payload.data, payload.data + payload.size);
   }
-  flight->comm = transfer(src, dst, wire_bytes, rate_of(attrs, payload.size, f));
-  network_.transport(peer).add_flight(std::move(flight));
+  network_.transport(peer).incoming(std::move(flight), src, dst, wire_bytes, rate_of(attrs, payload.size, f));
   busy(after);
   return mode == AmMode::Zcopy ? Status::InProgress : Status::Ok;
 }
@@ -283,8 +335,9 @@ Status SimTransport::put_signal(std::size_t lane, Rank peer, ConstBuffer local, 
   const SimNetwork::Route route = network_.route(rank_, peer);
   SimTransport& target = network_.transport(peer);
   if (lane >= route.path->lanes.size() || !route.path->lanes[lane].caps.has(LaneCap::PutZcopy) ||
-      std::none_of(target.signals_.begin(), target.signals_.end(),
-                   [&](const std::uint64_t& word) { return reinterpret_cast<std::uint64_t>(&word) == signal.addr; }))
+      std::none_of(target.signals_.begin(), target.signals_.end(), [&](const std::unique_ptr<std::uint64_t>& word) {
+        return reinterpret_cast<std::uint64_t>(word.get()) == signal.addr;
+      }))
     return Status::Error;
   const LaneAttrs& attrs = route.path->lanes[lane];
   auto [src, dst] = route.nics(lane);
@@ -304,8 +357,7 @@ Status SimTransport::put_signal(std::size_t lane, Rank peer, ConstBuffer local, 
   flight->done = std::move(done);
   flight->sender = this;
   if (at <= s4u::Engine::get_clock() && local.size > 0) {
-    flight->comm = transfer(src, dst, local.size, rate);
-    target.add_flight(std::move(flight));
+    target.incoming(std::move(flight), src, dst, local.size, rate);
     return Status::InProgress;
   }
   // The NIC is busy, or there are no bytes to move: a courier actor starts
@@ -316,8 +368,8 @@ Status SimTransport::put_signal(std::size_t lane, Rank peer, ConstBuffer local, 
     std::unique_ptr<Flight> flight(f);
     s4u::this_actor::sleep_until(at);
     if (flight->size > 0) {
-      flight->comm = transfer(src, dst, flight->size, rate);
-      target.add_flight(std::move(flight));
+      const Bytes size = flight->size;
+      target.incoming(std::move(flight), src, dst, size, rate);
       return;
     }
     s4u::this_actor::sleep_for(latency);
@@ -328,7 +380,7 @@ Status SimTransport::put_signal(std::size_t lane, Rank peer, ConstBuffer local, 
 }
 
 SignalWord SimTransport::signal_word() {
-  std::uint64_t& word = signals_.emplace_back(0);
+  std::uint64_t& word = *signals_.emplace_back(std::make_unique<std::uint64_t>(0));
   return {&word, {0, reinterpret_cast<std::uint64_t>(&word)}};
 }
 
@@ -353,9 +405,13 @@ RemoteAddr SimTransport::remote_addr(const MemoryRegion& region, const std::byte
 }
 
 void SimTransport::copy(std::byte* dst, const std::byte* src, Bytes n) {
-  // A copy of a message's bytes at the pace of the message's path; one of
-  // no message at this node's own factor.
-  const double f = message_size() != 0 ? path(message_peer()).message_factor_at(message_size()) : bw_factor_.at(n, 1);
+  // A copy of a message's bytes at the pace of the message's path: the
+  // smaller of its two nodes' factors (Path::message_factor), read off the
+  // nodes, so that a receiver sets up no route back to its sender for it.
+  // A copy of no message at this node's own factor.
+  const Bytes m = message_size();
+  const double f = m != 0 ? std::min(bw_factor_.at(m, 1), network_.transport(message_peer()).bw_factor_.at(m, 1))
+                          : bw_factor_.at(n, 1);
   busy(static_cast<double>(n) / (memcpy_steps_.at(n, memcpy_bw_) * f));
   if (dst && src && n)
     std::memcpy(dst, src, n);
@@ -374,20 +430,21 @@ void SimTransport::recycle(std::unique_ptr<Flight> flight) {
   spare_.push_back(std::move(flight));
 }
 
-void SimTransport::add_flight(std::unique_ptr<Flight> flight) {
-  flights_.push_back(std::move(flight));
+void SimTransport::ring() {
   if (waiting_ && bell_) {
     bell_->resume();
     bell_ = nullptr;
   }
 }
 
+void SimTransport::add_flight(std::unique_ptr<Flight> flight) {
+  flights_.push_back(std::move(flight));
+  ring();
+}
+
 void SimTransport::add_event(Event event) {
   ready_.push_back(std::move(event));
-  if (waiting_ && bell_) {
-    bell_->resume();
-    bell_ = nullptr;
-  }
+  ring();
 }
 
 void SimTransport::landed(std::unique_ptr<Flight> flight) {
@@ -450,7 +507,7 @@ void SimTransport::land_finished(std::size_t first) {
   std::vector<std::size_t> finished{first};
   {
     for (std::size_t i = 0; i < flights_.size(); ++i)
-      if (i != first && flights_[i]->comm->test())
+      if (i != first && flights_[i]->comm->get_state() == s4u::Activity::State::STARTED && flights_[i]->comm->test())
         finished.push_back(i);
     std::stable_sort(finished.begin(), finished.end(), [this](std::size_t a, std::size_t b) {
       return flights_[a]->comm->get_finish_time() < flights_[b]->comm->get_finish_time();
@@ -464,8 +521,65 @@ void SimTransport::land_finished(std::size_t first) {
     landed(std::move(flight));
 }
 
+void SimTransport::wait(Seconds deadline) {
+  if (!bell_) {
+    // Arm the bell first: start() and suspend() let other actors run, and
+    // what they send meanwhile must be in the list below. It stays armed
+    // until it rings.
+    bell_ = s4u::this_actor::exec_init(0);
+    bell_owner_ = s4u::this_actor::get_pid();
+    bell_->suspend();  // before start(): one simcall instead of two
+    bell_->start();
+  }
+  // A slot only when nothing is on its way here: SimGrid 3.32 walks a list
+  // of every transfer made and not ended on each landing (Activity list of
+  // the maestro), so a slot per waiting rank would lengthen every walk, and
+  // a rank with a transfer on its way wakes with it anyway.
+  if (!slot_ && flights_.empty()) {
+    std::vector<s4u::CommPtr>& spare = spare_slots();
+    if (spare.empty()) {
+      slot_ = s4u::Comm::sendto_init();
+    } else {
+      slot_ = std::move(spare.back());
+      spare.pop_back();
+    }
+  }
+  std::vector<s4u::ActivityPtr>& activities = activities_;
+  activities.clear();
+  for (const auto& flight : flights_)
+    activities.push_back(flight->comm);
+  const std::size_t slot_at = slot_ ? activities.size() : kNoSlot;
+  if (slot_)
+    activities.push_back(slot_);
+  activities.push_back(bell_);  // last: bell_ is null once it has rung
+  const Seconds now = s4u::Engine::get_clock();
+  const double timeout = deadline == kForever ? -1.0 : std::max(0.0, deadline - now);
+  waiting_ = true;
+  waited_slot_ = slot_.get();
+  const ssize_t done = s4u::Activity::wait_any_for(activities, timeout);
+  waiting_ = false;
+  waited_slot_ = nullptr;
+  const s4u::Activity* finished = done < 0 ? nullptr : activities[static_cast<std::size_t>(done)].get();
+  const bool rung = static_cast<std::size_t>(done) + 1 == activities.size();
+  activities.clear();
+  if (!finished)
+    return;
+  if (rung) {
+    bell_ = nullptr;
+    return;
+  }
+  // The slot's transfer is the flight a sender added while this rank
+  // waited, wherever others were added around it.
+  std::size_t index = static_cast<std::size_t>(done);
+  if (static_cast<std::size_t>(done) == slot_at)
+    index = static_cast<std::size_t>(
+        std::find_if(flights_.begin(), flights_.end(), [&](const auto& f) { return f->comm.get() == finished; }) -
+        flights_.begin());
+  land_finished(index);
+}
+
 void SimTransport::progress(Seconds deadline) {
-  if (ready_.empty())
+  if (!has_ready())
     settle();
   if (bell_ && bell_owner_ != s4u::this_actor::get_pid()) {
     // Armed by another of the rank's threads (SimThreads): an actor's
@@ -474,37 +588,14 @@ void SimTransport::progress(Seconds deadline) {
       bell_->cancel();
     bell_ = nullptr;
   }
-  if (!bell_ && ready_.empty()) {
-    // Arm the bell first: start() and suspend() let other actors run, and
-    // what they send meanwhile must be in the list below.
-    bell_ = s4u::this_actor::exec_init(0);
-    bell_owner_ = s4u::this_actor::get_pid();
-    bell_->suspend();  // before start(): one simcall instead of two
-    bell_->start();
-  }
-  if (ready_.empty()) {
-    std::vector<s4u::ActivityPtr>& activities = activities_;
-    activities.clear();
-    for (const auto& flight : flights_)
-      activities.push_back(flight->comm);
-    activities.push_back(bell_);
-    const std::size_t bell_at = activities.size() - 1;
-    const Seconds now = s4u::Engine::get_clock();
-    const double timeout = deadline == kForever ? -1.0 : std::max(0.0, deadline - now);
-    waiting_ = true;
-    const ssize_t done = s4u::Activity::wait_any_for(activities, timeout);
-    activities.clear();
-    waiting_ = false;
-    if (done < 0)
-      return;
-    if (static_cast<std::size_t>(done) == bell_at)
-      bell_ = nullptr;
-    else
-      land_finished(static_cast<std::size_t>(done));
-  }
-  while (!ready_.empty()) {
-    Event event = std::move(ready_.front());
-    ready_.pop_front();
+  if (!has_ready())
+    wait(deadline);
+  while (has_ready()) {
+    Event event = std::move(ready_[ready_head_++]);
+    if (!has_ready()) {
+      ready_.clear();
+      ready_head_ = 0;
+    }
     busy(event.cpu);
     if (event.arrived) {
       const Flight& f = *event.arrived;

@@ -25,8 +25,11 @@
 //
 // The header and payload contents travel beside the transfer, through this
 // process's memory; payloads may be phantom (a size without bytes). The
-// receiver waits for its incoming transfers itself; a sender that adds one
-// while the receiver waits rings the receiver's bell. A rank's threads
+// receiver waits for its incoming transfers itself. A waiting receiver
+// also waits on a slot, a transfer it made and did not start: the next
+// sender starts its transfer in it, and the receiver wakes once, when that
+// lands. A sender that adds another while the receiver waits, or an event
+// that comes with no transfer, rings the receiver's bell. A rank's threads
 // (SimThreads) are actors that share its transport; only one of them at a
 // time calls progress().
 #pragma once
@@ -36,7 +39,6 @@
 #include <boost/container/small_vector.hpp>
 
 #include <array>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -81,7 +83,7 @@ class SimNetwork {
       return {(*src_nics)[a], (*dst_nics)[b]};
     }
   };
-  /// Computed once per pair of nodes, then a look-up in a table of 4 bytes
+  /// Computed once per pair of nodes, then a look-up in a table of a byte
   /// per pair.
   Route route(Rank from, Rank to);
 
@@ -106,10 +108,26 @@ class SimNetwork {
   std::vector<std::uint32_t> node_index_;  ///< per rank: its node's index in the platform's nodes()
   std::vector<std::vector<simgrid::s4u::Host*>> nic_hosts_;  ///< per platform node: its NIC hosts
   /// Per source node, per destination node: 1 + its shape's index in
-  /// shapes_[source], or 0 before the first use. A source's row is
-  /// allocated at its first route.
-  std::vector<std::vector<std::uint32_t>> shape_of_;
+  /// shapes_[source], or 0 before the first use; a byte, which says kWide
+  /// when the index is kept in wide_shape_of_ instead (a node with more
+  /// than 254 shapes). A source's row is allocated at its first route.
+  std::vector<std::vector<std::uint8_t>> shape_of_;
+  static constexpr std::uint8_t kWide = 255;
+  std::unordered_map<std::uint64_t, std::uint32_t> wide_shape_of_;  ///< by source << 32 | destination
   std::vector<std::vector<std::unique_ptr<Shape>>> shapes_;  ///< per source node: its distinct shapes
+  struct KeyHash {
+    std::size_t operator()(const LogGPPlatform::RouteKey& key) const {
+      std::size_t h = key.size();
+      for (const std::uint64_t word : key)
+        h = (h ^ word) * 0x100000001b3ULL;
+      return h;
+    }
+  };
+  /// Each route key met so far (LogGPPlatform::route_key) and its shape's
+  /// 1 + index in shapes_[source].
+  std::unordered_map<LogGPPlatform::RouteKey, std::uint32_t, KeyHash> shape_of_key_;
+  /// shape_of_ for a pair met for the first time.
+  std::uint32_t shape(std::uint32_t a, std::uint32_t b);
   std::unordered_map<simgrid::s4u::Host*, Seconds> nic_free_;
 };
 
@@ -194,6 +212,14 @@ class SimTransport final : public Transport {
   double lane_factor(const Path& path, const LaneAttrs& lane, Bytes size) const;
   void busy(Seconds t);
   void settle();
+  /// Adds `flight`, a transfer to this rank, and starts it, in this rank's
+  /// slot when it has one.
+  void incoming(std::unique_ptr<Flight> flight, simgrid::s4u::Host* src, simgrid::s4u::Host* dst, Bytes bytes,
+                double rate);
+  /// Waits until a transfer of this rank lands, the bell rings or `deadline` passes.
+  void wait(Seconds deadline);
+  /// Rings the bell of a waiting rank.
+  void ring();
   void add_flight(std::unique_ptr<Flight> flight);
   void add_event(Event event);
   void landed(std::unique_ptr<Flight> flight);
@@ -215,13 +241,23 @@ class SimTransport final : public Transport {
   std::vector<std::unique_ptr<Flight>> flights_;
   std::vector<std::unique_ptr<Flight>> spare_;   ///< landed flights, for reuse
   std::vector<simgrid::s4u::ActivityPtr> activities_;  ///< progress()'s wait list, kept for its capacity
-  std::deque<Event> ready_;
+  /// Events from ready_head_ on, in order: a vector, not a deque, which
+  /// would hold a block per rank from its construction.
+  std::vector<Event> ready_;
+  std::size_t ready_head_ = 0;
+  bool has_ready() const { return ready_head_ < ready_.size(); }
   simgrid::s4u::ExecPtr bell_;
   aid_t bell_owner_ = 0;  ///< the actor that armed the bell
+  /// A transfer made, not started, by this rank when it waits, and waited
+  /// on with the others: the next sender to this rank starts its transfer
+  /// in it, so that the wait ends when that lands (one wake-up, where the
+  /// bell would wake the rank at the send and again at the landing).
+  simgrid::s4u::CommPtr slot_;
+  const simgrid::s4u::Comm* waited_slot_ = nullptr;  ///< the slot of the wait under way
   bool waiting_ = false;
   Seconds debt_ = 0;  ///< CPU time owed, slept at the next send or wait
   std::uint64_t next_key_ = 1;
-  std::deque<std::uint64_t> signals_;  ///< signal words: a deque, so that their addresses stay
+  std::vector<std::unique_ptr<std::uint64_t>> signals_;  ///< signal words, each where it was made
   SimThreads threads_;
 };
 

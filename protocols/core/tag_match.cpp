@@ -14,20 +14,20 @@ namespace xover {
 bool Worker::arrive_expected(Rank source, Tag tag, std::uint64_t seq, ConstBuffer payload) {
   // A whole eager message whose turn it is, with a receive posted for it:
   // straight into the user buffer, no Incoming kept.
-  std::uint64_t& next = peer(source).expected;
-  if (seq != next)
+  PeerStates& peers = this->peers(source);
+  if (seq != peers.expected(source))
     return false;
   Request* posted = take_posted(tag);
   if (!posted)
     return false;
   Request& r = *posted;
-  ++next;
+  peers.advance_expected(source);
   r.peer = source;
   r.tag = tag;
   r.length = payload.size;
   r.seq = seq;
   place(r, 0, payload);
-  if (peer(source).window != kNoWindow)
+  if (peers.window(source) != kNoWindow)
     match_in_order(source);  // later messages that came early
   complete(r, r.length > r.recv_buf.size ? Status::Error : Status::Ok);
   return true;
@@ -50,7 +50,7 @@ void Worker::arrive(const Incoming& header, Bytes offset, ConstBuffer payload) {
     return;
   Incoming* in = live(header.source, header.seq);
   if (!in) {
-    if (header.seq < peer(header.source).expected) {
+    if (header.seq < peers(header.source).expected(header.source)) {
       // A fragment of a message whose turn is past but which is gone: a
       // duplicate or a corrupt header. Drop it.
       ++stats_.bad_headers;
@@ -74,14 +74,14 @@ void Worker::arrive(const Incoming& header, Bytes offset, ConstBuffer payload) {
 }
 
 void Worker::match_in_order(Rank source) {
-  std::uint64_t& expected = peer(source).expected;
+  PeerStates& peers = this->peers(source);
   for (;;) {
-    Incoming* next = live(source, expected);
+    Incoming* next = live(source, peers.expected(source));
     if (!next || next->matched)
       return;
     Incoming& in = *next;
     in.matched = true;
-    ++expected;
+    peers.advance_expected(source);
     if (Request* r = take_posted(in.tag)) {
       bind(in, *r);
     } else {
@@ -93,7 +93,7 @@ void Worker::match_in_order(Rank source) {
 
 Request* Worker::take_posted(Tag tag) {
   // Receives are mostly matched in the order they were posted: the first
-  // one is taken without the deque's general erase.
+  // one is taken without the general erase.
   if (posted_.empty())
     return nullptr;
   if (Request* first = posted_.front(); tag_matches(*first, tag)) {
@@ -182,33 +182,36 @@ void Worker::finish_if_complete(Incoming& in) {
 }
 
 Incoming* Worker::live(Rank source, std::uint64_t seq) {
-  const PeerState& p = peer(source);
-  if (p.window == kNoWindow)
+  const std::uint32_t window = peers(source).window(source);
+  if (window == kNoWindow)
     return nullptr;
-  const LiveWindow& w = windows_[p.window];
+  const LiveWindow& w = windows_[window];
   if (seq < w.base || seq - w.base >= w.slots.size() - w.head)
     return nullptr;
   return w.slots[w.head + (seq - w.base)];
 }
 
 Incoming* Worker::make_live(const Incoming& header) {
-  PeerState& p = peer(header.source);
-  if (header.seq - p.expected >= kMaxEarly)
+  PeerStates& peers = this->peers(header.source);
+  const std::uint64_t expected = peers.expected(header.source);
+  if (header.seq - expected >= kMaxEarly)
     return nullptr;
-  if (p.window == kNoWindow) {
+  std::uint32_t window = peers.window(header.source);
+  if (window == kNoWindow) {
     if (free_windows_.empty()) {
       free_windows_.push_back(static_cast<std::uint32_t>(windows_.size()));
       windows_.emplace_back();
     }
-    p.window = free_windows_.back();
+    window = free_windows_.back();
     free_windows_.pop_back();
-    LiveWindow& fresh = windows_[p.window];
+    peers.set_window(header.source, window);
+    LiveWindow& fresh = windows_[window];
     fresh.slots.clear();
     fresh.head = 0;
-    fresh.base = p.expected;
+    fresh.base = expected;
     fresh.count = 0;
   }
-  LiveWindow& w = windows_[p.window];
+  LiveWindow& w = windows_[window];
   const std::size_t slot = w.head + (header.seq - w.base);
   if (slot >= w.slots.size())
     w.slots.resize(slot + 1, nullptr);
@@ -225,17 +228,18 @@ Incoming* Worker::make_live(const Incoming& header) {
 }
 
 void Worker::forget(const Incoming& in) {
-  PeerState& p = peer(in.source);
-  LiveWindow& w = windows_[p.window];
+  PeerStates& peers = this->peers(in.source);
+  const std::uint32_t window = peers.window(in.source);
+  LiveWindow& w = windows_[window];
   Incoming*& slot = w.slots[w.head + (in.seq - w.base)];
   spare_incoming_.push_back(slot);
   slot = nullptr;
   if (--w.count == 0) {
-    free_windows_.push_back(p.window);
-    p.window = kNoWindow;
+    free_windows_.push_back(window);
+    peers.set_window(in.source, kNoWindow);
     return;
   }
-  while (!w.slots[w.head] && w.base < p.expected) {
+  while (!w.slots[w.head] && w.base < peers.expected(in.source)) {
     ++w.head;
     ++w.base;
   }

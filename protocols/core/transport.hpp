@@ -116,6 +116,8 @@ class Transport {
   virtual Rank rank() const = 0;
   virtual Rank size() const = 0;
   /// The lanes from this rank to `peer`, with each end's copy bandwidth.
+  /// The object stays, unchanged, while the transport lives; peers on the
+  /// same kind of route may share one (the Worker then shares their table).
   virtual const Path& path(Rank peer) const = 0;
 
   virtual void set_am_handler(AmId id, AmHandler handler) = 0;

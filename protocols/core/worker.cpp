@@ -24,9 +24,9 @@ void Worker::configure(SelectConfig config) {
   config_ = std::move(config);
   tables_.clear();
   device_tables_.clear();
-  for (PeerState& p : peers_)
-    p.table = 0;
+  peers_.clear_tables();
   last_table_ = nullptr;
+  last_path_ = nullptr;
 }
 
 namespace {
@@ -52,9 +52,15 @@ std::uint32_t Worker::shared_table(Path path, MemType mem) {
 }
 
 const ThresholdTable& Worker::build_table(Rank peer) {
-  PeerState& state = this->peer(peer);
-  state.table = shared_table(transport_.path(peer), MemType::Host);
-  return *tables_[state.table - 1].second;
+  // Peers whose transport hands out one Path object take one table, with
+  // no copy or comparison of the path.
+  const Path& path = transport_.path(peer);
+  if (&path != last_path_) {
+    last_path_table_ = shared_table(path, MemType::Host);
+    last_path_ = &path;
+  }
+  peers(peer).set_table(peer, last_path_table_);
+  return *tables_[last_path_table_ - 1].second;
 }
 
 const ThresholdTable& Worker::table(Rank peer, MemType mem) {
@@ -115,12 +121,22 @@ Request* Worker::tag_send(Rank peer, ConstBuffer buffer, Tag tag) {
   r->tag = tag;
   r->send_buf = buffer;
   r->length = buffer.size;
-  r->seq = this->peer(peer).send_seq++;
+  r->seq = peers(peer).take_send_seq(peer);
   r->mem = memory_of(buffer.data, buffer.size);
-  const ThresholdTable& t = table(peer, r->mem);
-  if (&t != last_table_ || buffer.size != last_size_) {
-    last_choice_ = t.lookup(buffer.size);
-    last_table_ = &t;
+  // A sender that repeats its peer skips the table's look-up, one that
+  // repeats its size the table's search.
+  if (!last_table_ || peer != last_peer_ || r->mem != last_mem_) {
+    const ThresholdTable& t = table(peer, r->mem);
+    last_peer_ = peer;
+    last_mem_ = r->mem;
+    if (&t != last_table_) {
+      last_table_ = &t;
+      last_choice_ = t.lookup(buffer.size);
+      last_size_ = buffer.size;
+    }
+  }
+  if (buffer.size != last_size_) {
+    last_choice_ = last_table_->lookup(buffer.size);
     last_size_ = buffer.size;
   }
   const ProtoChoice* choice = last_choice_;

@@ -11,13 +11,14 @@
 #pragma once
 
 #include <algorithm>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <unordered_map>
 #include <vector>
 
 #include "protocols/core/arrived.hpp"
+#include "protocols/core/fifo.hpp"
+#include "protocols/core/peer_states.hpp"
 #include "protocols/core/reg_cache.hpp"
 #include "protocols/core/request.hpp"
 #include "protocols/core/transport.hpp"
@@ -100,8 +101,8 @@ class Worker {
   const SelectConfig& config() const { return config_; }
   /// The thresholds table toward `peer`, built on first use.
   const ThresholdTable& table(Rank peer) {
-    const PeerState& state = this->peer(peer);
-    return state.table ? *tables_[state.table - 1].second : build_table(peer);
+    const std::uint32_t index = peers(peer).table(peer);
+    return index ? *tables_[index - 1].second : build_table(peer);
   }
   /// The thresholds table of `mem` buffers toward `peer`: table(peer) for
   /// host memory; for device memory, the path with each end's device copy
@@ -187,15 +188,12 @@ class Worker {
   /// Thresholds tables, one per distinct path (peers on the same kind of
   /// route share one), and which one each peer uses.
   std::vector<std::pair<Path, std::unique_ptr<ThresholdTable>>> tables_;
-  /// What the worker keeps per peer, indexed by rank (grown on demand).
-  /// 24 bytes: a rank of a large run keeps one for every peer.
-  struct PeerState {
-    std::uint64_t send_seq = 0;   ///< the next sequence number to send
-    std::uint64_t expected = 0;   ///< the next sequence number to match
-    std::uint32_t table = 0;      ///< 1 + its table's index in tables_, or 0 before the first use
-    std::uint32_t window = kNoWindow;  ///< its live messages' window in windows_, while it has any
-  };
-  static constexpr std::uint32_t kNoWindow = ~std::uint32_t{0};
+  /// The Path object of the last host table built for a peer, and its
+  /// table (1 + index): a transport that shares one object among peers
+  /// on the same route (the simulator does) skips shared_table's search.
+  const Path* last_path_ = nullptr;
+  std::uint32_t last_path_table_ = 0;
+  static constexpr std::uint32_t kNoWindow = PeerStates::kNoWindow;
   /// One peer's messages in from their first byte until done, by sequence
   /// number: slots[head + (seq - base)], null where none is (done, or not
   /// in yet). `base` never passes the peer's `expected`. Windows come from
@@ -207,33 +205,38 @@ class Worker {
     std::uint64_t base = 0;
     std::size_t count = 0;  ///< live messages in it
   };
-  PeerState& peer(Rank r) {
+  /// What the worker keeps per peer (its table by 1 + index in tables_,
+  /// its window in windows_), holding `r`'s.
+  PeerStates& peers(Rank r) {
     if (r >= peers_.size())
-      peers_.resize(std::max<std::size_t>(r + 1, transport_.size()));  // all at once: no doubling
-    return peers_[r];
+      peers_.grow(std::max<std::size_t>(r + 1, transport_.size()));  // all at once: no doubling
+    return peers_;
   }
-  std::vector<PeerState> peers_;
+  PeerStates peers_;
   /// Per peer that device buffers went to: 1 + its table's index in tables_
   /// (only one memory type besides host so far).
   std::unordered_map<Rank, std::uint32_t> device_tables_;
   std::vector<LiveWindow> windows_;
   std::vector<std::uint32_t> free_windows_;
-  /// The last send's table, size and choice: a sender that repeats its
-  /// size toward peers of one table skips the table's search.
+  /// The last send's peer, memory, table, size and choice: a sender that
+  /// repeats its peer skips the table's look-up, one that repeats its size
+  /// toward peers of one table the table's search.
+  Rank last_peer_ = 0;
+  MemType last_mem_ = MemType::Host;
   const ThresholdTable* last_table_ = nullptr;
   Bytes last_size_ = 0;
   const ProtoChoice* last_choice_ = nullptr;
   std::vector<std::unique_ptr<Request>> pool_;
   std::vector<Request::Id> free_;
-  std::deque<std::function<Status()>> pending_;
+  Fifo<std::function<Status()>> pending_;
 
   // Matching: every message from its first byte until done, per source
-  // (PeerState::live), in Incomings from a pool; receives in post order;
+  // (its window), in Incomings from a pool; receives in post order;
   // unexpected messages in match order.
   std::vector<std::unique_ptr<Incoming>> incoming_pool_;
   std::vector<Incoming*> spare_incoming_;
-  std::deque<Request*> posted_;
-  std::deque<Incoming*> unexpected_;
+  Fifo<Request*> posted_;
+  Fifo<Incoming*> unexpected_;
   RegCache reg_cache_;
   std::vector<MemoryRegion> evicted_;  ///< the cache's leftovers to deregister, kept for its capacity
   WorkerStats stats_;

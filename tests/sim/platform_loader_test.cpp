@@ -151,6 +151,27 @@ TEST(PlatformLoader, ClusterLoadsWithGeneratedLinks) {
                  "c_link_0 L=2.5e-06 B=1e+10 n0>n2");
 }
 
+// Route keys: equal where the routes are made alike (the cluster's n0 to n1
+// and to n2: its link, the backbone, the peer's link of the same kind),
+// apart where a source, an end's figures or a link's kind differ.
+TEST(PlatformLoader, RouteKeysAgreeWhereRoutesAreMadeAlike) {
+  const auto same = [](const LogGPPlatform& p, const char* a, const char* b, const char* c, const char* d) {
+    return p.route_key(p.node_index(a), p.node_index(b)) == p.route_key(p.node_index(c), p.node_index(d)) ? "same"
+                                                                                                           : "apart";
+  };
+  EXPECT_EQ(with_platform(fixture("cluster.xml"),
+                          [&](const LogGPPlatform& p) {
+                            return std::string(same(p, "n0", "n1", "n0", "n2")) + " " + same(p, "n1", "n2", "n0", "n2");
+                          }),
+            "same apart");
+  EXPECT_EQ(with_platform(fixture("three_devices.xml"),
+                          [&](const LogGPPlatform& p) { return std::string(same(p, "node0", "node1", "node0", "node2")); }),
+            "apart");
+  EXPECT_EQ(with_platform(fixture("multilink.xml"),
+                          [&](const LogGPPlatform& p) { return std::string(same(p, "node0", "node1", "node1", "node0")); }),
+            "apart");
+}
+
 TEST(PlatformLoader, MultiLinkRouteMergesItsLinks) {
   const std::string out = with_platform(fixture("multilink.xml"),
                                         [](const LogGPPlatform& p) { return describe(p.path("node0", "node1")); });

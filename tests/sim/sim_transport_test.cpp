@@ -2,8 +2,12 @@
 // and the order in which a busy rank takes what arrived meanwhile.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <vector>
 
 #include "base/child.hpp"
@@ -93,6 +97,122 @@ TEST(SimTransport, PairwiseExchangeWakesEveryRankInTime) {
     return std::string(line);
   });
   EXPECT_EQ(out, "36.048000 36.048000");
+}
+
+// Routes from node0 to node1 and to node2 are alike but for their ends'
+// device copies: each keeps its own (they once shared the first's).
+TEST(SimTransport, AlikeRoutesKeepTheirEndsDeviceFigures) {
+  const std::string out = in_child([] {
+    const sim::LogGPPlatform platform =
+        sim::LogGPPlatform::load(XOVER_SOURCE_DIR "/tests/data/platforms/three_devices.xml");
+    sim::SimNetwork network(platform, {"node0", "node1", "node2"});
+    char line[64];
+    std::snprintf(line, sizeof line, "%.0f %.0f", network.transport(0).path(1).device_remote.stage_o * 1e6,
+                  network.transport(0).path(2).device_remote.stage_o * 1e6);
+    return std::string(line);
+  });
+  EXPECT_EQ(out, "10 20");
+}
+
+// A node with routes of 300 shapes, past the 254 a byte of the network's
+// route table holds: node0 reaches node i over a link of i ns, and each
+// route keeps its own.
+TEST(SimTransport, ANodeWithMoreShapesThanAByteHoldsKeepsEachRoute) {
+  constexpr int kPeers = 300;
+  std::string xml =
+      "<?xml version=\"1.0\"?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+      "<platform version=\"4.1\">\n<zone id=\"world\" routing=\"Full\">\n";
+  for (int i = 0; i <= kPeers; ++i)
+    xml += "<host id=\"n" + std::to_string(i) + "\" speed=\"1Gf\"/>\n";
+  for (int i = 1; i <= kPeers; ++i)
+    xml += "<link id=\"l" + std::to_string(i) + "\" bandwidth=\"10GBps\" latency=\"" + std::to_string(i) + "ns\"/>\n";
+  for (int i = 1; i <= kPeers; ++i)
+    xml += "<route src=\"n0\" dst=\"n" + std::to_string(i) + "\"><link_ctn id=\"l" + std::to_string(i) +
+           "\"/></route>\n";
+  xml += "</zone>\n</platform>\n";
+  char file[] = "/tmp/xover-many-shapes-XXXXXX";
+  close(mkstemp(file));
+  std::ofstream(file) << xml;
+  const std::string out = in_child([&] {
+    const sim::LogGPPlatform platform = sim::LogGPPlatform::load(file);
+    std::vector<std::string> nodes;
+    for (int i = 0; i <= kPeers; ++i)
+      nodes.push_back("n" + std::to_string(i));
+    sim::SimNetwork network(platform, nodes);
+    std::string latencies;
+    for (int round = 0; round < 2; ++round)  // set up, then looked up
+      for (Rank peer : {1u, 254u, 255u, 256u, 300u})
+        latencies += std::to_string(std::lround(network.transport(0).path(peer).lanes.at(0).latency * 1e9)) + " ";
+    return latencies;
+  });
+  std::remove(file);
+  EXPECT_EQ(out, "1 254 255 256 300 1 254 255 256 300 ");
+}
+
+// The same in a pairwise exchange, where every sender starts its transfer
+// in the same instant as its receiver gets ready to wait: 240 messages, and
+// the 16 bells dropped at the end.
+TEST(SimTransport, PairwiseExchangeWakesEachRankOncePerMessage) {
+  const std::string out = in_child([] {
+    const sim::LogGPPlatform platform = sim::LogGPPlatform::load(XOVER_SOURCE_DIR "/tests/data/platforms/cluster16.xml");
+    constexpr Rank kRanks = 16;
+    std::vector<std::string> nodes;
+    for (Rank r = 0; r < kRanks; ++r)
+      nodes.push_back("n" + std::to_string(r));
+    sim::SimNetwork network(platform, nodes);
+    int completions = 0;
+    simgrid::s4u::Activity::on_completion_cb([&](const simgrid::s4u::Activity&) { ++completions; });
+    sim::run_ranks(network, [&](Rank rank, Transport& t) {
+      Worker worker(t, SelectConfig{});
+      std::byte out_buf[8]{};
+      std::byte in_buf[8]{};
+      for (Rank k = 1; k < kRanks; ++k) {
+        Request* s = worker.tag_send((rank + k) % kRanks, {out_buf, 8}, k);
+        Request* r = worker.tag_recv({in_buf, 8}, k);
+        worker.wait(s);
+        worker.wait(r);
+        worker.release(s);
+        worker.release(r);
+      }
+    });
+    return std::to_string(completions) + " completions";
+  });
+  EXPECT_EQ(out, "256 completions");
+}
+
+// A receiver that waits for a message wakes once for it, when it lands: it
+// waits on the transfer itself, not first on a bell that the sender rings
+// and then on the transfer. Every activity a rank's wait ends with
+// completes through SimGrid's on_completion signal, so a ping-pong of 100
+// round trips sees about 200 (the transfers, and the two bells dropped at
+// the end), where a bell rung per message made it about 400. Each round
+// message takes 0.2 + 2 + 16 B / 10 GB/s + 0.2 = 2.4016 us.
+TEST(SimTransport, WaitingReceiverWakesOncePerMessage) {
+  const std::string out = in_child([] {
+    const sim::LogGPPlatform platform = sim::LogGPPlatform::load(XOVER_SOURCE_DIR "/tests/data/platforms/cluster16.xml");
+    sim::SimNetwork network(platform, {"n0", "n1"});
+    constexpr int kRoundTrips = 100;
+    int completions = 0;
+    simgrid::s4u::Activity::on_completion_cb([&](const simgrid::s4u::Activity&) { ++completions; });
+    sim::run_ranks(network, [&](Rank rank, Transport& t) {
+      int got = 0;
+      t.set_am_handler(9, [&](const AmMessage&) { ++got; });
+      std::byte header[16]{};
+      for (int i = 0; i < kRoundTrips; ++i) {
+        if (rank == 0)
+          t.am_send(0, 1, 9, header, {}, AmMode::Short, [](Status) {});
+        while (got <= i)
+          t.progress();
+        if (rank == 1)
+          t.am_send(0, 0, 9, header, {}, AmMode::Short, [](Status) {});
+      }
+    });
+    char line[64];
+    std::snprintf(line, sizeof line, "%d completions, %.4f us", completions,
+                  simgrid::s4u::Engine::get_clock() * 1e6);
+    return std::string(line);
+  });
+  EXPECT_EQ(out, "202 completions, 480.3200 us");
 }
 
 }  // namespace
