@@ -49,7 +49,7 @@ Bytes first_wrong_byte(const std::byte* at, Bytes n, std::uint64_t seed, Rank se
 Payload::Payload(Bytes size, bool phantom, DeviceMemory* device) : size_(size), phantom_(phantom) {
   if (phantom)
     return;
-  bytes_.resize(size);
+  bytes_ = HostBuffer(size);
   if (device) {
     device_bytes_ = device->alloc(size);
     if (!device_bytes_)
