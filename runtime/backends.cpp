@@ -20,7 +20,6 @@ std::string verbs_unavailable() {
   return "not compiled in: this build has no libibverbs (install libibverbs-dev, then configure again with XOVER_VERBS "
          "on)";
 }
-void verbs_invalidate(Transport&, const void*, Bytes) {}
 BackendInfo describe_verbs() {
   return {};
 }
