@@ -160,10 +160,10 @@ inline constexpr std::uint32_t kSendQueue = 256;     ///< send requests per queu
 inline constexpr std::uint32_t kMinSendQueue = 4;    ///< a put with signal (two requests) and the flush slot
 SendPlan plan_send(std::uint32_t peers, std::uint32_t max_qp_wr, std::uint32_t max_cqe);
 
-/// When progress() looks past its queues, whatever moved: every
-/// kEventEvery-th call it reads the device's asynchronous events (a fatal
-/// event must stop a rank that is busy too); after kIdleEvery calls in a
-/// row that moved nothing, the clock (a silent peer, a peer process gone).
+/// When progress() looks past its queues: every kEventEvery-th call, busy
+/// or not, it reads the device's asynchronous events (a fatal event must
+/// stop a rank that is busy too); every kIdleEvery-th call that moved
+/// nothing, the clock (a silent peer, a peer process gone).
 class ProgressWatch {
  public:
   static constexpr unsigned kEventEvery = 64;
@@ -177,8 +177,8 @@ class ProgressWatch {
   Due tick(bool moved) {
     Due due;
     due.events = ++calls_ % kEventEvery == 0;
-    idle_ = moved ? 0 : idle_ + 1;
-    due.clock = idle_ > 0 && idle_ % kIdleEvery == 0;
+    if (!moved)
+      due.clock = ++idle_ % kIdleEvery == 0;
     return due;
   }
 

@@ -452,6 +452,11 @@ TEST(VerbsQueues, AsyncEventsAreReadUnderTrafficToo) {
   }
   EXPECT_EQ(events, 8);
   EXPECT_EQ(clock, 2);
+  ProgressWatch mixed;  // idle calls count between busy ones too
+  clock = 0;
+  for (int i = 0; i < 512; ++i)
+    clock += mixed.tick(i % 2 == 0).clock;
+  EXPECT_EQ(clock, 1);
 }
 
 TEST(VerbsQueues, AtomicsCountAsReads) {
