@@ -23,7 +23,8 @@
 # SECONDS (default 900) and was killed by its PID; 125 the guest did not
 # boot or set rxe0 up (the console's tail is printed). Bad arguments: 2.
 #
-# Idempotent: the Debian packages it needs are installed when missing, and
+# Idempotent: the Debian packages it needs (and bc, which the rxe stage's
+# suite times itself with) are installed when missing, and
 # the kernel and initramfs are built once into BUILD_DIR/rxe-vm/ (default
 # ./build) and reused. Under TCG (no KVM here) the guest's CPU is emulated,
 # several times slower than this machine's: times measured in it are the
@@ -49,7 +50,7 @@ build=$(cd "$build" && pwd)
 workdir=$(pwd)
 
 # --- packages -------------------------------------------------------------
-packages=(qemu-system-x86 busybox-static kmod cpio ibverbs-providers ibverbs-utils iproute2)
+packages=(qemu-system-x86 busybox-static kmod cpio ibverbs-providers ibverbs-utils iproute2 bc)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
