@@ -12,11 +12,13 @@
 
 #include "fuzz/seeds.hpp"
 #include "fuzz/tcp_input.hpp"
+#include "protocols/coll/cmd_ring.hpp"
 #include "runtime/cuda/cuda_card.hpp"
 #include "runtime/cuda/cuda_probe.hpp"
 #include "runtime/tcp/tcp_frame.hpp"
 #include "runtime/tcp/tcp_wireup.hpp"
 #include "runtime/verbs/verbs_card.hpp"
+#include "runtime/verbs/verbs_wire.hpp"
 
 namespace {
 
@@ -166,6 +168,8 @@ void verbs_card_seeds(const fs::path& root) {
       lane.lid = link == LinkLayer::Ethernet ? 0 : static_cast<std::uint16_t>(7 + l);
       lane.rd_atomic = 16;
       lane.gid.fill(0xfe);
+      lane.window = 512;
+      lane.signal_rkey = static_cast<std::uint32_t>(0x77 + l);
       card.lanes.push_back(lane);
       card.qps.push_back({static_cast<std::uint32_t>(0x1234 + l), 0x42});  // toward rank 0
       card.qps.push_back({0, 0});                                             // toward itself
@@ -177,6 +181,71 @@ void verbs_card_seeds(const fs::path& root) {
   };
   seeds.write("infiniband-1-lane", seed(LinkLayer::Infiniband, 1));
   seeds.write("roce-2-lanes", seed(LinkLayer::Ethernet, 2));
+}
+
+// Messages as a verbs peer sends them (runtime/verbs/verbs_wire.hpp), each
+// led by its length, after the send window.
+void verbs_wire_seeds(const fs::path& root) {
+  using namespace xover::runtime::verbs;
+  SeedWriter seeds(root, "verbs_wire");
+  const auto le = [](std::string& out, std::uint64_t v, int n) {
+    for (int i = 0; i < n; ++i)
+      out += static_cast<char>(v >> (8 * i));
+  };
+  const auto message = [&](std::string& out, WireKind kind, std::uint16_t grant, std::uint16_t header,
+                           std::size_t payload) {
+    WireHeader h;
+    h.kind = kind;
+    h.am_id = kind == WireKind::Grant ? 0 : 5;
+    h.grant = grant;
+    h.header_length = header;
+    std::byte head[kWireHeader];
+    h.encode(head);
+    le(out, kWireHeader + header + payload, 2);
+    out.append(reinterpret_cast<const char*>(head), kWireHeader);
+    out.append(header + payload, '\x3c');
+  };
+  std::string stream;
+  le(stream, 64, 2);
+  message(stream, WireKind::Am, 0, 24, 100);
+  message(stream, WireKind::Am, 32, 16, 8192 - 24);
+  message(stream, WireKind::Grant, 48, 0, 0);
+  message(stream, WireKind::Probe, 0, 0, 16);
+  seeds.write("am-grant-probe", stream);
+  std::string full;
+  le(full, 512, 2);
+  for (int i = 0; i < 4; ++i)
+    message(full, WireKind::Am, static_cast<std::uint16_t>(i * 100), 8, 64);
+  seeds.write("window-512", full);
+}
+
+// Entries as a posting thread writes them into the command ring, led by
+// the proxy's limits.
+void cmd_ring_seeds(const fs::path& root) {
+  SeedWriter seeds(root, "cmd_ring");
+  const auto le = [](std::string& out, std::uint64_t v, int n) {
+    for (int i = 0; i < n; ++i)
+      out += static_cast<char>(v >> (8 * i));
+  };
+  const auto entry = [&](std::uint64_t flag, xover::Rank pe, std::uint64_t offset, std::uint64_t size) {
+    std::string out;
+    le(out, 8, 2);                        // PEs
+    le(out, 8 * 65536, 4);                // the target's buffer
+    le(out, 0x7f0000000000ULL, 8);        // the local buffer's base
+    le(out, 7 * 65536, 4);                // its bytes
+    xover::Command c;
+    c.pe = pe;
+    c.offset = offset;
+    c.local = 0x7f0000000000ULL + offset;
+    c.size = size;
+    c.posted_ns = 123456789;
+    for (const std::uint64_t w : xover::encode_command(c, flag))
+      le(out, w, 8);
+    return out;
+  };
+  seeds.write("lap-0", entry(1, 3, 2 * 65536, 65536));
+  seeds.write("lap-1", entry(0, 7, 0, 8));
+  seeds.write("empty-put", entry(1, 0, 0, 0));
 }
 
 // Cells as a shared-memory sender writes them (shm_cell_fuzz.cpp's ops).
@@ -294,6 +363,8 @@ int main(int argc, char** argv) {
     tcp_hello_seeds(root);
     cuda_card_seeds(root);
     verbs_card_seeds(root);
+    verbs_wire_seeds(root);
+    cmd_ring_seeds(root);
     shm_cell_seeds(root);
     bootstrap_seeds(root);
   } catch (const std::exception& e) {

@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-harnesses=(select platform platform_load results_csv protocol tcp_frame tcp_hello cuda_card verbs_card shm_cell bootstrap scenario)
+harnesses=(select platform platform_load results_csv protocol tcp_frame tcp_hello cuda_card verbs_card verbs_wire cmd_ring shm_cell bootstrap scenario)
 build=build-fuzz
 
 if ! command -v clang++ >/dev/null; then

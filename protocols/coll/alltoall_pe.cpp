@@ -55,6 +55,8 @@ AlltoallPe::AlltoallPe(Transport& transport, Worker& worker, Bytes max_size, std
       continue;
     requests.push_back(worker.tag_recv({reinterpret_cast<std::byte*>(&theirs[p]), sizeof(Card)},
                                        kCardTag | (Tag{p} << 8)));
+    // The send buffer too: an RDMA transport reads the puts from it.
+    t_.reg(p, peers_[p].lane, send_.data(), send_.size());
     const MemoryRegion region = t_.reg(p, peers_[p].lane, recv_.data(), recv_.size());
     const RemoteAddr recv = t_.remote_addr(region, recv_.data());
     mine[p] = {recv.key, recv.addr, signal_.remote.key, signal_.remote.addr};

@@ -36,6 +36,7 @@
 
 #include "protocols/coll/alltoall.hpp"
 #include "protocols/coll/cmd_ring.hpp"
+#include "protocols/core/host_memory.hpp"
 #include "protocols/core/worker.hpp"
 
 namespace xover {
@@ -122,8 +123,8 @@ class AlltoallPe {
   Bytes max_size_;
   std::uint64_t seed_;
   std::vector<Peer> peers_;
-  std::vector<std::byte> send_;
-  std::vector<std::byte> recv_;
+  HostBuffer send_;  ///< memory xover owns: its registrations are kept (host_memory.hpp)
+  HostBuffer recv_;
   SignalWord signal_;
   std::uint64_t expected_ = 0;   ///< what the signal word shows once every put so far has landed
   std::uint64_t exchanges_ = 0;  ///< exchanges prepared so far

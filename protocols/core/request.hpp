@@ -53,6 +53,7 @@ struct Request {
   std::vector<LaneShare> lanes;
   std::vector<double> lane_credit;      ///< smooth weighted round-robin over `lanes` (Worker::next_lane)
   std::vector<MemoryRegion> regions;    ///< registrations to release at the end
+  bool regions_cached = false;          ///< `regions` are the Worker's cache's (released to it, not deregistered)
   std::vector<RemoteAddr> remote;       ///< rndv/get: the sender's buffer, per lane
   Request::Id remote_id = 0;            ///< rendezvous: the peer's request
   Arrived arrived;                      ///< rndv/am receive: the data fragments' bytes in, each once
@@ -82,6 +83,7 @@ struct Request {
     lanes.clear();
     lane_credit.clear();
     regions.clear();
+    regions_cached = false;
     remote.clear();
     remote_id = 0;
     arrived.clear();

@@ -7,6 +7,10 @@ Status Transport::put_signal(std::size_t, Rank, ConstBuffer, RemoteAddr, RemoteA
   return Status::Error;
 }
 
+bool Transport::reg_may_outlive_use(const std::byte*, Bytes) const {
+  return true;
+}
+
 SignalWord Transport::signal_word() {
   return {};
 }

@@ -176,6 +176,12 @@ class Transport {
   virtual MemoryRegion reg(Rank peer, std::size_t lane, const std::byte* base, Bytes size) = 0;
   /// Releases a registration made by reg().
   virtual void dereg(const MemoryRegion& region) = 0;
+  /// Whether a registration of [base, base + size) may be kept after its
+  /// use and found again by address (the Worker's registration cache): yes,
+  /// unless registering pins pages that whoever owns the memory may unmap
+  /// and map again under the same addresses, leaving a kept registration on
+  /// the old pages. Verbs: only memory xover owns (host_memory.hpp).
+  virtual bool reg_may_outlive_use(const std::byte* base, Bytes size) const;
   /// The address a peer uses to reach `base` in a get or put.
   virtual RemoteAddr remote_addr(const MemoryRegion& region, const std::byte* base) const = 0;
 

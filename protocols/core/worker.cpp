@@ -212,8 +212,11 @@ void Worker::complete(Request& request, Status status) {
 
 void Worker::reg(Request& request, const std::byte* base, Bytes size) {
   request.regions.clear();
+  // Kept only where the transport says a registration may outlive its use
+  // (verbs: not for memory that may be unmapped behind it).
+  request.regions_cached = config_.reg_cache && transport_.reg_may_outlive_use(base, size);
   for (const LaneShare& share : request.lanes) {
-    if (!config_.reg_cache) {
+    if (!request.regions_cached) {
       request.regions.push_back(transport_.reg(request.peer, share.lane, base, size));
       continue;
     }
@@ -232,7 +235,7 @@ void Worker::reg(Request& request, const std::byte* base, Bytes size) {
 
 void Worker::release_regions(Request& request) {
   for (const MemoryRegion& region : request.regions) {
-    if (config_.reg_cache)
+    if (request.regions_cached)
       reg_cache_.release(request.peer, region);
     else
       transport_.dereg(region);

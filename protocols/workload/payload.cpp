@@ -10,7 +10,7 @@ namespace xover {
 Payload::Payload(Bytes size, bool phantom, DeviceMemory* device) : size_(size), phantom_(phantom) {
   if (phantom)
     return;
-  bytes_.resize(size);
+  bytes_ = HostBuffer(size);
   if (device) {
     device_bytes_ = device->alloc(size);
     if (!device_bytes_)

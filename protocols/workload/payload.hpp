@@ -4,10 +4,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 #include "protocols/core/device_memory.hpp"
 #include "protocols/core/payload_pattern.hpp"
+#include "protocols/core/host_memory.hpp"
 #include "protocols/core/transport.hpp"
 #include "protocols/units.hpp"
 
@@ -38,12 +38,12 @@ class Payload {
 
  private:
   std::byte* data() const {
-    return phantom_ ? nullptr : device_bytes_ ? device_bytes_ : const_cast<std::byte*>(bytes_.data());
+    return phantom_ ? nullptr : device_bytes_ ? device_bytes_ : bytes_.data();
   }
 
   Bytes size_;
   bool phantom_;
-  std::vector<std::byte> bytes_;        ///< the bytes, or their host copy when they live on a device
+  HostBuffer bytes_;                    ///< the bytes (memory xover owns), or their host copy on a device
   DeviceMemory* device_ = nullptr;
   std::byte* device_bytes_ = nullptr;   ///< the device buffer, or null
 };

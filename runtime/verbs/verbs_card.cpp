@@ -10,8 +10,8 @@
 namespace xover::runtime::verbs {
 namespace {
 
-constexpr std::size_t kFixed = 4 + 2 + 2 + 4 + 4 + 4 + 8 + 8 + 2;
-constexpr std::size_t kLaneBytes = 24;
+constexpr std::size_t kFixed = 4 + 2 + 2 + 4 + 4 + 4 + 8 + 8 + 8 + 2;
+constexpr std::size_t kLaneBytes = 32;
 constexpr std::size_t kQpBytes = 8;
 constexpr std::uint32_t kMaxPsn = 0xffffff;  // 24 bits, as QPNs
 
@@ -66,11 +66,12 @@ std::vector<std::byte> encode_card(const Card& card) {
   out.reserve(kFixed + card.host.size() + card.lanes.size() * kLaneBytes + card.qps.size() * kQpBytes);
   Writer w(out);
   w.put(kCardMagic, 4).put(kCardVersion, 2).put(card.lanes.size(), 2).put(card.ranks, 4).put(card.rank, 4);
-  w.put(card.pid, 4).put(card.job, 8).put(std::bit_cast<std::uint64_t>(card.memcpy_bw), 8);
+  w.put(card.pid, 4).put(card.job, 8).put(std::bit_cast<std::uint64_t>(card.memcpy_bw), 8).put(card.signal_addr, 8);
   w.put(card.host.size(), 2).bytes(card.host.data(), card.host.size());
   for (const LaneAddress& l : card.lanes) {
     w.put(static_cast<std::uint8_t>(l.link_layer), 1).put(l.gid_index, 1).put(static_cast<std::uint8_t>(l.gid_type), 1);
-    w.put(mtu_code(l.mtu), 1).put(l.lid, 2).put(l.rd_atomic, 1).put(0, 1).bytes(l.gid.data(), l.gid.size());
+    w.put(mtu_code(l.mtu), 1).put(l.lid, 2).put(l.rd_atomic, 1).put(l.prefix, 1).bytes(l.gid.data(), l.gid.size());
+    w.put(l.window, 2).put(0, 2).put(l.signal_rkey, 4);
   }
   for (const QpAddress& q : card.qps)
     w.put(q.qpn, 4).put(q.psn, 4);
@@ -95,6 +96,7 @@ Card decode_card(std::span<const std::byte> bytes, std::uint32_t from, std::uint
   card.pid = static_cast<std::uint32_t>(r.get(4));
   card.job = r.get(8);
   card.memcpy_bw = std::bit_cast<double>(r.get(8));
+  card.signal_addr = r.get(8);
   const std::size_t host = r.get(2);
   if (card.ranks != ranks || card.rank != from)
     throw bad("says rank " + std::to_string(card.rank) + " of " + std::to_string(card.ranks) + ", expected rank " +
@@ -121,8 +123,11 @@ Card decode_card(std::span<const std::byte> bytes, std::uint32_t from, std::uint
     const auto mtu = static_cast<std::uint8_t>(r.get(1));
     l.lid = static_cast<std::uint16_t>(r.get(2));
     l.rd_atomic = static_cast<std::uint8_t>(r.get(1));
-    const auto zero = r.get(1);
+    l.prefix = static_cast<std::uint8_t>(r.get(1));
     r.bytes(l.gid.data(), l.gid.size());
+    l.window = static_cast<std::uint16_t>(r.get(2));
+    const auto zero = r.get(2);
+    l.signal_rkey = static_cast<std::uint32_t>(r.get(4));
     const std::string lane = "lane " + std::to_string(i) + ": ";
     if (link != static_cast<std::uint8_t>(LinkLayer::Infiniband) && link != static_cast<std::uint8_t>(LinkLayer::Ethernet))
       throw bad(lane + "unknown link layer " + std::to_string(link));
@@ -136,7 +141,13 @@ Card decode_card(std::span<const std::byte> bytes, std::uint32_t from, std::uint
     if (l.link_layer == LinkLayer::Infiniband && l.lid == 0)
       throw bad(lane + "an InfiniBand port with LID 0 (is the subnet manager running?)");
     if (zero != 0)
-      throw bad(lane + "a reserved byte is not zero");
+      throw bad(lane + "a reserved field is not zero");
+    if (l.prefix > 32 || (l.prefix != 0 && !is_ipv4_gid(l.gid)))
+      throw bad(lane + "a subnet prefix of " + std::to_string(l.prefix) + " bits on " +
+                (is_ipv4_gid(l.gid) ? "an IPv4 GID (at most 32)" : "a GID without an IPv4 address"));
+    if (l.window > kMaxCardWindow || (ranks > 1 && l.window == 0))
+      throw bad(lane + "a credit window of " + std::to_string(l.window) + " (1 to " +
+                std::to_string(kMaxCardWindow) + " with peers)");
     card.lanes.push_back(l);
   }
   card.qps.resize(lanes * std::size_t{ranks});

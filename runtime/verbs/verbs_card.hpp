@@ -5,9 +5,11 @@
 // Little-endian throughout:
 //
 //   u32 magic "XVBC" | u16 version | u16 lanes | u32 ranks | u32 rank |
-//   u32 pid | u64 job | f64 memcpy_bw | u16 host length | host bytes |
+//   u32 pid | u64 job | f64 memcpy_bw | u64 signal words' address |
+//   u16 host length | host bytes |
 //   lanes × { u8 link layer | u8 gid index | u8 gid type | u8 mtu code |
-//             u16 lid | u8 rd_atomic | u8 zero | 16 gid bytes }          (24 bytes)
+//             u16 lid | u8 rd_atomic | u8 IPv4 prefix | 16 gid bytes |
+//             u16 window | u16 zero | u32 signal words' rkey }         (32 bytes)
 //   lanes × ranks × { u32 qpn | u32 psn }  (the queue pair of this rank's
 //             lane toward each rank; zero toward itself)
 //
@@ -33,7 +35,10 @@ struct LaneAddress {
   std::uint32_t mtu = 0;         ///< active MTU in bytes
   std::uint16_t lid = 0;
   std::uint8_t rd_atomic = 0;    ///< RDMA reads the port's queue pairs serve at once (max_qp_rd_atom)
+  std::uint8_t prefix = 0;       ///< the subnet prefix length of an IPv4 GID (RoCE), 0 when unknown or none
   Gid gid{};
+  std::uint16_t window = 0;      ///< active messages each peer may have unconsumed at this port (its SRQ share)
+  std::uint32_t signal_rkey = 0; ///< the rkey of this rank's signal words on this port's device (put_signal)
   bool operator==(const LaneAddress&) const = default;
 };
 
@@ -50,6 +55,7 @@ struct Card {
   std::uint32_t pid = 0;
   std::uint64_t job = 0;         ///< hash of the bootstrap's job name
   double memcpy_bw = 0;
+  std::uint64_t signal_addr = 0; ///< where this rank's signal words start (Transport::signal_word)
   std::string host;
   std::vector<LaneAddress> lanes;
   std::vector<QpAddress> qps;    ///< [lane * ranks + rank]
@@ -59,9 +65,10 @@ struct Card {
 };
 
 inline constexpr std::uint32_t kCardMagic = 0x43425658;  // "XVBC"
-inline constexpr std::uint16_t kCardVersion = 1;
+inline constexpr std::uint16_t kCardVersion = 2;
 inline constexpr std::size_t kMaxCardLanes = 64;
 inline constexpr std::size_t kMaxHostName = 255;
+inline constexpr std::uint16_t kMaxCardWindow = 512;  ///< kMaxWindow (verbs_credits.hpp)
 
 std::vector<std::byte> encode_card(const Card& card);
 

@@ -7,12 +7,12 @@ namespace xover::runtime::verbs {
 SrqPlan plan_srq(std::uint32_t peers, std::uint32_t max_srq_wr) {
   SrqPlan plan;
   if (peers == 0) {
-    plan.segments = std::min(kRefillBatch + kMinWindow, max_srq_wr);
+    plan.segments = std::min(kRepostSlack + kMinWindow, max_srq_wr);
     plan.window = 0;
     return plan;
   }
   const std::uint64_t per_peer_min = std::uint64_t{kMinWindow} + kGrantReserve;
-  const std::uint64_t need = kRefillBatch + per_peer_min * peers;
+  const std::uint64_t need = kRepostSlack + per_peer_min * peers;
   const std::uint64_t want = std::max<std::uint64_t>(kSrqSegments, need);
   const std::uint64_t segments = std::min<std::uint64_t>(want, max_srq_wr);
   if (segments < need) {
@@ -21,14 +21,14 @@ SrqPlan plan_srq(std::uint32_t peers, std::uint32_t max_srq_wr) {
                    " each, and the device's shared receive queue holds " + std::to_string(max_srq_wr);
     return plan;
   }
-  const std::uint64_t share = (segments - kRefillBatch) / peers - kGrantReserve;
+  const std::uint64_t share = (segments - kRepostSlack) / peers - kGrantReserve;
   plan.segments = static_cast<std::uint32_t>(segments);
   plan.window = static_cast<std::uint16_t>(std::min<std::uint64_t>(kMaxWindow, share));
   return plan;
 }
 
 bool Credits::grant_in(std::uint16_t n) {
-  if (std::uint32_t{credits_} + n > window_)
+  if (std::uint32_t{credits_} + n > send_window_)
     return false;
   credits_ = static_cast<std::uint16_t>(credits_ + n);
   return true;

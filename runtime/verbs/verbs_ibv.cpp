@@ -1,8 +1,12 @@
 #include "runtime/verbs/verbs_ibv.hpp"
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +29,40 @@ GidEntry gid_entry(const ibv_gid_entry& e) {
   g.type = gid_type_of(e.gid_type);
   std::copy(std::begin(e.gid.raw), std::end(e.gid.raw), g.gid.begin());
   return g;
+}
+
+DeviceKind kind_of(const ibv_device* dev) {
+  switch (dev->transport_type) {
+    case IBV_TRANSPORT_IB: return dev->node_type == IBV_NODE_CA ? DeviceKind::InfinibandCa : DeviceKind::Other;
+    case IBV_TRANSPORT_IWARP: return DeviceKind::Iwarp;
+    case IBV_TRANSPORT_USNIC:
+    case IBV_TRANSPORT_USNIC_UDP: return DeviceKind::Usnic;
+    default: return DeviceKind::Other;
+  }
+}
+
+/// The subnet prefix length of each IPv4 GID, from the interface that holds
+/// its address (getifaddrs); left 0 where none does.
+void fill_prefixes(std::vector<PortInfo>& ports, std::size_t first) {
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0)
+    return;
+  for (std::size_t p = first; p < ports.size(); ++p)
+    for (GidEntry& g : ports[p].gids) {
+      if (!is_ipv4_gid(g.gid))
+        continue;
+      for (const ifaddrs* a = list; a; a = a->ifa_next) {
+        if (!a->ifa_addr || !a->ifa_netmask || a->ifa_addr->sa_family != AF_INET)
+          continue;
+        const auto* in = reinterpret_cast<const sockaddr_in*>(a->ifa_addr);
+        if (std::memcmp(&in->sin_addr, g.gid.data() + 12, 4) != 0)
+          continue;
+        const auto* mask = reinterpret_cast<const sockaddr_in*>(a->ifa_netmask);
+        g.prefix = static_cast<std::uint8_t>(std::popcount(mask->sin_addr.s_addr));
+        break;
+      }
+    }
+  freeifaddrs(list);
 }
 
 // The valid GID entries of the ports of a device from `first` on (the GID
@@ -68,13 +106,14 @@ Slab make_slab(std::size_t bytes) {
 }
 
 bool Discovery::any_active() const {
-  return std::any_of(ports.begin(), ports.end(), [](const PortInfo& p) { return p.active; });
+  return std::any_of(ports.begin(), ports.end(), [](const PortInfo& p) { return p.usable(); });
 }
 
 std::string Discovery::reason() const {
   std::vector<std::string> seen;
   for (const PortInfo& p : ports)
-    seen.push_back(p.name() + " " + p.state);
+    seen.push_back(p.name() + " " + p.state +
+                   (p.kind == DeviceKind::InfinibandCa ? "" : " (" + device_kind_name(p.kind) + ")"));
   seen.insert(seen.end(), problems.begin(), problems.end());
   return no_device_reason(list_errno, listed, seen, any_active());
 }
@@ -96,6 +135,7 @@ Discovery discover() {
   for (ibv_device* dev : listed) {
     auto device = std::make_unique<Device>();
     device->name = ibv_get_device_name(dev);
+    const DeviceKind kind = kind_of(dev);
     device->context.reset(ibv_open_device(dev));
     if (!device->context) {
       d.problems.push_back(device->name + ": cannot open: " + errno_text(errno));
@@ -120,6 +160,7 @@ Discovery discover() {
       }
       PortInfo p;
       p.device = device->name;
+      p.kind = kind;
       p.port = port;
       p.state = ibv_port_state_str(attr.state);
       p.active = attr.state == IBV_PORT_ACTIVE;
@@ -134,6 +175,7 @@ Discovery discover() {
       d.port_device.push_back(d.devices.size());
     }
     read_gids(device->context.get(), d.ports, first, lengths);
+    fill_prefixes(d.ports, first);
     d.devices.push_back(std::move(device));
   }
   return d;

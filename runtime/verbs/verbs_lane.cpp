@@ -68,13 +68,14 @@ Lane::Lane(Device& device, const PortInfo& info, std::uint32_t peers)
     throw RuntimeError("verbs: lane " + name_ + ": " + plan.problem);
   window_ = plan.window;
   // The send CQ holds a completion for every request of every queue pair
-  // in the worst case (all of them signalled): shorten the queues to fit.
-  send_queue_ = std::min<std::uint32_t>(kSendQueue, static_cast<std::uint32_t>(std::max(attr.max_qp_wr, 16)));
-  if (peers > 0)
-    send_queue_ = std::min(send_queue_, std::max<std::uint32_t>(16, max_cqe / peers));
+  // in the worst case (all of them signalled): the queues are shortened to
+  // fit, or the lane refused.
+  const SendPlan send = plan_send(peers, static_cast<std::uint32_t>(std::max(attr.max_qp_wr, 0)), max_cqe);
+  if (!send.problem.empty())
+    throw RuntimeError("verbs: lane " + name_ + ": " + send.problem);
+  send_queue_ = send.send_queue;
   ibv_context* ctx = device.context.get();
-  send_cq_.reset(ibv_create_cq(ctx, static_cast<int>(std::min(max_cqe, std::max(1U, peers * send_queue_))), nullptr,
-                               nullptr, 0));
+  send_cq_.reset(ibv_create_cq(ctx, static_cast<int>(send.cq_entries), nullptr, nullptr, 0));
   if (!send_cq_)
     lane_error(name_, "ibv_create_cq (send)", errno);
   recv_cq_.reset(ibv_create_cq(ctx, static_cast<int>(plan.segments), nullptr, nullptr, 0));
@@ -158,6 +159,7 @@ int modify_qp(ibv_qp* qp, const QpPlan& plan, const QpStep& step) {
   std::copy(plan.av.dgid.begin(), plan.av.dgid.end(), attr.ah_attr.grh.dgid.raw);
   attr.ah_attr.grh.sgid_index = plan.av.sgid_index;
   attr.ah_attr.grh.hop_limit = plan.av.hop_limit;
+  attr.ah_attr.grh.traffic_class = plan.av.traffic_class;
   attr.path_mtu = static_cast<ibv_mtu>(mtu_code(plan.path_mtu));
   attr.dest_qp_num = plan.dest_qpn;
   attr.rq_psn = plan.rq_psn;
@@ -221,6 +223,20 @@ MrKeys register_memory(const Device& device, std::uintptr_t start, std::size_t l
 void deregister_memory(const MrKeys& keys) {
   if (keys.handle)
     ibv_dereg_mr(static_cast<ibv_mr*>(keys.handle));
+}
+
+bool gid_works(const Device& device, std::uint8_t port, const GidEntry& gid) {
+  ibv_ah_attr attr{};
+  attr.is_global = 1;
+  attr.port_num = port;
+  attr.grh.sgid_index = gid.index;
+  attr.grh.hop_limit = kRoceHopLimit;
+  std::copy(gid.gid.begin(), gid.gid.end(), attr.grh.dgid.raw);
+  ibv_ah* ah = ibv_create_ah(device.pd.get(), &attr);
+  if (!ah)
+    return false;
+  ibv_destroy_ah(ah);
+  return true;
 }
 
 }  // namespace xover::runtime::verbs

@@ -28,10 +28,8 @@ namespace xover::runtime::verbs {
 
 inline constexpr std::uint32_t kSegment = 8192;        ///< receive segment and bounce buffer, wire header included
 inline constexpr std::uint32_t kBounceCount = 1024;
-inline constexpr std::uint32_t kSendQueue = 256;       ///< send requests per queue pair (UCX rc: 256)
 inline constexpr std::uint32_t kSignalEvery = 64;
 inline constexpr std::uint32_t kWantInline = 256;      ///< asked for; the QP says what it got
-inline constexpr int kPollBatch = 16;
 
 class Lane {
  public:
@@ -67,7 +65,7 @@ class Lane {
   Device* device_;
   PortInfo port_;
   std::uint16_t window_ = 0;
-  std::uint32_t send_queue_ = kSendQueue;
+  std::uint32_t send_queue_ = 0;
   CqPtr send_cq_;
   CqPtr recv_cq_;
   SrqPtr srq_;
@@ -92,5 +90,9 @@ int post_send(ibv_qp* qp, std::span<const WorkRequest> wrs);
 /// them); MrKeys without a handle, errno set, on failure.
 MrKeys register_memory(const Device& device, std::uintptr_t start, std::size_t length);
 void deregister_memory(const MrKeys& keys);
+
+/// Whether `device`'s port can address packets from `gid`: ibv_create_ah
+/// toward the GID itself (the kernel resolves its interface and route).
+bool gid_works(const Device& device, std::uint8_t port, const GidEntry& gid);
 
 }  // namespace xover::runtime::verbs

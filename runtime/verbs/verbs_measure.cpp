@@ -14,6 +14,7 @@
 
 #include "protocols/workload/results.hpp"
 #include "runtime/verbs/verbs_figures.hpp"
+#include "runtime/verbs/verbs_memlock.hpp"
 #include "runtime/verbs/verbs_wire.hpp"
 
 namespace xover::runtime::verbs {
@@ -21,10 +22,9 @@ namespace {
 
 constexpr int kWarmPings = 5;
 constexpr int kPings = 40;
-constexpr Bytes kBulkBytes = Bytes{4} << 20;
 constexpr Bytes kChunk = Bytes{64} << 10;
 constexpr Seconds kBulkTime = 20e-3;
-constexpr std::array<Bytes, 4> kRegSizes{Bytes{4} << 10, Bytes{64} << 10, Bytes{1} << 20, Bytes{8} << 20};
+constexpr std::array<Bytes, 4> kRegSizes{Bytes{4} << 10, Bytes{64} << 10, Bytes{1} << 20, kRegProbeMax};
 constexpr int kRegTries = 3;
 
 /// A probe's payload: up to four 64-bit words (figures travel as the bits
@@ -117,8 +117,8 @@ Seconds Prober::send(Endpoint& ep, const Numbers& numbers, std::size_t n) {
 
 void Prober::reap(std::size_t lane) {
   Lane& l = *f_.lanes[lane];
-  std::array<ibv_wc, kPollBatch> wcs;
-  const int n = ibv_poll_cq(l.send_cq(), kPollBatch, wcs.data());
+  std::array<ibv_wc, kPollBatch> wcs{};
+  const int n = ibv_poll_cq(l.send_cq(), static_cast<int>(kPollBatch), wcs.data());
   for (int i = 0; i < n; ++i) {
     const ibv_wc& wc = wcs[static_cast<std::size_t>(i)];
     const std::uint32_t index = wr_endpoint(wc.wr_id);
@@ -239,7 +239,7 @@ RegLine measure_registration(const Device& device) {
       const MrKeys keys = register_memory(device, reinterpret_cast<std::uintptr_t>(buffer.get()), size);
       if (!keys.handle)
         throw RuntimeError("verbs: device " + device.name + ": ibv_reg_mr of " + std::to_string(size) +
-                           " bytes failed: " + errno_text(errno) + "; is the locked-memory limit (ulimit -l) too low?");
+                           " bytes failed: " + errno_text(errno) + memlock_hint(size));
       deregister_memory(keys);
       best = std::min(best, clock_now() - t0);
     }
@@ -326,7 +326,7 @@ std::vector<Path> measure_lanes(Bootstrap& boot, const RuntimeOptions& options, 
     const MrKeys k = register_memory(*device, reinterpret_cast<std::uintptr_t>(buffers.back().get()), kBulkBytes);
     if (!k.handle)
       throw RuntimeError("verbs: device " + device->name + ": ibv_reg_mr of the measurement buffer failed: " +
-                         errno_text(errno));
+                         errno_text(errno) + memlock_hint(kBulkBytes));
     regions.emplace_back(static_cast<ibv_mr*>(k.handle));
     keys.push_back(k);
   }

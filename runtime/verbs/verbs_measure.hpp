@@ -12,7 +12,7 @@
 //                 poll that returned the message and its decoding, each end
 //                 its own; L = (median round trip − both ends' o) / 2
 //   bandwidth     each way, RDMA WRITEs of 64 KiB into the peer's registered
-//                 4 MiB, 4 MiB at a time (the last one signalled), timed by
+//                 1 MiB, 1 MiB at a time (the last one signalled), timed by
 //                 the writer from its first post to the completion of the
 //                 last write (the peer's HCA has acknowledged every byte):
 //                 one unmeasured round, then at least 20 ms; toward a peer
@@ -29,6 +29,12 @@
 #include "runtime/verbs/verbs_transport_impl.hpp"
 
 namespace xover::runtime::verbs {
+
+/// The largest registration timed, and the bandwidth probe's buffer: what
+/// the measurements pin per device.
+inline constexpr Bytes kRegProbeMax = Bytes{8} << 20;
+inline constexpr Bytes kBulkBytes = Bytes{1} << 20;
+inline constexpr Bytes kMeasurePinned = kRegProbeMax + kBulkBytes;
 
 /// Collective over the connected fabric: the path to every peer (lanes
 /// with their measured attributes; empty toward this rank), with the hosts

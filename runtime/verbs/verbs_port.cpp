@@ -2,27 +2,84 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
 namespace xover::runtime::verbs {
 namespace {
 
+std::string port_text(const PortInfo& p) {
+  std::string text = p.name() + " " + p.state;
+  if (p.kind != DeviceKind::InfinibandCa)
+    text += " (" + device_kind_name(p.kind) + ")";
+  return text;
+}
+
 std::string port_list(const std::vector<PortInfo>& ports) {
   std::string out;
   for (const PortInfo& p : ports)
-    out += (out.empty() ? "" : ", ") + p.name() + " " + p.state;
+    out += (out.empty() ? "" : ", ") + port_text(p);
   return out.empty() ? "none" : out;
 }
 
-bool is_ipv4_mapped(const Gid& gid) {
+bool is_link_local(const Gid& gid) {
+  return gid[0] == 0xfe && (gid[1] & 0xc0) == 0x80;
+}
+
+}  // namespace
+
+std::string device_kind_name(DeviceKind kind) {
+  switch (kind) {
+    case DeviceKind::InfinibandCa: return "InfiniBand or RoCE";
+    case DeviceKind::Iwarp: return "iWARP: connects through rdma_cm only";
+    case DeviceKind::Usnic: return "usNIC: no RC queue pairs";
+    case DeviceKind::Other: return "not InfiniBand or RoCE (EFA or the like): no RC queue pairs";
+  }
+  return "unknown";
+}
+
+bool is_ipv4_gid(const Gid& gid) {
   for (int i = 0; i < 10; ++i)
     if (gid[static_cast<std::size_t>(i)] != 0)
       return false;
   return gid[10] == 0xff && gid[11] == 0xff;
 }
 
-}  // namespace
+bool same_ipv4_subnet(const Gid& a, const Gid& b, std::uint8_t prefix) {
+  const auto v4 = [](const Gid& g) {
+    return std::uint32_t{g[12]} << 24 | std::uint32_t{g[13]} << 16 | std::uint32_t{g[14]} << 8 | g[15];
+  };
+  const std::uint32_t mask = prefix == 0 ? 0 : prefix >= 32 ? 0xffffffffU : ~((std::uint32_t{1} << (32 - prefix)) - 1);
+  return (v4(a) & mask) == (v4(b) & mask);
+}
+
+std::string gid_text(const Gid& gid) {
+  char out[48];
+  if (is_ipv4_gid(gid)) {
+    std::snprintf(out, sizeof out, "%u.%u.%u.%u", gid[12], gid[13], gid[14], gid[15]);
+    return out;
+  }
+  std::string text;
+  for (std::size_t i = 0; i < gid.size(); i += 2) {
+    std::snprintf(out, sizeof out, "%s%x", i ? ":" : "", unsigned{gid[i]} << 8 | gid[i + 1]);
+    text += out;
+  }
+  return text;
+}
+
+std::uint8_t roce_traffic_class(std::optional<std::string_view> sysfs) {
+  if (!sysfs)
+    return kRoceTrafficClass;
+  std::string_view text = *sysfs;
+  if (const std::size_t at = text.find("tclass="); at != std::string_view::npos)
+    text.remove_prefix(at + 7);
+  unsigned value = 0;
+  std::size_t digits = 0;
+  for (; digits < text.size() && digits < 4 && text[digits] >= '0' && text[digits] <= '9'; ++digits)
+    value = value * 10 + static_cast<unsigned>(text[digits] - '0');
+  return digits > 0 && value <= 255 ? static_cast<std::uint8_t>(value) : kRoceTrafficClass;
+}
 
 std::vector<PortName> parse_port_names(const std::vector<std::string>& given) {
   std::vector<std::string> items;
@@ -62,10 +119,10 @@ std::vector<std::size_t> select_ports(const std::vector<PortInfo>& ports, const 
   std::vector<std::size_t> lanes;
   if (wanted.empty()) {
     for (std::size_t i = 0; i < ports.size(); ++i)
-      if (ports[i].active)
+      if (ports[i].usable())
         lanes.push_back(i);
     if (lanes.empty())
-      throw std::invalid_argument("no ACTIVE port (ports: " + port_list(ports) + ")");
+      throw std::invalid_argument("no ACTIVE port of an InfiniBand or RoCE device (ports: " + port_list(ports) + ")");
     return lanes;
   }
   for (const PortName& w : wanted) {
@@ -75,6 +132,10 @@ std::vector<std::size_t> select_ports(const std::vector<PortInfo>& ports, const 
       if (p.device != w.device || (w.port != 0 && p.port != w.port))
         continue;
       matched = true;
+      if (p.kind != DeviceKind::InfinibandCa)
+        throw std::invalid_argument("--ib-dev " + p.name() + " is a port of an " + device_kind_name(p.kind) +
+                                    " device; the verbs backend connects RC queue pairs of InfiniBand or RoCE "
+                                    "devices only (ports: " + port_list(ports) + ")");
       if (!p.active) {
         if (w.port == 0)
           continue;  // a whole device: its ACTIVE ports only
@@ -137,30 +198,29 @@ std::uint32_t mtu_bytes(std::uint8_t code) {
   return code >= 1 && code <= 5 ? std::uint32_t{128} << code : 0;
 }
 
-std::optional<GidEntry> choose_gid(LinkLayer link_layer, const std::vector<GidEntry>& gids) {
-  if (gids.empty())
-    return std::nullopt;
+std::vector<GidEntry> gid_candidates(LinkLayer link_layer, const std::vector<GidEntry>& gids) {
+  std::vector<GidEntry> out;
   if (link_layer == LinkLayer::Infiniband) {
     for (const GidEntry& g : gids)
       if (g.index == 0)
-        return g;
-    return gids.front();
+        out.push_back(g);
+    if (out.empty() && !gids.empty())
+      out.push_back(gids.front());
+    return out;
   }
-  const GidEntry* v2 = nullptr;
-  const GidEntry* v1 = nullptr;
-  for (const GidEntry& g : gids) {
-    if (g.type == GidType::RoceV2 && is_ipv4_mapped(g.gid))
-      return g;
-    if (g.type == GidType::RoceV2 && !v2)
-      v2 = &g;
-    if (g.type == GidType::RoceV1 && !v1)
-      v1 = &g;
-  }
-  if (v2)
-    return *v2;
-  if (v1)
-    return *v1;
-  return std::nullopt;
+  // Priority classes, best first; within a class, the table's order.
+  const auto rank = [](const GidEntry& g) {
+    if (g.type == GidType::RoceV2)
+      return is_ipv4_gid(g.gid) ? 0 : is_link_local(g.gid) ? -1 : 1;
+    if (g.type == GidType::RoceV1)
+      return is_ipv4_gid(g.gid) ? 2 : 3;
+    return -1;
+  };
+  for (int want = 0; want <= 3; ++want)
+    for (const GidEntry& g : gids)
+      if (rank(g) == want)
+        out.push_back(g);
+  return out;
 }
 
 std::string no_device_reason(int list_errno, std::size_t devices, const std::vector<std::string>& ports,
@@ -193,6 +253,7 @@ BackendInfo port_info(std::size_t listed, const std::vector<PortInfo>& ports, co
   for (const PortInfo& p : ports) {
     InfoDevice& d = info.devices.emplace_back(InfoDevice{"port", p.name(), {}});
     d.add("state", p.state);
+    d.add("device_kind", device_kind_name(p.kind));
     d.add("link_layer", std::string(p.link_layer == LinkLayer::Ethernet ? "Ethernet (RoCE)" : "InfiniBand"));
     if (p.link_layer == LinkLayer::Infiniband)
       d.add("lid", static_cast<std::int64_t>(p.lid));

@@ -26,16 +26,29 @@ enum class GidType : std::uint8_t { Ib = 0, RoceV1 = 1, RoceV2 = 2 };
 
 using Gid = std::array<std::uint8_t, 16>;
 
+/// What kind of RDMA device a port belongs to (ibv_device's transport and
+/// node type). Only an InfiniBand channel adapter, with InfiniBand or
+/// Ethernet (RoCE) ports, has the RC queue pairs this backend connects by
+/// LID or GID; an iWARP device (siw, cxgb4, irdma in iWARP mode) connects
+/// only through rdma_cm, usNIC has no RC, and others (EFA: SRD, no RC)
+/// neither. UCX skips them the same way.
+enum class DeviceKind : std::uint8_t { InfinibandCa, Iwarp, Usnic, Other };
+
+/// "iWARP (connects through rdma_cm only)" and the like.
+std::string device_kind_name(DeviceKind kind);
+
 /// One entry of a port's GID table.
 struct GidEntry {
   std::uint8_t index = 0;
   GidType type = GidType::Ib;
   Gid gid{};
+  std::uint8_t prefix = 0;  ///< an IPv4 GID's subnet prefix length on its interface; 0 when unknown
 };
 
 /// One port of one device, as the set-up found it.
 struct PortInfo {
   std::string device;            ///< "mlx5_0"
+  DeviceKind kind = DeviceKind::InfinibandCa;
   std::uint8_t port = 1;
   std::string state;             ///< ibv_port_state_str: "PORT_ACTIVE", "PORT_DOWN", ...
   bool active = false;
@@ -49,6 +62,8 @@ struct PortInfo {
 
   /// "mlx5_0:1"
   std::string name() const { return device + ":" + std::to_string(port); }
+  /// ACTIVE, on an InfiniBand channel adapter: a port that can be a lane.
+  bool usable() const { return active && kind == DeviceKind::InfinibandCa; }
 };
 
 /// A port asked for by name: "mlx5_0:1", or "mlx5_0" for every ACTIVE port
@@ -64,11 +79,13 @@ struct PortName {
 /// std::invalid_argument naming a bad item.
 std::vector<PortName> parse_port_names(const std::vector<std::string>& items);
 
-/// The lanes: indices into `ports`, in order. With no names, every ACTIVE
-/// port in the order found (devices sorted by name, ports ascending); with
+/// The lanes: indices into `ports`, in order. With no names, every usable
+/// port (ACTIVE, of an InfiniBand or RoCE device) in the order found
+/// (devices sorted by name, ports ascending), other devices skipped; with
 /// names, those, in the order given. Throws std::invalid_argument when a
-/// name matches no port, a named port is not ACTIVE, a port is named twice,
-/// or no port is left, listing the ports there are.
+/// name matches no port, a named port is not ACTIVE or not of an
+/// InfiniBand or RoCE device, a port is named twice, or no port is left,
+/// listing the ports there are.
 std::vector<std::size_t> select_ports(const std::vector<PortInfo>& ports, const std::vector<PortName>& wanted);
 
 /// Bytes of data per second through a port of this width and speed (lanes
@@ -83,12 +100,31 @@ std::uint8_t mtu_code(std::uint32_t bytes);
 /// The MTU in bytes of an enum ibv_mtu value, 0 when out of range.
 std::uint32_t mtu_bytes(std::uint8_t code);
 
-/// The GID a port is addressed by: on Ethernet (RoCE), the first RoCE v2
-/// entry holding an IPv4-mapped address, else the first RoCE v2, else the
-/// first RoCE v1 (as UCX picks); on InfiniBand the first entry (GID index
-/// 0, used only when a path needs a global route header). Nothing when the
-/// table has no usable entry.
-std::optional<GidEntry> choose_gid(LinkLayer link_layer, const std::vector<GidEntry>& gids);
+/// The GIDs a port may be addressed by, best first, for the set-up to try
+/// in turn (it keeps the first that ibv_create_ah accepts). On Ethernet
+/// (RoCE), after UCX's priorities: RoCE v2 with an IPv4 address, RoCE v2
+/// with a global IPv6 address, RoCE v1 with an IPv4 address, RoCE v1 with
+/// any other (v1 stays within one layer-2 network, where a link-local
+/// address is as good); never RoCE v2 with a link-local IPv6 address,
+/// which routes nowhere past its link and would connect only by luck. On
+/// InfiniBand, GID index 0 (used only when a path needs a global route
+/// header). Empty when the table has no usable entry.
+std::vector<GidEntry> gid_candidates(LinkLayer link_layer, const std::vector<GidEntry>& gids);
+
+/// An IPv4-mapped GID (::ffff:a.b.c.d).
+bool is_ipv4_gid(const Gid& gid);
+/// Whether two IPv4-mapped GIDs are in one subnet of `prefix` bits.
+bool same_ipv4_subnet(const Gid& a, const Gid& b, std::uint8_t prefix);
+/// "192.0.2.1" for an IPv4-mapped GID, else the GID in IPv6 notation.
+std::string gid_text(const Gid& gid);
+
+/// The RoCE traffic class (the IP header's DSCP and ECN bits) of a port:
+/// what its driver's sysfs file says (`/sys/class/infiniband/DEV/tc/PORT/
+/// traffic_class`, "Global tclass=N" or a number), else 106 (DSCP 26 with
+/// ECN capable, UCX's default for RoCE: the lossless class of the usual
+/// PFC set-ups; 0, best effort, is what such fabrics drop under load).
+std::uint8_t roce_traffic_class(std::optional<std::string_view> sysfs);
+inline constexpr std::uint8_t kRoceTrafficClass = 106;
 
 /// The reason the backend table gives where no RDMA device can be used,
 /// from what ibv_get_device_list said (`list_errno` non-zero when it

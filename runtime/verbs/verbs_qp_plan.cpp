@@ -30,7 +30,7 @@ std::span<const QpStep> qp_steps() {
 }
 
 QpPlan plan_qp(std::uint8_t port, const LaneAddress& local, const QpAddress& local_qp, const LaneAddress& remote,
-               const QpAddress& remote_qp, std::uint8_t init_rd_atomic) {
+               const QpAddress& remote_qp, std::uint8_t init_rd_atomic, std::uint8_t traffic_class) {
   if (local.link_layer != remote.link_layer)
     throw std::invalid_argument(std::string("this port is ") + link_name(local.link_layer) + ", the peer's " +
                                 link_name(remote.link_layer));
@@ -43,12 +43,20 @@ QpPlan plan_qp(std::uint8_t port, const LaneAddress& local, const QpAddress& loc
   plan.av.sgid_index = local.gid_index;
   plan.av.dgid = remote.gid;
   if (local.link_layer == LinkLayer::Ethernet) {
+    if (local.gid_type == GidType::RoceV2 && is_ipv4_gid(local.gid) && is_ipv4_gid(remote.gid) && local.prefix > 0 &&
+        !same_ipv4_subnet(local.gid, remote.gid, local.prefix))
+      throw std::invalid_argument("the peer's RoCE address " + gid_text(remote.gid) + " is outside this port's subnet " +
+                                  gid_text(local.gid) + "/" + std::to_string(local.prefix) +
+                                  " (RoCE across IP subnets needs a routed fabric; give --ib-dev ports of one subnet)");
     plan.av.is_global = true;  // RoCE routes by GID, always with a GRH
     plan.av.hop_limit = kRoceHopLimit;
+    plan.av.traffic_class = traffic_class;
   } else {
+    if (!same_subnet(local.gid, remote.gid))
+      throw std::invalid_argument("the peer's InfiniBand port is on another subnet (its GID prefix differs): reaching "
+                                  "it needs a router's LID from the subnet manager's path records, which this backend "
+                                  "does not query; give --ib-dev ports of one subnet");
     plan.av.dlid = remote.lid;
-    plan.av.is_global = !same_subnet(local.gid, remote.gid);
-    plan.av.hop_limit = plan.av.is_global ? kRoceHopLimit : 0;
   }
   plan.path_mtu = std::min(local.mtu, remote.mtu);
   plan.dest_qpn = remote_qp.qpn;

@@ -5,9 +5,10 @@
 //
 //   RESET → INIT  pkey index 0, the port, access: local write, remote
 //                 read, remote write, remote atomic
-//   INIT → RTR    the address vector (InfiniBand: the peer's LID, no GRH
-//                 within a subnet; RoCE: a GRH with the peer's GID, this
-//                 port's GID index, hop limit 64), path MTU = the smaller
+//   INIT → RTR    the address vector (InfiniBand: the peer's LID, no GRH,
+//                 one subnet only; RoCE: a GRH with the peer's GID, this
+//                 port's GID index, hop limit 64, the port's traffic
+//                 class), path MTU = the smaller
 //                 active MTU, the peer's QPN, rq_psn = the peer's first
 //                 PSN, max_dest_rd_atomic = the RDMA reads this port serves
 //                 at once, min_rnr_timer 13 (0.96 ms, UCX's 1 ms)
@@ -67,6 +68,7 @@ struct AddressVector {
   Gid dgid{};
   std::uint8_t sgid_index = 0;
   std::uint8_t hop_limit = 0;
+  std::uint8_t traffic_class = 0;
   bool operator==(const AddressVector&) const = default;
 };
 
@@ -100,10 +102,15 @@ inline constexpr std::uint8_t kRoceHopLimit = 64;
 
 /// The plan for this end of the queue pair on `port` whose own address is
 /// (`local`, `local_qp`) toward the peer's (`remote`, `remote_qp`);
-/// `init_rd_atomic` is this HCA's max_qp_init_rd_atom. Throws
-/// std::invalid_argument when the two ports cannot talk (InfiniBand against
-/// Ethernet, RoCE v1 against v2).
+/// `init_rd_atomic` is this HCA's max_qp_init_rd_atom, `traffic_class`
+/// the RoCE port's (roce_traffic_class()). Throws std::invalid_argument
+/// when the two ports cannot talk: InfiniBand against Ethernet, RoCE v1
+/// against v2, two InfiniBand subnets (the packets would need a router's
+/// LID, which only the subnet manager's path records give: this backend
+/// does not query them), or RoCE v2 peers whose IPv4 addresses are in two
+/// subnets (by this port's prefix: a routed fabric this backend does not
+/// assume).
 QpPlan plan_qp(std::uint8_t port, const LaneAddress& local, const QpAddress& local_qp, const LaneAddress& remote,
-               const QpAddress& remote_qp, std::uint8_t init_rd_atomic);
+               const QpAddress& remote_qp, std::uint8_t init_rd_atomic, std::uint8_t traffic_class);
 
 }  // namespace xover::runtime::verbs

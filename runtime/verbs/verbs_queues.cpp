@@ -1,5 +1,6 @@
 #include "runtime/verbs/verbs_queues.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace xover::runtime::verbs {
@@ -43,17 +44,17 @@ SendRecord& SendTracker::post(SendRecord::Op op, std::uint32_t bounce, Completio
   r.op = op;
   r.bounce = bounce;
   r.done = std::move(done);
-  r.signaled = force_signal || r.done || op == SendRecord::Op::Read || op == SendRecord::Op::Flush ||
-               since_signal_ + 1 >= signal_every_ || count_ + 2 >= depth_;
+  r.signaled = force_signal || r.done || op == SendRecord::Op::Read || op == SendRecord::Op::Atomic ||
+               op == SendRecord::Op::Flush || since_signal_ + 1 >= signal_every_ || count_ + 2 >= depth_;
   since_signal_ = r.signaled ? 0 : since_signal_ + 1;
-  reads_ += op == SendRecord::Op::Read;
+  reads_ += is_read(op);
   ++count_;
   return r;
 }
 
 void SendTracker::unpost() {
   SendRecord& r = at(count_ - 1);
-  reads_ -= r.op == SendRecord::Op::Read;
+  reads_ -= is_read(r.op);
   r.done = nullptr;
   --count_;
   --next_sn_;
@@ -72,10 +73,24 @@ const SendRecord* SendTracker::find(std::uint32_t sn) const {
 
 void SendTracker::pop_front() {
   SendRecord& r = at(0);
-  reads_ -= r.op == SendRecord::Op::Read;
+  reads_ -= is_read(r.op);
   r.done = nullptr;
   head_ = (head_ + 1) % depth_;
   --count_;
+}
+
+SendPlan plan_send(std::uint32_t peers, std::uint32_t max_qp_wr, std::uint32_t max_cqe) {
+  SendPlan plan;
+  const std::uint32_t per_peer = peers > 0 ? max_cqe / peers : max_cqe;
+  plan.send_queue = std::min({kSendQueue, max_qp_wr, per_peer});
+  if (plan.send_queue < kMinSendQueue) {
+    plan.problem = std::to_string(peers) + " peers need " + std::to_string(kMinSendQueue) +
+                   " send requests each on the send CQ and the device allows " + std::to_string(max_cqe) +
+                   " CQ entries (and " + std::to_string(max_qp_wr) + " requests per queue pair)";
+    return plan;
+  }
+  plan.cq_entries = std::max<std::uint32_t>(1, std::max<std::uint32_t>(peers, 1) * plan.send_queue);
+  return plan;
 }
 
 BouncePool::BouncePool(std::uint32_t count) : count_(count), free_(count) {

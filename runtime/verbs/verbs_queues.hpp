@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "protocols/core/transport.hpp"
@@ -52,7 +53,7 @@ inline constexpr std::uint32_t kNone = 0xffffffffU;
 /// What the transport keeps about one posted send work request until the
 /// HCA is known to be done with it.
 struct SendRecord {
-  enum class Op : std::uint8_t { Send, Write, Read, Flush };
+  enum class Op : std::uint8_t { Send, Write, Read, Atomic, Flush };
   std::uint32_t sn = 0;          ///< sequence number on its queue pair (wraps)
   Op op = Op::Send;
   bool signaled = false;
@@ -60,9 +61,14 @@ struct SendRecord {
   Completion done;               ///< called once it completes, if any
 };
 
+/// RDMA reads and atomics: the requests max_rd_atomic bounds on a queue pair.
+inline bool is_read(SendRecord::Op op) {
+  return op == SendRecord::Op::Read || op == SendRecord::Op::Atomic;
+}
+
 /// Selective signalling on one RC queue pair, after UCX: a send is
 /// signalled when it has a completion to call (zcopy, get, put), when it is
-/// an RDMA read (so that reads in flight are counted exactly), every
+/// an RDMA read or an atomic (so that those in flight are counted exactly), every
 /// `signal_every`-th send otherwise, when it fills the queue's last slot but
 /// one (so that a full queue always holds a signalled request that frees
 /// it), and when the caller forces it (bounce buffers running low). RC
@@ -77,6 +83,8 @@ class SendTracker {
 
   /// Room for one more request (`flush`: the kept slot may be used).
   bool has_room(bool flush = false) const { return count_ + (flush ? 0 : 1) < depth_; }
+  /// Room for `n` more requests, the flush slot kept.
+  bool has_room_for(std::uint32_t n) const { return count_ + n < depth_; }
   bool read_allowed() const { return reads_ < max_reads_; }
   /// Records a request about to be posted; returns it, with its sequence
   /// number and whether it must be signalled. Only after has_room() (and
@@ -139,6 +147,46 @@ void SendTracker::drain(F&& retire) {
   since_signal_ = 0;
 }
 
+/// The send side of a lane: requests per queue pair and the send CQ's
+/// entries, so that the CQ holds a completion for every request that may
+/// be outstanding on every queue pair at once (all signalled, the worst
+/// case): peers × send_queue ≤ cq_entries ≤ the device's max_cqe.
+struct SendPlan {
+  std::uint32_t send_queue = 0;  ///< requests per queue pair
+  std::uint32_t cq_entries = 0;  ///< the send CQ's size
+  std::string problem;           ///< non-empty when no plan fits (the reason)
+};
+inline constexpr std::uint32_t kSendQueue = 256;     ///< send requests per queue pair (UCX rc: 256)
+inline constexpr std::uint32_t kMinSendQueue = 4;    ///< a put with signal (two requests) and the flush slot
+SendPlan plan_send(std::uint32_t peers, std::uint32_t max_qp_wr, std::uint32_t max_cqe);
+
+/// When progress() looks past its queues: every kEventEvery-th call, busy
+/// or not, it reads the device's asynchronous events (a fatal event must
+/// stop a rank that is busy too); every kIdleEvery-th call that moved
+/// nothing, the clock (a silent peer, a peer process gone).
+class ProgressWatch {
+ public:
+  static constexpr unsigned kEventEvery = 64;
+  static constexpr unsigned kIdleEvery = 256;
+
+  /// One progress() call that moved something or not: what is due now.
+  struct Due {
+    bool events = false;
+    bool clock = false;
+  };
+  Due tick(bool moved) {
+    Due due;
+    due.events = ++calls_ % kEventEvery == 0;
+    if (!moved)
+      due.clock = ++idle_ % kIdleEvery == 0;
+    return due;
+  }
+
+ private:
+  unsigned calls_ = 0;
+  unsigned idle_ = 0;
+};
+
 /// Fixed-size buffers from one registered slab, handed out by index.
 class BouncePool {
  public:
@@ -156,5 +204,24 @@ class BouncePool {
   std::uint32_t count_;
   std::vector<std::uint32_t> free_;
 };
+
+/// Records a request in `tracker` (SendTracker::post) and posts it with
+/// `post(record)`, which returns 0 or an errno. When the post fails, the
+/// record is forgotten and its bounce buffer goes back to `pool` here,
+/// before the errno is returned: the caller then fails the transport
+/// (which retires everything outstanding, calling each completion with
+/// Error) and returns Error itself, so the request that never reached the
+/// HCA is neither retired nor completed, and nothing is given back twice.
+template <typename Post>
+int post_tracked(SendTracker& tracker, BouncePool* pool, SendRecord::Op op, std::uint32_t bounce, Completion done,
+                 bool force_signal, Post&& post) {
+  const int error = post(tracker.post(op, bounce, std::move(done), force_signal));
+  if (error != 0) {
+    tracker.unpost();
+    if (pool && bounce != kNone)
+      pool->give(bounce);
+  }
+  return error;
+}
 
 }  // namespace xover::runtime::verbs

@@ -18,17 +18,18 @@ RegCache::~RegCache() {
   }
 }
 
-RegCache::Region* RegCache::acquire(const void* base, Bytes size) {
+RegCache::Region* RegCache::acquire(const void* base, Bytes size, bool keep) {
   if (size == 0)
     return nullptr;
   const auto addr = reinterpret_cast<std::uintptr_t>(base);
   std::uintptr_t start = addr / limits_.page * limits_.page;
   std::uintptr_t end = (addr + size + limits_.page - 1) / limits_.page * limits_.page;
   if (!limits_.share)
-    return insert(start, end);
+    return insert(start, end, false);
 
-  // Live regions overlapping or touching [start, end): a hit when one
-  // covers it, otherwise the union to register.
+  // Regions overlapping or touching [start, end): a hit when one covers
+  // it; otherwise, for a region to keep, the unused kept ones become part
+  // of the union to register. Held regions stay as they are.
   std::vector<Region*> taken;
   const std::uintptr_t from = start > longest_ ? start - longest_ : 0;
   for (auto it = index_.lower_bound(from); it != index_.end() && it->first <= end; ++it) {
@@ -43,24 +44,28 @@ RegCache::Region* RegCache::acquire(const void* base, Bytes size) {
       ++stats_.hits;
       return r;
     }
-    taken.push_back(r);
+    if (keep && r->keep && r->refs == 0)
+      taken.push_back(r);
   }
   for (const Region* r : taken) {
     start = std::min(start, r->start);
     end = std::max(end, r->end);
   }
-  Region* merged = insert(start, end);
+  Region* merged = insert(start, end, keep);
   if (!merged)
     return nullptr;
   if (!taken.empty())
     ++stats_.merges;
-  for (Region* r : taken)
-    retire(r);
+  for (Region* r : taken) {
+    unused_.erase(r->lru);
+    unused_bytes_ -= r->end - r->start;
+    destroy(r);
+  }
   evict();
   return merged;
 }
 
-RegCache::Region* RegCache::insert(std::uintptr_t start, std::uintptr_t end) {
+RegCache::Region* RegCache::insert(std::uintptr_t start, std::uintptr_t end, bool keep) {
   const MrKeys keys = reg_(start, end - start);
   if (!keys.handle)
     return nullptr;
@@ -71,6 +76,7 @@ RegCache::Region* RegCache::insert(std::uintptr_t start, std::uintptr_t end) {
   r->end = end;
   r->keys = keys;
   r->refs = 1;
+  r->keep = keep;
   owned_.emplace(r, std::move(owned));
   index_.emplace(start, r);
   longest_ = std::max(longest_, end - start);
@@ -82,16 +88,14 @@ void RegCache::release(Region* region) {
     return;
   if (--region->refs > 0)
     return;
-  if (!region->valid) {
+  if (!limits_.share || !region->keep) {
     destroy(region);
-  } else if (!limits_.share) {
-    retire(region);
-  } else {
-    unused_.push_front(region);
-    region->lru = unused_.begin();
-    unused_bytes_ += region->end - region->start;
-    evict();
+    return;
   }
+  unused_.push_front(region);
+  region->lru = unused_.begin();
+  unused_bytes_ += region->end - region->start;
+  evict();
 }
 
 const RegCache::Region* RegCache::find(const void* base, Bytes size) const {
@@ -108,35 +112,13 @@ const RegCache::Region* RegCache::find(const void* base, Bytes size) const {
   return nullptr;
 }
 
-void RegCache::invalidate(const void* base, Bytes size) {
-  const auto a = reinterpret_cast<std::uintptr_t>(base);
-  const std::uintptr_t b = a + size;
-  std::vector<Region*> hit;
-  const std::uintptr_t from = a > longest_ ? a - longest_ : 0;
-  for (auto it = index_.lower_bound(from); it != index_.end() && it->first < b; ++it)
-    if (it->second->end > a)
-      hit.push_back(it->second);
-  for (Region* r : hit)
-    retire(r);
-}
-
-void RegCache::retire(Region* region) {
+void RegCache::destroy(Region* region) {
   const auto [first, last] = index_.equal_range(region->start);
   for (auto it = first; it != last; ++it)
     if (it->second == region) {
       index_.erase(it);
       break;
     }
-  if (region->refs == 0 && limits_.share && region->valid) {
-    unused_.erase(region->lru);
-    unused_bytes_ -= region->end - region->start;
-  }
-  region->valid = false;
-  if (region->refs == 0)
-    destroy(region);
-}
-
-void RegCache::destroy(Region* region) {
   dereg_(region->keys);
   ++stats_.deregistrations;
   owned_.erase(region);
@@ -145,7 +127,10 @@ void RegCache::destroy(Region* region) {
 void RegCache::evict() {
   while (!unused_.empty() && (unused_.size() > limits_.max_unused || unused_bytes_ > limits_.max_unused_bytes)) {
     ++stats_.evictions;
-    retire(unused_.back());
+    Region* oldest = unused_.back();
+    unused_.pop_back();
+    unused_bytes_ -= oldest->end - oldest->start;
+    destroy(oldest);
   }
 }
 

@@ -3,19 +3,27 @@
 // Device-free: registering and deregistering are callbacks (ibv_reg_mr and
 // ibv_dereg_mr in the transport; recorders in the unit tests).
 //
+// A registration pins the pages its addresses had when it was made; if the
+// memory is unmapped and the addresses mapped again, a cached registration
+// still names the old pages, and a transfer through it moves the wrong
+// bytes without an error. So a region is kept past its last release only
+// when the caller says its memory cannot go away behind the cache (`keep`:
+// memory xover owns, protocols/core/host_memory.hpp, which is never
+// unmapped); any other region is deregistered when its last holder
+// releases it.
+//
 // Every region is page-aligned (the kernel pins whole pages anyway). With
 // sharing off (the protocol core's reg_cache=off), acquire() registers
 // every time and release() deregisters at once: each use pays the real
 // cost, as the cost model charges it. With sharing on:
 //   - a request inside a live region reuses it (a hit: refcount + 1);
-//   - a request that overlaps or touches live regions registers their
-//     union once, and the regions it covers are invalidated: gone from the
-//     index, deregistered as soon as nobody holds them;
-//   - a region nobody holds stays registered, in least-recently-used
+//   - a request to keep that overlaps or touches unused kept regions
+//     registers their union once and drops them; regions somebody holds
+//     are left as they are, in the index, until released (a held buffer
+//     is always found);
+//   - a kept region nobody holds stays registered, in least-recently-used
 //     order, until more than `max_unused` regions or `max_unused_bytes`
-//     bytes are unused; then the oldest go;
-//   - invalidate() drops whatever overlaps a range (memory about to be
-//     unmapped), in the same way.
+//     bytes are unused; then the oldest go.
 // find() answers which live region covers a buffer, for the local keys of
 // a zcopy send, a get or a put; it never changes the cache.
 #pragma once
@@ -55,15 +63,15 @@ class RegCache {
     std::uintptr_t end = 0;  ///< one past the last byte
     MrKeys keys;
     std::uint32_t refs = 0;
-    bool valid = true;       ///< in the index; false once invalidated
-    std::list<Region*>::iterator lru;  ///< in unused_ while refs == 0 and valid
+    bool keep = false;       ///< stays registered after its last release (memory that cannot go away)
+    std::list<Region*>::iterator lru;  ///< in unused_ while refs == 0
   };
 
   struct Stats {
     std::size_t hits = 0;
     std::size_t registrations = 0;
     std::size_t deregistrations = 0;
-    std::size_t merges = 0;         ///< registrations that took live regions in
+    std::size_t merges = 0;         ///< registrations that took unused regions in
     std::size_t evictions = 0;
   };
 
@@ -74,34 +82,33 @@ class RegCache {
   RegCache& operator=(const RegCache&) = delete;
 
   /// A region covering [base, base + size), held until release(); null when
-  /// the registration failed (errno says why) or size is 0.
-  Region* acquire(const void* base, Bytes size);
+  /// the registration failed (errno says why) or size is 0. `keep`: the
+  /// memory cannot be unmapped while the cache lives, so the region may
+  /// stay registered after its last release (with sharing on).
+  Region* acquire(const void* base, Bytes size, bool keep);
   void release(Region* region);
-  /// The live region that covers [base, base + size), or null.
+  /// A live region that covers [base, base + size), or null.
   const Region* find(const void* base, Bytes size) const;
-  /// Drops every region overlapping [base, base + size) from the cache.
-  void invalidate(const void* base, Bytes size);
 
   const Stats& stats() const { return stats_; }
-  /// Regions in the index (live and not invalidated).
+  /// Regions registered now, held or not.
   std::size_t live() const { return index_.size(); }
   std::size_t unused() const { return unused_.size(); }
   Bytes unused_bytes() const { return unused_bytes_; }
 
  private:
-  Region* insert(std::uintptr_t start, std::uintptr_t end);
-  /// Takes a region out of the index; deregisters it now if nobody holds it.
-  void retire(Region* region);
+  Region* insert(std::uintptr_t start, std::uintptr_t end, bool keep);
+  /// Takes a region nobody holds out of the index and deregisters it.
   void destroy(Region* region);
   void evict();
 
   Limits limits_;
   Register reg_;
   Deregister dereg_;
-  std::multimap<std::uintptr_t, Region*> index_;  ///< live regions by start
+  std::multimap<std::uintptr_t, Region*> index_;  ///< every registered region by start (they may overlap)
   std::uintptr_t longest_ = 0;                     ///< the longest region ever indexed
   std::map<Region*, std::unique_ptr<Region>> owned_;
-  std::list<Region*> unused_;                      ///< valid, refs == 0; most recent first
+  std::list<Region*> unused_;                      ///< kept, refs == 0; most recent first
   Bytes unused_bytes_ = 0;
   Stats stats_;
 };

@@ -1,9 +1,10 @@
 // The data path of the verbs Transport (verbs_transport.hpp): active
-// messages as SENDs under credit flow control, get and put as RDMA READ
-// and WRITE, registration through the per-device cache, and progress: the
-// receive CQs first, 16 completions at a time, explicit grants, then the
-// send CQs. Nothing here sleeps, allocates per message or throws; a failed
-// completion, a fatal event or a silent peer fails the transport.
+// messages as SENDs under credit flow control, and progress: the receive
+// CQs first, 16 completions at a time, explicit grants, then the send CQs;
+// the device's asynchronous events every 64 calls, the clock after 256 idle
+// ones. RDMA and registration are in verbs_rma.cpp. Nothing here sleeps,
+// allocates per message or throws; a failed post or completion, a fatal
+// event or a silent peer fails the transport.
 #include <fcntl.h>
 
 #include <algorithm>
@@ -22,8 +23,6 @@ namespace {
 /// While polling without traffic, how often peer processes on this host
 /// are checked.
 constexpr Seconds kAliveInterval = 0.1;
-/// Idle polls between two looks at the clock.
-constexpr unsigned kPollsPerWatch = 256;
 /// Completions that may become due in one progress() call without an
 /// allocation.
 constexpr std::size_t kDueReserve = 4096;
@@ -33,6 +32,7 @@ const char* op_name(SendRecord::Op op) {
     case SendRecord::Op::Send: return "SEND";
     case SendRecord::Op::Write: return "RDMA WRITE";
     case SendRecord::Op::Read: return "RDMA READ";
+    case SendRecord::Op::Atomic: return "FETCH_AND_ADD (a put_signal's signal)";
     case SendRecord::Op::Flush: return "flush (zero-byte RDMA WRITE)";
   }
   return "request";
@@ -84,25 +84,9 @@ void VerbsTransport::copy(std::byte* dst, const std::byte* src, Bytes n) {
     std::memcpy(dst, src, n);
 }
 
-bool VerbsTransport::local_key(std::size_t lane, const void* data, Bytes size, std::uint32_t& lkey) const {
-  const RegCache::Region* r = f_.rcaches[f_.lane_device[lane]]->find(data, size);
-  if (!r)
-    return false;
-  lkey = r->keys.lkey;
-  return true;
-}
-
-bool VerbsTransport::post_one(Endpoint& ep, WorkRequest wr, const char* what) {
-  if (const int error = post_send(ep.qp.get(), {&wr, 1}); error != 0) {
-    abandon(where(ep) + ": ibv_post_send of a " + what + " failed: " + errno_text(error));
-    return false;
-  }
-  moved_ = true;
-  return true;
-}
-
 Status VerbsTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<const std::byte> header,
                                ConstBuffer payload, AmMode mode, Completion done) {
+  const std::lock_guard lock(mutex_);
   Endpoint* ep = endpoint(lane, peer);
   if (!failure().empty() || !ep)
     return Status::Error;
@@ -154,116 +138,19 @@ Status VerbsTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<c
   std::optional<Sge> second;
   if (zcopy)
     second = Sge{reinterpret_cast<std::uint64_t>(payload.data), static_cast<std::uint32_t>(payload.size), payload_lkey};
-  const SendRecord& record =
-      ep->tracker.post(SendRecord::Op::Send, bounce, zcopy ? std::move(done) : Completion{},
-                       bounce != kNone && l.bounce_pool().low());
-  if (!post_one(*ep, send_wr(send_wr_id(index_of(*ep), record.sn), first, second, inline_data, record.signaled),
-                "SEND")) {
-    ep->tracker.unpost();
-    if (bounce != kNone)
-      l.bounce_pool().give(bounce);
+  const std::uint32_t index = index_of(*ep);
+  if (!post_one(*ep, SendRecord::Op::Send, bounce, zcopy ? std::move(done) : Completion{},
+                bounce != kNone && l.bounce_pool().low(), "SEND", [&](const SendRecord& r) {
+                  return send_wr(send_wr_id(index, r.sn), first, second, inline_data, r.signaled);
+                }))
     return Status::Error;
-  }
   ep->credits.consume();
   ep->credits.granted(h.grant);
   return zcopy ? Status::InProgress : Status::Ok;
 }
 
-Status VerbsTransport::get(std::size_t lane, Rank peer, MutableBuffer local, RemoteAddr remote, Completion done) {
-  Endpoint* ep = endpoint(lane, peer);
-  if (!failure().empty() || !ep || ep->max_reads == 0 || local.size > f_.paths[peer].lanes[lane].max_zcopy ||
-      (local.size && !local.data))
-    return Status::Error;
-  if (local.size == 0)
-    return Status::Ok;
-  std::uint32_t lkey = 0;
-  if (!local_key(lane, local.data, local.size, lkey)) {
-    std::fprintf(stderr, "xover: rank %u: verbs: a get of %llu bytes into unregistered memory (register it first)\n",
-                 rank_, static_cast<unsigned long long>(local.size));
-    return Status::Error;
-  }
-  // No more reads in flight than the queue pair's max_rd_atomic: the
-  // Worker queues the rest and retries from progress().
-  if (!ep->tracker.read_allowed() || !ep->tracker.has_room())
-    return Status::NoResource;
-  const SendRecord& record = ep->tracker.post(SendRecord::Op::Read, kNone, std::move(done), true);
-  const Sge sge{reinterpret_cast<std::uint64_t>(local.data), static_cast<std::uint32_t>(local.size), lkey};
-  if (!post_one(*ep, read_wr(send_wr_id(index_of(*ep), record.sn), sge, remote.addr,
-                             static_cast<std::uint32_t>(remote.key), true),
-                "RDMA READ")) {
-    ep->tracker.unpost();
-    return Status::Error;
-  }
-  return Status::InProgress;
-}
-
-Status VerbsTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, Completion done) {
-  Endpoint* ep = endpoint(lane, peer);
-  if (!failure().empty() || !ep || local.size > f_.paths[peer].lanes[lane].max_zcopy || (local.size && !local.data))
-    return Status::Error;
-  if (local.size == 0)
-    return Status::Ok;
-  std::uint32_t lkey = 0;
-  if (!local_key(lane, local.data, local.size, lkey)) {
-    std::fprintf(stderr, "xover: rank %u: verbs: a put of %llu bytes from unregistered memory (register it first)\n",
-                 rank_, static_cast<unsigned long long>(local.size));
-    return Status::Error;
-  }
-  if (!ep->tracker.has_room())
-    return Status::NoResource;
-  const SendRecord& record = ep->tracker.post(SendRecord::Op::Write, kNone, std::move(done), true);
-  const Sge sge{reinterpret_cast<std::uint64_t>(local.data), static_cast<std::uint32_t>(local.size), lkey};
-  if (!post_one(*ep, write_wr(send_wr_id(index_of(*ep), record.sn), sge, remote.addr,
-                              static_cast<std::uint32_t>(remote.key), true),
-                "RDMA WRITE")) {
-    ep->tracker.unpost();
-    return Status::Error;
-  }
-  return Status::InProgress;
-}
-
-MemoryRegion VerbsTransport::reg(Rank, std::size_t lane, const std::byte* base, Bytes size) {
-  if (lane >= f_.lanes.size() || !base || size == 0 || !failure().empty())
-    return {0, base, size};
-  const std::size_t device = f_.lane_device[lane];
-  RegCache::Region* region = f_.rcaches[device]->acquire(base, size);
-  if (!region) {
-    const int error = errno;
-    abandon("verbs: lane " + f_.lanes[lane]->name() + ": ibv_reg_mr of " + std::to_string(size) +
-            " bytes failed: " + errno_text(error) +
-            (error == ENOMEM || error == EPERM ? "; is the locked-memory limit (ulimit -l) too low?" : ""));
-    return {0, base, size};
-  }
-  std::uint32_t slot = 0;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(slots_.size());
-    slots_.emplace_back();
-  }
-  slots_[slot] = {region, device};
-  return {(std::uint64_t{slot} + 1) << 32 | region->keys.rkey, base, size};
-}
-
-void VerbsTransport::dereg(const MemoryRegion& region) {
-  const std::uint64_t slot = (region.key >> 32);
-  if (slot == 0 || slot > slots_.size())
-    return;
-  RegSlot& s = slots_[slot - 1];
-  if (!s.region || s.region->keys.rkey != static_cast<std::uint32_t>(region.key))
-    return;
-  f_.rcaches[s.device]->release(s.region);
-  s.region = nullptr;
-  free_slots_.push_back(static_cast<std::uint32_t>(slot - 1));
-}
-
-void VerbsTransport::invalidate(const void* base, Bytes size) {
-  for (const auto& cache : f_.rcaches)
-    cache->invalidate(base, size);
-}
-
 bool VerbsTransport::flushed() const {
+  const std::lock_guard lock(mutex_);
   for (const auto& ep : f_.endpoints)
     if (ep && ep->tracker.outstanding() > 0) {
       flush_wanted_ = true;
@@ -286,17 +173,13 @@ bool VerbsTransport::send_grant(Endpoint& ep) {
   h.kind = WireKind::Grant;
   h.grant = ep.credits.owed();
   h.encode(at);
-  const SendRecord& record = ep.tracker.post(SendRecord::Op::Send, bounce, {}, false);
   const Sge sge{reinterpret_cast<std::uint64_t>(at), kWireHeader, inline_data ? 0 : l.bounce_lkey()};
-  if (!post_one(ep, send_wr(send_wr_id(index_of(ep), record.sn), sge, std::nullopt, inline_data, record.signaled),
-                "credit grant")) {
-    ep.tracker.unpost();
-    if (bounce != kNone)
-      l.bounce_pool().give(bounce);
-    return true;  // the transport failed: nothing more to retry
-  }
-  ep.credits.granted(h.grant);
-  return true;
+  const std::uint32_t index = index_of(ep);
+  if (post_one(ep, SendRecord::Op::Send, bounce, {}, false, "credit grant", [&](const SendRecord& r) {
+        return send_wr(send_wr_id(index, r.sn), sge, std::nullopt, inline_data, r.signaled);
+      }))
+    ep.credits.granted(h.grant);
+  return true;  // sent, or the transport failed: nothing more to retry
 }
 
 void VerbsTransport::send_grants() {
@@ -317,7 +200,7 @@ void VerbsTransport::send_grants() {
 void VerbsTransport::deliver(Endpoint& ep, std::uint32_t segment, std::uint32_t length) {
   WireMessage m;
   const std::byte* at = f_.lanes[ep.lane]->segment(segment);
-  if (const std::string bad = decode_wire(at, length, ep.credits.window(), m); !bad.empty()) {
+  if (const std::string bad = decode_wire(at, length, ep.credits.send_window(), m); !bad.empty()) {
     abandon(where(ep) + ": the peer sent " + bad);
     return;
   }
@@ -327,7 +210,7 @@ void VerbsTransport::deliver(Endpoint& ep, std::uint32_t segment, std::uint32_t 
   }
   if (!ep.credits.grant_in(m.header.grant)) {
     abandon(where(ep) + ": the peer granted " + std::to_string(m.header.grant) + " credits with " +
-            std::to_string(ep.credits.credits()) + " of " + std::to_string(ep.credits.window()) + " in hand");
+            std::to_string(ep.credits.credits()) + " of " + std::to_string(ep.credits.send_window()) + " in hand");
     return;
   }
   if (m.header.kind != WireKind::Am)
@@ -343,8 +226,8 @@ void VerbsTransport::deliver(Endpoint& ep, std::uint32_t segment, std::uint32_t 
 
 bool VerbsTransport::poll_recv(std::size_t lane) {
   Lane& l = *f_.lanes[lane];
-  std::array<ibv_wc, kPollBatch> wcs;
-  const int n = ibv_poll_cq(l.recv_cq(), kPollBatch, wcs.data());
+  std::array<ibv_wc, kPollBatch> wcs{};
+  const int n = ibv_poll_cq(l.recv_cq(), static_cast<int>(kPollBatch), wcs.data());
   if (n < 0) {
     abandon("verbs: lane " + l.name() + ": ibv_poll_cq on the receive CQ failed");
     return false;
@@ -374,8 +257,8 @@ bool VerbsTransport::poll_recv(std::size_t lane) {
 
 bool VerbsTransport::poll_send(std::size_t lane) {
   Lane& l = *f_.lanes[lane];
-  std::array<ibv_wc, kPollBatch> wcs;
-  const int n = ibv_poll_cq(l.send_cq(), kPollBatch, wcs.data());
+  std::array<ibv_wc, kPollBatch> wcs{};
+  const int n = ibv_poll_cq(l.send_cq(), static_cast<int>(kPollBatch), wcs.data());
   if (n < 0) {
     abandon("verbs: lane " + l.name() + ": ibv_poll_cq on the send CQ failed");
     return false;
@@ -413,15 +296,15 @@ void VerbsTransport::flush_tails() {
   for (const auto& ep : f_.endpoints) {
     if (!ep || !ep->tracker.tail_unsignaled() || !ep->tracker.has_room(true))
       continue;
-    const SendRecord& record = ep->tracker.post(SendRecord::Op::Flush, kNone, {}, true);
-    if (!post_one(*ep, flush_wr(send_wr_id(index_of(*ep), record.sn)), "flush")) {
-      ep->tracker.unpost();
+    const std::uint32_t index = index_of(*ep);
+    if (!post_one(*ep, SendRecord::Op::Flush, kNone, {}, true, "flush",
+                  [&](const SendRecord& r) { return flush_wr(send_wr_id(index, r.sn)); }))
       return;
-    }
   }
 }
 
 void VerbsTransport::progress(Seconds) {
+  const std::lock_guard lock(mutex_);
   if (in_progress_)
     return;  // called from a handler: the completion being delivered is not done
   if (failure().empty()) {
@@ -438,7 +321,10 @@ void VerbsTransport::progress(Seconds) {
     in_progress_ = false;
     if (moved)
       moved_ = true;
-    else if (++idle_polls_ % kPollsPerWatch == 0 && failure().empty())
+    const ProgressWatch::Due due = progress_watch_.tick(moved);
+    if (due.events && failure().empty())
+      check_async_events();
+    if (due.clock && failure().empty())
       watch();
   }
   run_due();
@@ -477,9 +363,6 @@ void VerbsTransport::watch() {
   const Seconds t = clock_now();
   const Seconds idle = idle_.look(t, moved_);
   moved_ = false;
-  check_async_events();
-  if (!failure().empty())
-    return;
   if (idle >= kAliveInterval && t - last_alive_check_ >= kAliveInterval) {
     last_alive_check_ = t;
     for (Rank r = 0; r < size_; ++r)
@@ -527,12 +410,3 @@ void VerbsTransport::abandon(std::string why) {
 }
 
 }  // namespace xover::runtime::verbs
-
-namespace xover::runtime {
-
-void verbs_invalidate(Transport& transport, const void* base, Bytes size) {
-  if (auto* verbs = dynamic_cast<verbs::VerbsTransport*>(&transport))
-    verbs->invalidate(base, size);
-}
-
-}  // namespace xover::runtime

@@ -3,8 +3,9 @@
 // VerbsOptions::ports names: verbs_options.hpp), with one RC queue pair per
 // (peer, lane). Active messages travel as SENDs into a shared receive queue per
 // lane under credit flow control; get is an RDMA READ, put an RDMA WRITE;
-// registration is ibv_reg_mr, cached by address range when the protocol
-// core's reg_cache is on (RuntimeOptions::reg_cache). runtime/verbs/README.md
+// put_signal is a WRITE and a fenced FETCH_AND_ADD; registration is
+// ibv_reg_mr, cached by address range when the protocol core's reg_cache is
+// on (RuntimeOptions::reg_cache) and the memory is xover's own. runtime/verbs/README.md
 // has the file map and says what has run where.
 //
 //   RuntimeOptions options;
@@ -14,8 +15,9 @@
 // Limits (every lane): max_short = the queue pair's inline limit less the
 // 8-byte wire header, max_bcopy = seg_size = 8 KiB less the wire header
 // (AM zcopy fits one segment too), max_zcopy = the port's max_msg_sz, at
-// most 1 GiB. Capabilities: am short/bcopy/zcopy, put, get, atomics where
-// the device has them; not connect-to-iface (RC connects to one endpoint).
+// most 1 GiB. Capabilities: am short/bcopy/zcopy, put, get, atomics (and
+// so put_signal) where the device has them; not connect-to-iface (RC
+// connects to one endpoint).
 //
 // Faults: a failed work completion (a queue pair in error, a remote access
 // error, a peer whose HCA stopped answering: the retry counter exceeded),
@@ -49,11 +51,5 @@ std::string verbs_unavailable();
 /// What `xover info` says of the verbs backend here: every device and port
 /// libibverbs lists (state, link layer, LID, MTU, link rate), or why none.
 BackendInfo describe_verbs();
-
-/// Drops the cached registrations that overlap [base, base + size) on every
-/// device of a verbs transport, for memory about to be unmapped by other
-/// means than free() (which never unmaps while the cache is on; see
-/// runtime/verbs/README.md). Does nothing for another transport.
-void verbs_invalidate(Transport& transport, const void* base, Bytes size);
 
 }  // namespace xover::runtime

@@ -1,19 +1,23 @@
 // The verbs transport's set-up (verbs_transport.hpp): find the ports,
-// build a lane on each one chosen, create and INIT a queue pair per peer
-// and lane, swap address cards through the bootstrap, walk every queue
-// pair to RTS (verbs_qp_plan.hpp), post the receive segments, measure the
-// lanes (verbs_measure.hpp), and hand the fabric to the data path. Every
-// verbs object is owned from the moment it exists, so a failure at any step
+// check the locked-memory limit, build a lane on each one chosen, register
+// the signal words, create and INIT a queue pair per peer and lane, swap
+// address cards through the bootstrap, walk every queue pair to RTS
+// (verbs_qp_plan.hpp), post the receive segments, measure the lanes
+// (verbs_measure.hpp), and hand the fabric to the data path. Every verbs
+// object is owned from the moment it exists, so a failure at any step
 // releases all of them.
-#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
+#include <optional>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 
 #include "runtime/verbs/verbs_card.hpp"
 #include "runtime/verbs/verbs_measure.hpp"
+#include "runtime/verbs/verbs_memlock.hpp"
 #include "runtime/verbs/verbs_options.hpp"
 #include "runtime/verbs/verbs_transport.hpp"
 #include "runtime/verbs/verbs_transport_impl.hpp"
@@ -22,32 +26,57 @@ namespace xover::runtime {
 namespace verbs {
 namespace {
 
-/// Registered memory must keep its pages while a registration of it is
-/// cached (here or in the protocol core's cache): tell glibc's malloc never
-/// to unmap what free() releases (no mmap'd chunks, no trimming of the heap),
-/// as Open MPI's mallopt memory component does for leave_pinned. A cached
-/// registration of malloc'd memory then never outlives its pages; memory
-/// unmapped by other means goes through verbs_invalidate().
-void keep_freed_memory_mapped() {
-  mallopt(M_MMAP_MAX, 0);
-  mallopt(M_TRIM_THRESHOLD, -1);
+/// The bytes the set-up pins: each lane's receive segments and bounce
+/// buffers, each device's measurement buffers and signal words.
+Bytes pinned_at_setup(const Discovery& found, const std::vector<std::size_t>& chosen, Rank peers) {
+  Bytes need = 0;
+  std::vector<bool> device_seen(found.devices.size(), false);
+  for (const std::size_t port : chosen) {
+    const ibv_device_attr& attr = found.devices[found.port_device[port]]->attr;
+    const SrqPlan srq = plan_srq(peers, static_cast<std::uint32_t>(std::max(std::min(attr.max_srq_wr, attr.max_cqe), 0)));
+    need += (Bytes{srq.segments} + kBounceCount) * kSegment;
+    if (!device_seen[found.port_device[port]])
+      need += kMeasurePinned + kSignalSlab;
+    device_seen[found.port_device[port]] = true;
+  }
+  return need;
 }
 
-LaneAddress lane_address(const Lane& lane) {
+/// The port's RoCE traffic class, from its driver's sysfs file if it has one.
+std::uint8_t traffic_class(const PortInfo& port) {
+  std::ifstream in("/sys/class/infiniband/" + port.device + "/tc/" + std::to_string(port.port) + "/traffic_class");
+  if (!in)
+    return roce_traffic_class(std::nullopt);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return roce_traffic_class(text.str());
+}
+
+LaneAddress lane_address(const Lane& lane, const MrPtr& signal_mr) {
   const PortInfo& port = lane.port();
-  const std::optional<GidEntry> gid = choose_gid(port.link_layer, port.gids);
+  const std::vector<GidEntry> candidates = gid_candidates(port.link_layer, port.gids);
+  std::optional<GidEntry> gid;
+  for (const GidEntry& g : candidates)
+    if (port.link_layer == LinkLayer::Infiniband || gid_works(lane.device(), port.port, g)) {
+      gid = g;
+      break;
+    }
   if (!gid && port.link_layer == LinkLayer::Ethernet)
-    throw RuntimeError("verbs: lane " + lane.name() +
-                       ": a RoCE port without a usable GID (is its network interface up, with an address?)");
+    throw RuntimeError("verbs: lane " + lane.name() + ": a RoCE port without a usable GID (" +
+                       std::to_string(candidates.size()) + " candidate(s) of " + std::to_string(port.gids.size()) +
+                       ", none accepted by ibv_create_ah; is its network interface up, with an address?)");
   LaneAddress a;
   a.link_layer = port.link_layer;
   a.lid = port.lid;
   a.mtu = port.mtu;
   a.rd_atomic = static_cast<std::uint8_t>(std::clamp(lane.device().attr.max_qp_rd_atom, 0, 255));
+  a.window = lane.window();
+  a.signal_rkey = signal_mr->rkey;
   if (gid) {
     a.gid_index = gid->index;
     a.gid_type = gid->type;
     a.gid = gid->gid;
+    a.prefix = gid->prefix;
   }
   return a;
 }
@@ -56,25 +85,12 @@ std::string endpoint_name(const Fabric& f, const Endpoint& ep) {
   return "verbs: lane " + f.lanes[ep.lane]->name() + " to rank " + std::to_string(ep.peer);
 }
 
-/// The ports to use: those --ib-dev named (VerbsOptions::ports), or every ACTIVE
-/// one. Throws when there is no device, or a name matches none.
-std::vector<std::size_t> choose_ports(const Discovery& found, const RuntimeOptions& options) {
-  if (const std::string why = found.reason(); !why.empty())
-    throw RuntimeError("verbs: " + why);
-  try {
-    return select_ports(found.ports, verbs_options(options).ports);
-  } catch (const std::invalid_argument& e) {
-    throw RuntimeError(std::string("verbs: ") + e.what());
-  }
-}
-
-/// A lane on each chosen port, the devices they are on taken from `found`
-/// into `f` once each, with a registration cache per device.
-void open_lanes(Fabric& f, Discovery& found, const std::vector<std::size_t>& chosen, const RuntimeOptions& options,
-                Rank size) {
+/// The lanes on the chosen ports, each device's registration cache, and the
+/// signal words registered on every device.
+void build_lanes(Fabric& f, Discovery& found, const std::vector<std::size_t>& chosen, Rank peers, bool reg_cache) {
   std::vector<std::size_t> device_of(found.devices.size(), found.devices.size());
   RegCache::Limits limits;
-  limits.share = options.reg_cache;
+  limits.share = reg_cache;
   limits.page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   for (const std::size_t port : chosen) {
     const std::size_t d = found.port_device[port];
@@ -87,13 +103,21 @@ void open_lanes(Fabric& f, Discovery& found, const std::vector<std::size_t>& cho
           deregister_memory));
     }
     f.lane_device.push_back(device_of[d]);
-    f.lanes.push_back(std::make_unique<Lane>(*f.devices[device_of[d]], found.ports[port], size - 1));
+    f.lanes.push_back(std::make_unique<Lane>(*f.devices[device_of[d]], found.ports[port], peers));
+  }
+  f.signal_slab = make_slab(kSignalSlab);
+  for (const auto& device : f.devices) {
+    const MrKeys keys = register_memory(*device, reinterpret_cast<std::uintptr_t>(f.signal_slab.get()), kSignalSlab);
+    if (!keys.handle)
+      throw RuntimeError("verbs: device " + device->name + ": ibv_reg_mr of the signal words failed: " +
+                         errno_text(errno) + memlock_hint(kSignalSlab));
+    f.signal_mrs.emplace_back(static_cast<ibv_mr*>(keys.handle));
   }
 }
 
-/// A queue pair per peer and lane, in INIT, with a random first PSN; and
-/// this rank's address card, which carries them.
-Card init_queue_pairs(Fabric& f, const Bootstrap& boot) {
+/// A queue pair per peer and lane, in INIT, with a random first PSN, and
+/// this rank's card.
+Card create_queue_pairs(Fabric& f, Bootstrap& boot) {
   const Rank me = boot.rank();
   const Rank size = boot.size();
   std::random_device random;
@@ -103,13 +127,14 @@ Card init_queue_pairs(Fabric& f, const Bootstrap& boot) {
   mine.pid = static_cast<std::uint32_t>(getpid());
   mine.job = job_hash(boot.job());
   mine.memcpy_bw = measure_memcpy();
+  mine.signal_addr = reinterpret_cast<std::uint64_t>(f.signal_slab.get());
   mine.host = host_name().substr(0, kMaxHostName);
   mine.qps.resize(f.lanes.size() * size);
   f.endpoints.resize(f.lanes.size() * size);
   f.qp_endpoint.resize(f.lanes.size());
   for (std::size_t lane = 0; lane < f.lanes.size(); ++lane) {
     Lane& l = *f.lanes[lane];
-    mine.lanes.push_back(lane_address(l));
+    mine.lanes.push_back(lane_address(l, f.signal_mrs[f.lane_device[lane]]));
     for (Rank peer = 0; peer < size; ++peer) {
       if (peer == me)
         continue;
@@ -129,22 +154,10 @@ Card init_queue_pairs(Fabric& f, const Bootstrap& boot) {
   return mine;
 }
 
-/// Every rank's address card, through the bootstrap, each checked.
-std::vector<Card> exchange_cards(Bootstrap& boot, const Card& mine, std::size_t lanes) {
-  const std::vector<Blob> blobs = boot.allgather(encode_card(mine));
-  std::vector<Card> cards;
-  try {
-    for (Rank r = 0; r < boot.size(); ++r)
-      cards.push_back(decode_card(blobs.at(r), r, boot.size(), lanes, mine.job));
-  } catch (const std::invalid_argument& e) {
-    throw RuntimeError(std::string("verbs: ") + e.what());
-  }
-  return cards;
-}
-
-/// Every queue pair walked from INIT to RTS toward its peer's, as the
-/// cards say; then every lane's receive segments posted.
-void connect_queue_pairs(Fabric& f, const Card& mine, const std::vector<Card>& cards) {
+/// Every queue pair to RTS toward the peer its card names, each endpoint's
+/// credits by the peer's window, the peers' signal words.
+void connect(Fabric& f, Rank me, const Card& mine, const std::vector<Card>& cards) {
+  const auto size = static_cast<Rank>(cards.size());
   for (auto& ep : f.endpoints) {
     if (!ep)
       continue;
@@ -152,8 +165,9 @@ void connect_queue_pairs(Fabric& f, const Card& mine, const std::vector<Card>& c
     QpPlan plan;
     try {
       plan = plan_qp(l.port().port, mine.lanes[ep->lane], mine.qp(ep->lane, ep->peer), cards[ep->peer].lanes[ep->lane],
-                     cards[ep->peer].qp(ep->lane, mine.rank),
-                     static_cast<std::uint8_t>(std::clamp(l.device().attr.max_qp_init_rd_atom, 0, 255)));
+                     cards[ep->peer].qp(ep->lane, me),
+                     static_cast<std::uint8_t>(std::clamp(l.device().attr.max_qp_init_rd_atom, 0, 255)),
+                     traffic_class(l.port()));
     } catch (const std::invalid_argument& e) {
       throw RuntimeError(endpoint_name(f, *ep) + ": " + e.what());
     }
@@ -164,10 +178,16 @@ void connect_queue_pairs(Fabric& f, const Card& mine, const std::vector<Card>& c
                            (step.to == QpState::Rtr ? "RTR" : "RTS") + " failed: " + errno_text(error));
     ep->max_reads = plan.max_rd_atomic;
     ep->tracker = SendTracker(l.send_queue(), kSignalEvery, plan.max_rd_atomic);
+    // Sending with the window the peer's receive queue gives this rank.
+    ep->credits = Credits(cards[ep->peer].lanes[ep->lane].window, l.window());
   }
-  for (auto& lane : f.lanes)
-    if (const int error = lane->refill(); error != 0)
-      throw RuntimeError("verbs: lane " + lane->name() + ": ibv_post_srq_recv failed: " + errno_text(error));
+  f.peer_signal_addr.resize(size);
+  f.peer_signal_rkey.resize(f.lanes.size() * size);
+  for (Rank r = 0; r < size; ++r) {
+    f.peer_signal_addr[r] = cards[r].signal_addr;
+    for (std::size_t lane = 0; lane < f.lanes.size(); ++lane)
+      f.peer_signal_rkey[lane * size + r] = cards[r].lanes[lane].signal_rkey;
+  }
 }
 
 /// The set-up, step by step (see the file comment).
@@ -175,14 +195,33 @@ std::unique_ptr<Transport> wire_up(Bootstrap& boot, const RuntimeOptions& option
   const Rank me = boot.rank();
   const Rank size = boot.size();
   Discovery found = discover();
-  const std::vector<std::size_t> chosen = choose_ports(found, options);
-  if (options.reg_cache)
-    keep_freed_memory_mapped();
+  if (const std::string why = found.reason(); !why.empty())
+    throw RuntimeError("verbs: " + why);
+  std::vector<std::size_t> chosen;
+  try {
+    chosen = select_ports(found.ports, verbs_options(options).ports);
+  } catch (const std::invalid_argument& e) {
+    throw RuntimeError(std::string("verbs: ") + e.what());
+  }
+  if (const std::string problem = memlock_problem(pinned_at_setup(found, chosen, size - 1), memlock_limit());
+      !problem.empty())
+    throw RuntimeError("verbs: " + problem);
+
   Fabric f;
-  open_lanes(f, found, chosen, options, size);
-  const Card mine = init_queue_pairs(f, boot);
-  const std::vector<Card> cards = exchange_cards(boot, mine, f.lanes.size());
-  connect_queue_pairs(f, mine, cards);
+  build_lanes(f, found, chosen, size - 1, options.reg_cache);
+  const Card mine = create_queue_pairs(f, boot);
+  const std::vector<Blob> blobs = boot.allgather(encode_card(mine));
+  std::vector<Card> cards;
+  try {
+    for (Rank r = 0; r < size; ++r)
+      cards.push_back(decode_card(blobs.at(r), r, size, f.lanes.size(), mine.job));
+  } catch (const std::invalid_argument& e) {
+    throw RuntimeError(std::string("verbs: ") + e.what());
+  }
+  connect(f, me, mine, cards);
+  for (auto& lane : f.lanes)
+    if (const int error = lane->refill(); error != 0)
+      throw RuntimeError("verbs: lane " + lane->name() + ": ibv_post_srq_recv failed: " + errno_text(error));
   // Every queue pair of every rank is in RTS and every receive is posted
   // before anyone sends.
   boot.barrier();

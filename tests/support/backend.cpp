@@ -1,6 +1,7 @@
 #include "tests/support/backend.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <exception>
 #include <stdexcept>
 
@@ -79,6 +80,18 @@ std::string run_sim(Rank nranks, const std::string& platform_file, const RankBod
 }
 #endif
 
+// What a hardware run ran on, on the test's output: rank 0's lanes to rank 1
+// ("[ lanes    ] verbs: rxe0:1"), so that a log says which device passed.
+void say_lanes(const runtime::Backend& backend, Transport& transport) {
+  if (transport.size() < 2)
+    return;
+  std::string lanes;
+  for (const LaneAttrs& lane : transport.path(1).lanes)
+    lanes += (lanes.empty() ? "" : " ") + lane.name;
+  std::printf("[ lanes    ] %s: %s\n", std::string(backend.name).c_str(), lanes.c_str());
+  std::fflush(stdout);
+}
+
 // Every rank a process of its own, on a hardware backend.
 Problems run_hardware(const runtime::Backend& backend, Rank nranks, const RankBody& body) {
   runtime::RuntimeOptions options;
@@ -92,6 +105,8 @@ Problems run_hardware(const runtime::Backend& backend, Rank nranks, const RankBo
     Problems found;
     {
       std::unique_ptr<Transport> transport = backend.make(boot, options);
+      if (boot.rank() == 0)
+        say_lanes(backend, *transport);
       SteadyFigures steady(*transport);
       try {
         body(boot.rank(), steady, found);

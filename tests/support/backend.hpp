@@ -68,7 +68,8 @@ using RankBody = std::function<void(Rank rank, Transport& transport, Problems& p
 /// lanes (SteadyFigures), so the protocol each size takes is the same on
 /// every run. A rank that fails comes back as "the run failed: ..." with
 /// the launcher's account; a transport that failed, as "the transport
-/// failed: ..." with its reason.
+/// failed: ..." with its reason. Rank 0 prints the lanes it has to rank 1
+/// ("[ lanes    ] verbs: rxe0:1"), so that a log says what the body ran on.
 Problems run_ranks(const std::string& backend, Rank nranks, const std::string& platform_file, const RankBody& body);
 
 /// The problems, one per line, for a failure message.

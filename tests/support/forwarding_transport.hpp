@@ -39,6 +39,9 @@ class ForwardingTransport : public Transport {
     return inner_.reg(peer, lane, base, size);
   }
   void dereg(const MemoryRegion& region) override { inner_.dereg(region); }
+  bool reg_may_outlive_use(const std::byte* base, Bytes size) const override {
+    return inner_.reg_may_outlive_use(base, size);
+  }
   RemoteAddr remote_addr(const MemoryRegion& region, const std::byte* base) const override {
     return inner_.remote_addr(region, base);
   }

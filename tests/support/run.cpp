@@ -21,13 +21,18 @@ std::string slurp(const std::string& file) {
 
 }  // namespace
 
+std::string temp_dir() {
+  const char* dir = std::getenv("TMPDIR");
+  return dir && *dir ? dir : "/tmp";
+}
+
 CommandResult run_command(const std::string& command) {
-  char out_name[] = "/tmp/xover-test-out-XXXXXX";
-  char err_name[] = "/tmp/xover-test-err-XXXXXX";
-  const int out_fd = mkstemp(out_name);
-  const int err_fd = mkstemp(err_name);
+  std::string out_name = temp_dir() + "/xover-test-out-XXXXXX";
+  std::string err_name = temp_dir() + "/xover-test-err-XXXXXX";
+  const int out_fd = mkstemp(out_name.data());
+  const int err_fd = mkstemp(err_name.data());
   if (out_fd < 0 || err_fd < 0)
-    throw std::runtime_error("run_command: cannot create temporary files");
+    throw std::runtime_error("run_command: cannot create temporary files in " + temp_dir() + " (TMPDIR)");
   close(out_fd);
   close(err_fd);
   const int raw = std::system(("(" + command + ") >" + out_name + " 2>" + err_name + " </dev/null").c_str());
@@ -36,8 +41,8 @@ CommandResult run_command(const std::string& command) {
     result.status = WEXITSTATUS(raw);
   result.out = slurp(out_name);
   result.err = slurp(err_name);
-  unlink(out_name);
-  unlink(err_name);
+  unlink(out_name.c_str());
+  unlink(err_name.c_str());
   return result;
 }
 

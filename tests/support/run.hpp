@@ -13,8 +13,12 @@ struct CommandResult {
   std::string err;     ///< standard error
 };
 
-/// Runs `command` through /bin/sh.
+/// Runs `command` through /bin/sh, its output captured in files under
+/// temp_dir().
 CommandResult run_command(const std::string& command);
+
+/// Where tests write scratch files: $TMPDIR, else /tmp.
+std::string temp_dir();
 
 /// True when `python` runs and imports `module` (for tests that need
 /// matplotlib to skip with a reason where it is missing).

@@ -10,6 +10,7 @@
 #include "base/clock.hpp"
 #include "protocols/coll/alltoall.hpp"
 #include "protocols/coll/cmd_ring.hpp"
+#include "protocols/core/host_memory.hpp"
 #include "protocols/workload/results.hpp"
 #include "runtime/common.hpp"
 
@@ -36,31 +37,37 @@ std::size_t lane_to(const Transport& t, Rank peer) {
   throw RuntimeError("calibrate: no lane to rank " + std::to_string(peer) + " carries put_signal");
 }
 
-/// Rank 0's put_signal of kPutBytes to rank 1, counted in `pending` until
-/// it completes; throws when the transport refuses it.
+/// Rank 0's put_signal of kPutBytes from `local` to rank 1, counted in
+/// `pending` until it completes; throws when the transport fails it. A full
+/// queue (an RDMA queue pair holds so many atomics in flight) is made room
+/// in, as the alltoall's posting thread does: the time it takes is the
+/// burst's.
 class Putter {
  public:
-  Putter(Transport& t, const Card& card, std::atomic<std::size_t>& pending)
-      : t_(t), lane_(lane_to(t, 1)), card_(card), pending_(pending) {}
+  Putter(Transport& t, const Card& card, ConstBuffer local, std::atomic<std::size_t>& pending)
+      : t_(t), lane_(lane_to(t, 1)), card_(card), local_(local), pending_(pending) {}
   void operator()() const {
     std::atomic<std::size_t>& pending = pending_;
-    const Status s = t_.put_signal(lane_, 1, local(), card_.buffer, card_.signal, 1, [&pending](Status) { --pending; });
-    if (s == Status::Error || s == Status::NoResource)
-      throw RuntimeError(std::string("calibrate: a put_signal ") +
-                         (s == Status::Error ? "failed" : "found the transport's queue full") +
+    Status s = Status::NoResource;
+    while ((s = t_.put_signal(lane_, 1, local_, card_.buffer, card_.signal, 1, [&pending](Status) { --pending; })) ==
+               Status::NoResource &&
+           t_.failure().empty())
+      t_.progress();
+    if (s != Status::Ok && s != Status::InProgress)
+      throw RuntimeError(std::string("calibrate: a put_signal failed") +
                          (t_.failure().empty() ? "" : ": " + t_.failure()));
     if (s == Status::InProgress)
       ++pending;
   }
   /// The bytes each put carries.
-  ConstBuffer local() const { return {reinterpret_cast<const std::byte*>(&word_), kPutBytes}; }
+  ConstBuffer local() const { return local_; }
 
  private:
   Transport& t_;
   std::size_t lane_;
   Card card_;
+  ConstBuffer local_;
   std::atomic<std::size_t>& pending_;
-  std::uint64_t word_ = 0x786f766572;
 };
 
 /// The posting thread's time per put: back to back (device_o_burst), then
@@ -183,8 +190,9 @@ void measure_proxy(Transport& t, const Putter& put, std::size_t puts, DeviceFigu
 }
 
 /// Rank 0's side: the timed puts, direct then through the ring.
-DeviceFigures measure(Transport& t, const Card& card, std::size_t puts, std::atomic<std::size_t>& pending) {
-  const Putter put(t, card, pending);
+DeviceFigures measure(Transport& t, const Card& card, ConstBuffer local, std::size_t puts,
+                      std::atomic<std::size_t>& pending) {
+  const Putter put(t, card, local, pending);
   DeviceFigures out;
   out.puts = puts;
   measure_posting(put, puts, out);
@@ -210,10 +218,18 @@ DeviceFigures probe_device(Transport& t, runtime::Bootstrap& boot, std::size_t p
     throw RuntimeError("calibrate: rank 1 sent no card for the device probe");
   DeviceFigures out;
   std::atomic<std::size_t> pending{0};
+  // Rank 0's bytes to put, registered once as the alltoall's are (an RDMA
+  // transport would otherwise register them on every put), until every
+  // put is done.
+  HostBuffer source(kPutBytes);
+  const std::uint64_t word = 0x786f766572;
+  std::memcpy(source.data(), &word, kPutBytes);
+  MemoryRegion registered{};
   if (boot.rank() == 0) {
     Card card;
     std::memcpy(&card, cards[1].data(), sizeof card);
-    out = measure(t, card, puts, pending);
+    registered = t.reg(1, lane_to(t, 1), source.data(), kPutBytes);
+    out = measure(t, card, {source.data(), kPutBytes}, puts, pending);
   }
   boot.barrier();  // rank 1 sleeps here while rank 0 measures
   const std::uint64_t expected = 3 * puts + 2 * (puts / 8);
@@ -224,6 +240,8 @@ DeviceFigures probe_device(Transport& t, runtime::Bootstrap& boot, std::size_t p
     t.progress();
     t.threads().after_progress(round);
   }
+  if (boot.rank() == 0)
+    t.dereg(registered);
   if (boot.rank() == 1 && signal_load(signal) != expected)
     throw RuntimeError("calibrate: rank 1's signal word shows " + std::to_string(signal_load(signal)) + " of " +
                        std::to_string(expected) + " puts" + (t.failure().empty() ? "" : ": " + t.failure()));

@@ -257,6 +257,9 @@ std::vector<GetPoint> probe_get(Transport& t, std::size_t am_lane, std::size_t l
     return points;
   }
   end.wait_addr();
+  // The gets land in registered memory, as a rendezvous receiver's do (an
+  // RDMA READ needs the local key).
+  const MemoryRegion landing = t.reg(1, lane, buffer.data(), buffer.size());
   std::uint64_t expect = end.replies();
   for (Bytes s : sizes) {
     std::vector<Seconds> times;
@@ -284,6 +287,7 @@ std::vector<GetPoint> probe_get(Transport& t, std::size_t am_lane, std::size_t l
     }
     points.push_back({s, quantile(times, 0.5)});
   }
+  t.dereg(landing);
   end.send(kDone, 0);
   end.flush();
   return points;

@@ -25,6 +25,7 @@ Card sample(std::uint32_t rank = 1, std::uint32_t ranks = 3) {
   c.pid = 4242;
   c.job = kJob;
   c.memcpy_bw = 9.5e9;
+  c.signal_addr = 0x7f0012340000ULL;
   c.host = "node-a";
   LaneAddress ib;
   ib.link_layer = LinkLayer::Infiniband;
@@ -32,6 +33,8 @@ Card sample(std::uint32_t rank = 1, std::uint32_t ranks = 3) {
   ib.mtu = 4096;
   ib.rd_atomic = 16;
   ib.gid = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8};
+  ib.window = 512;
+  ib.signal_rkey = 0x1234;
   LaneAddress roce;
   roce.link_layer = LinkLayer::Ethernet;
   roce.gid_type = GidType::RoceV2;
@@ -39,6 +42,9 @@ Card sample(std::uint32_t rank = 1, std::uint32_t ranks = 3) {
   roce.mtu = 1024;
   roce.rd_atomic = 8;
   roce.gid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 7};
+  roce.prefix = 24;
+  roce.window = 40;
+  roce.signal_rkey = 0x5678;
   c.lanes = {ib, roce};
   for (std::size_t lane = 0; lane < c.lanes.size(); ++lane)
     for (std::uint32_t r = 0; r < ranks; ++r)
@@ -60,7 +66,7 @@ std::string refusal(const std::vector<std::byte>& bytes, std::uint32_t from = 1,
 TEST(VerbsCard, EveryFieldComesBack) {
   const Card c = sample();
   const std::vector<std::byte> bytes = encode_card(c);
-  EXPECT_EQ(bytes.size(), 38 + c.host.size() + 2 * 24 + 2 * 3 * 8);
+  EXPECT_EQ(bytes.size(), 46 + c.host.size() + 2 * 32 + 2 * 3 * 8);
   const Card back = decode_card(bytes, 1, 3, 2, kJob);
   EXPECT_EQ(back, c);
   EXPECT_EQ(back.qp(1, 2), (QpAddress{0x112, 0xabc02}));
@@ -93,14 +99,18 @@ TEST(VerbsCard, EveryFieldIsChecked) {
     b[offset] = std::byte{value};
     return refusal(b);
   };
-  const std::size_t lanes_at = 38 + 6;  // fixed part, then "node-a"
+  const std::size_t lanes_at = 46 + 6;  // fixed part, then "node-a"
   EXPECT_THAT(at(0, 0), HasSubstr("bad magic"));
-  EXPECT_THAT(at(4, 2), HasSubstr("version 2, this build speaks 1"));
+  EXPECT_THAT(at(4, 1), HasSubstr("version 1, this build speaks 2"));
   EXPECT_THAT(at(lanes_at, 3), HasSubstr("lane 0: unknown link layer 3"));
   EXPECT_THAT(at(lanes_at + 2, 7), HasSubstr("lane 0: unknown GID type 7"));
   EXPECT_THAT(at(lanes_at + 3, 6), HasSubstr("lane 0: MTU code 6 is not 1 (256 B) to 5 (4096 B)"));
   EXPECT_THAT(at(lanes_at + 3, 0), HasSubstr("MTU code 0"));
-  EXPECT_THAT(at(lanes_at + 7, 1), HasSubstr("a reserved byte is not zero"));
+  EXPECT_THAT(at(lanes_at + 26, 1), HasSubstr("lane 0: a reserved field is not zero"));
+  EXPECT_THAT(at(lanes_at + 7, 33), HasSubstr("lane 0: a subnet prefix of 33 bits"));
+  EXPECT_THAT(at(lanes_at + 7, 24), HasSubstr("a GID without an IPv4 address"));  // lane 0's GID is IPv6
+  EXPECT_THAT(with([](Card& c) { c.lanes[1].window = 0; }), HasSubstr("lane 1: a credit window of 0"));
+  EXPECT_THAT(with([](Card& c) { c.lanes[1].window = 513; }), HasSubstr("a credit window of 513 (1 to 512"));
   EXPECT_THAT(with([](Card& c) { c.lanes[0].lid = 0; }), HasSubstr("an InfiniBand port with LID 0"));
   EXPECT_EQ(with([](Card& c) { c.lanes[1].lid = 0; }), "accepted");  // RoCE has no LID
   EXPECT_THAT(with([](Card& c) { c.qps[0].qpn = 0x1000000; }), HasSubstr("lane 0 toward rank 0: queue pair 16777216"));

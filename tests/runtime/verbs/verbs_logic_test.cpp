@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <deque>
+#include <utility>
 #include <random>
 
 #include "runtime/verbs/verbs_credits.hpp"
@@ -109,27 +111,51 @@ TEST(VerbsCredits, TheSrqIsSharedAmongThePeers) {
   EXPECT_EQ(one.window, 512);  // capped
   const SrqPlan many = plan_srq(63, 1 << 15);
   EXPECT_EQ(many.segments, 4096U);
-  EXPECT_EQ(many.window, (4096 - 16) / 63 - 2);
+  EXPECT_EQ(many.window, (4096 - 31) / 63 - 2);
   const SrqPlan crowd = plan_srq(2000, 1 << 15);  // more segments than 4 k, for a window of 4
-  EXPECT_EQ(crowd.segments, 16U + 6 * 2000);
+  EXPECT_EQ(crowd.segments, 31U + 6 * 2000);
   EXPECT_EQ(crowd.window, 4);
   const SrqPlan small_device = plan_srq(1, 1024);
   EXPECT_EQ(small_device.segments, 1024U);
   EXPECT_EQ(small_device.window, 512);
   const SrqPlan refused = plan_srq(5000, 16384);
   EXPECT_EQ(refused.window, 0);
-  EXPECT_THAT(refused.problem, HasSubstr("5000 peers need 30016 receive segments"));
+  EXPECT_THAT(refused.problem, HasSubstr("5000 peers need 30031 receive segments"));
   EXPECT_THAT(refused.problem, HasSubstr("holds 16384"));
-  for (std::uint32_t peers = 1; peers < 3000; peers += 37) {
+}
+
+// Every peer with its whole window and both grants in flight, while the
+// segments of the messages just taken in wait for their batch to be posted
+// again (their credits already back with the senders): the posted segments
+// must hold them all, for every peer count. The receiver's own refill is
+// played out: a poll takes kPollBatch completions, then one refill.
+TEST(VerbsCredits, TheSrqHoldsEveryWindowAndTheSegmentsAwaitingRepost) {
+  for (std::uint32_t peers = 1; peers < 3000; ++peers) {
     const SrqPlan p = plan_srq(peers, 1 << 16);
     ASSERT_TRUE(p.problem.empty()) << peers;
-    EXPECT_LE(std::uint64_t{peers} * (p.window + kGrantReserve) + kRefillBatch, p.segments) << peers;
-    EXPECT_GE(p.window, kMinWindow) << peers;
+    ASSERT_GE(p.window, kMinWindow) << peers;
+    ASSERT_LE(std::uint64_t{peers} * (p.window + kGrantReserve) + kRepostSlack, p.segments) << peers;
+  }
+  for (const std::uint32_t peers : {8U, 15U, 63U}) {  // 8 and 15 left no slack at all before
+    const SrqPlan p = plan_srq(peers, 1 << 16);
+    RecvSegments segments(p.segments, kRefillBatch, p.segments / 2);
+    std::uint32_t posted = static_cast<std::uint32_t>(segments.refill().size());
+    const std::uint32_t in_flight = peers * (p.window + kGrantReserve);
+    // The worst moment: kRefillBatch − 1 waiting from before, a poll that
+    // took kPollBatch more, their credits granted back: every sender then
+    // fills its window again.
+    for (std::uint32_t i = 0; i < kRefillBatch - 1 + kPollBatch; ++i) {
+      --posted;
+      segments.consumed(i);
+    }
+    EXPECT_GE(posted, in_flight) << peers << " peers: a sender would meet an empty receive queue (RNR)";
+    posted += static_cast<std::uint32_t>(segments.refill().size());
+    EXPECT_EQ(segments.waiting(), kRefillBatch - 1) << peers;
   }
 }
 
 TEST(VerbsCredits, AnEmptyWindowIsNoResourceUntilAGrant) {
-  Credits c(8);
+  Credits c(8, 8);
   for (int i = 0; i < 8; ++i) {
     ASSERT_TRUE(c.can_send());
     c.consume();
@@ -145,7 +171,7 @@ TEST(VerbsCredits, AnEmptyWindowIsNoResourceUntilAGrant) {
 }
 
 TEST(VerbsCredits, GrantsRideAtHalfAndGoAloneAtThreeQuarters) {
-  Credits c(8);
+  Credits c(8, 8);
   for (int i = 0; i < 3; ++i)
     c.arrived();
   EXPECT_EQ(c.piggyback(), 0);
@@ -159,17 +185,34 @@ TEST(VerbsCredits, GrantsRideAtHalfAndGoAloneAtThreeQuarters) {
   c.granted(c.owed());
   EXPECT_EQ(c.owed(), 0);
   EXPECT_EQ(c.piggyback(), 0);
-  Credits tiny(1);
+  Credits tiny(1, 1);
   tiny.arrived();
   EXPECT_EQ(tiny.piggyback(), 1);
   EXPECT_TRUE(tiny.grant_due());
 }
 
+TEST(VerbsCredits, EachEndSendsByThePeersWindowAndGrantsByItsOwn) {
+  Credits c(16, 64);  // the peer's queue gives this end 16; this end's gives the peer 64
+  EXPECT_EQ(c.send_window(), 16);
+  EXPECT_EQ(c.window(), 64);
+  for (int i = 0; i < 16; ++i)
+    c.consume();
+  EXPECT_FALSE(c.can_send());
+  EXPECT_FALSE(c.grant_in(17));
+  EXPECT_TRUE(c.grant_in(16));
+  for (int i = 0; i < 31; ++i)
+    c.arrived();
+  EXPECT_EQ(c.piggyback(), 0);  // half of 64, not of 16
+  c.arrived();
+  EXPECT_EQ(c.piggyback(), 32);
+}
+
 // Two endpoints over a modelled wire, the receiver slower than the sender
-// at random and replying now and then: neither end ever holds more than
-// its window of the other's messages, and the sender always recovers from
+// at random and replying now and then, each end's window its own (as two
+// devices, or two peer counts, give): neither end ever holds more than its
+// own window of the other's messages, and the sender always recovers from
 // NoResource.
-TEST(VerbsCredits, AStreamNeverOverrunsTheReceiverAndNeverStalls) {
+TEST(VerbsCredits, AStreamNeverOverrunsTheReceiversOwnWindowAndNeverStalls) {
   struct Msg {
     std::uint16_t grant = 0;
     bool am = true;  ///< false: an explicit grant, outside the window
@@ -196,16 +239,17 @@ TEST(VerbsCredits, AStreamNeverOverrunsTheReceiverAndNeverStalls) {
     }
     return true;
   };
-  for (const std::uint16_t window : {std::uint16_t{4}, std::uint16_t{62}, std::uint16_t{512}}) {
-    std::mt19937 rng(window);
-    Credits a(window);
-    Credits b(window);
+  for (const auto& [wa, wb] : {std::pair<std::uint16_t, std::uint16_t>{4, 4}, {62, 16}, {16, 62}, {512, 40}}) {
+    const std::uint16_t window = wa;  // a's receive queue's share for b
+    std::mt19937 rng(wa * 1000 + wb);
+    Credits a(wb, wa);  // a sends by b's window
+    Credits b(wa, wb);
     std::deque<Msg> to_b;
     std::deque<Msg> to_a;
     int delivered = 0;
     int no_resource = 0;
     for (int step = 0; delivered < 20000; ++step) {
-      ASSERT_LT(step, 1000000) << "stalled at window " << window;
+      ASSERT_LT(step, 1000000) << "stalled at windows " << wa << " and " << wb;
       const int dice = static_cast<int>(rng() % 10);
       if (dice < 6) {
         if (a.can_send())
@@ -224,10 +268,10 @@ TEST(VerbsCredits, AStreamNeverOverrunsTheReceiverAndNeverStalls) {
       const auto ams = [](const std::deque<Msg>& wire) {
         return std::count_if(wire.begin(), wire.end(), [](const Msg& m) { return m.am; });
       };
-      ASSERT_LE(ams(to_b) + b.owed(), window);
-      ASSERT_LE(ams(to_a) + a.owed(), window);
+      ASSERT_LE(ams(to_b) + b.owed(), wb);
+      ASSERT_LE(ams(to_a) + a.owed(), wa);
     }
-    EXPECT_GT(no_resource, 0) << window;
+    EXPECT_GT(no_resource, 0) << window << " " << wb;
   }
 }
 
@@ -336,6 +380,92 @@ TEST(VerbsQueues, ReadsStopAtMaxRdAtomicAndAFailedPostIsForgotten) {
   const std::uint32_t next = t.post(SendRecord::Op::Send, kNone, {}, false).sn;
   EXPECT_EQ(next, 3U);  // the forgotten one's number is used again
   EXPECT_THROW(SendTracker(1, 64, 1), std::invalid_argument);
+}
+
+// A post the HCA refuses: the record and its bounce buffer are given back
+// before the caller fails the transport (which retires everything
+// outstanding, each completion with Error): nothing wraps, nothing is
+// given back twice, the refused request's completion never runs (its
+// caller returns Error instead).
+TEST(VerbsQueues, ARefusedPostIsForgottenBeforeTheTransportFails) {
+  SendTracker t(16, 64, 4);
+  BouncePool pool(8);
+  int completions = 0;
+  const std::uint32_t held = pool.take();
+  ASSERT_EQ(post_tracked(t, &pool, SendRecord::Op::Send, held, [&](Status) { ++completions; }, false,
+                         [](const SendRecord&) { return 0; }),
+            0);
+  const std::uint32_t bounce = pool.take();
+  const int error = post_tracked(t, &pool, SendRecord::Op::Send, bounce, [&](Status) { ++completions; }, false,
+                                 [](const SendRecord&) { return ENOMEM; });
+  EXPECT_EQ(error, ENOMEM);
+  EXPECT_EQ(t.outstanding(), 1U);
+  EXPECT_EQ(pool.free(), 7U);
+  // What failing the transport does.
+  t.drain([&](SendRecord& r) {
+    if (r.bounce != kNone)
+      pool.give(r.bounce);
+    if (r.done)
+      r.done(Status::Error);
+  });
+  EXPECT_EQ(t.outstanding(), 0U);
+  EXPECT_EQ(pool.free(), 8U);
+  EXPECT_EQ(completions, 1);  // the one that was posted
+  EXPECT_TRUE(t.has_room());
+}
+
+TEST(VerbsQueues, TheSendCqHoldsEveryRequestThatMayBeOutstanding) {
+  for (const std::uint32_t max_cqe : {4096U, 65535U, 4194303U})
+    for (std::uint32_t peers = 1; peers <= max_cqe / kMinSendQueue; peers = peers * 3 / 2 + 1) {
+      const SendPlan p = plan_send(peers, 16384, max_cqe);
+      ASSERT_TRUE(p.problem.empty()) << peers;
+      EXPECT_GE(p.send_queue, kMinSendQueue);
+      EXPECT_LE(p.send_queue, kSendQueue);
+      EXPECT_LE(std::uint64_t{peers} * p.send_queue, p.cq_entries) << peers << " peers, max_cqe " << max_cqe;
+      EXPECT_LE(p.cq_entries, max_cqe) << peers;
+    }
+  EXPECT_EQ(plan_send(3, 16384, 4096).send_queue, 256U);
+  EXPECT_EQ(plan_send(300, 16384, 4096).send_queue, 13U);  // 300 × 16 would overflow 4096 entries
+  EXPECT_EQ(plan_send(1, 100, 4096).send_queue, 100U);
+  const SendPlan refused = plan_send(2000, 16384, 4096);
+  EXPECT_THAT(refused.problem, HasSubstr("2000 peers need 4 send requests each"));
+  EXPECT_THAT(refused.problem, HasSubstr("allows 4096 CQ entries"));
+}
+
+TEST(VerbsQueues, AsyncEventsAreReadUnderTrafficToo) {
+  ProgressWatch busy;
+  int events = 0;
+  int clock = 0;
+  for (int i = 0; i < 640; ++i) {
+    const ProgressWatch::Due due = busy.tick(true);  // something moved every time
+    events += due.events;
+    clock += due.clock;
+  }
+  EXPECT_EQ(events, 10);
+  EXPECT_EQ(clock, 0);
+  ProgressWatch idle;
+  events = clock = 0;
+  for (int i = 0; i < 512; ++i) {
+    const ProgressWatch::Due due = idle.tick(false);
+    events += due.events;
+    clock += due.clock;
+  }
+  EXPECT_EQ(events, 8);
+  EXPECT_EQ(clock, 2);
+  ProgressWatch mixed;  // idle calls count between busy ones too
+  clock = 0;
+  for (int i = 0; i < 512; ++i)
+    clock += mixed.tick(i % 2 == 0).clock;
+  EXPECT_EQ(clock, 1);
+}
+
+TEST(VerbsQueues, AtomicsCountAsReads) {
+  SendTracker t(16, 64, 2);
+  EXPECT_TRUE(t.post(SendRecord::Op::Atomic, kNone, {}, false).signaled);
+  t.post(SendRecord::Op::Read, kNone, {}, false);
+  EXPECT_FALSE(t.read_allowed());
+  EXPECT_TRUE(t.has_room_for(13));
+  EXPECT_FALSE(t.has_room_for(14));
 }
 
 TEST(VerbsQueues, BounceBuffersRunLowAndOut) {

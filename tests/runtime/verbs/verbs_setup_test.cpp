@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <optional>
 
 #include "runtime/verbs/verbs_figures.hpp"
+#include "runtime/verbs/verbs_memlock.hpp"
 #include "runtime/verbs/verbs_port.hpp"
 #include "runtime/verbs/verbs_qp_plan.hpp"
 
@@ -45,10 +47,11 @@ LaneAddress ib_port(std::uint16_t lid, std::uint32_t mtu, std::uint8_t rd_atomic
 }
 
 TEST(VerbsQpPlan, InfiniBandWithinASubnet) {
-  const QpPlan p = plan_qp(1, ib_port(3, 4096, 16), {0x101, 0x111}, ib_port(9, 2048, 8), {0x202, 0x222}, 16);
+  const QpPlan p = plan_qp(1, ib_port(3, 4096, 16), {0x101, 0x111}, ib_port(9, 2048, 8), {0x202, 0x222}, 16, 106);
   EXPECT_EQ(p.port, 1);
   EXPECT_TRUE(p.remote_read && p.remote_write && p.remote_atomic);
   EXPECT_FALSE(p.av.is_global);
+  EXPECT_EQ(p.av.traffic_class, 0);  // no GRH: no traffic class
   EXPECT_EQ(p.av.dlid, 9);
   EXPECT_EQ(p.av.port, 1);
   EXPECT_EQ(p.path_mtu, 2048U);
@@ -63,32 +66,71 @@ TEST(VerbsQpPlan, InfiniBandWithinASubnet) {
   EXPECT_EQ(p.rnr_retry, 7);
 }
 
-TEST(VerbsQpPlan, InfiniBandAcrossSubnetsAndRoceRouteByGid) {
+// Another InfiniBand subnet is reached through a router, whose LID only the
+// subnet manager's path records give: refused with the reason, not
+// connected to the peer's own LID (which the router does not answer to).
+TEST(VerbsQpPlan, InfinibandAcrossSubnetsIsRefusedWithTheReason) {
   LaneAddress far = ib_port(9, 4096, 16);
   far.gid[0] = 0xfd;
-  EXPECT_TRUE(plan_qp(1, ib_port(3, 4096, 16), {1, 1}, far, {2, 2}, 4).av.is_global);
+  try {
+    plan_qp(1, ib_port(3, 4096, 16), {1, 1}, far, {2, 2}, 4, 106);
+    ADD_FAILURE() << "planned a path to another InfiniBand subnet";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("another subnet"));
+    EXPECT_THAT(e.what(), HasSubstr("router's LID"));
+  }
+}
 
+LaneAddress roce_port(std::uint8_t last, std::uint8_t prefix) {
   LaneAddress a;
   a.link_layer = LinkLayer::Ethernet;
   a.gid_type = GidType::RoceV2;
   a.gid_index = 3;
   a.mtu = 1024;
   a.rd_atomic = 16;
-  a.gid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 1};
-  LaneAddress b = a;
+  a.prefix = prefix;
+  a.gid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, last};
+  return a;
+}
+
+TEST(VerbsQpPlan, RoceRoutesByGidWithTheTrafficClass) {
+  const LaneAddress a = roce_port(1, 24);
+  LaneAddress b = roce_port(2, 24);
   b.gid_index = 5;
-  b.gid[15] = 2;
-  const QpPlan p = plan_qp(2, a, {1, 1}, b, {2, 2}, 16);
+  const QpPlan p = plan_qp(2, a, {1, 1}, b, {2, 2}, 16, 106);
   EXPECT_TRUE(p.av.is_global);
   EXPECT_EQ(p.av.sgid_index, 3);  // ours
   EXPECT_EQ(p.av.dgid, b.gid);    // theirs
   EXPECT_EQ(p.av.hop_limit, 64);
+  EXPECT_EQ(p.av.traffic_class, 106);  // DSCP 26, ECN capable: the lossless class, not best effort
   EXPECT_EQ(p.av.dlid, 0);
   EXPECT_EQ(p.path_mtu, 1024U);
+  EXPECT_EQ(plan_qp(2, a, {1, 1}, b, {2, 2}, 16, 96).av.traffic_class, 96);
 
-  EXPECT_THROW(plan_qp(1, a, {1, 1}, ib_port(3, 4096, 16), {2, 2}, 16), std::invalid_argument);
+  EXPECT_THROW(plan_qp(1, a, {1, 1}, ib_port(3, 4096, 16), {2, 2}, 16, 106), std::invalid_argument);
   b.gid_type = GidType::RoceV1;
-  EXPECT_THROW(plan_qp(1, a, {1, 1}, b, {2, 2}, 16), std::invalid_argument);
+  EXPECT_THROW(plan_qp(1, a, {1, 1}, b, {2, 2}, 16, 106), std::invalid_argument);
+}
+
+TEST(VerbsQpPlan, RoceV2OutsideThePortsSubnetIsRefused) {
+  LaneAddress far = roce_port(2, 24);
+  far.gid[14] = 7;  // 10.0.7.2, not in 10.0.0.0/24
+  try {
+    plan_qp(1, roce_port(1, 24), {1, 1}, far, {2, 2}, 16, 106);
+    ADD_FAILURE() << "planned a RoCE path across IPv4 subnets";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("10.0.7.2 is outside this port's subnet 10.0.0.1/24"));
+  }
+  EXPECT_NO_THROW(plan_qp(1, roce_port(1, 16), {1, 1}, far, {2, 2}, 16, 106));  // a /16 holds both
+  EXPECT_NO_THROW(plan_qp(1, roce_port(1, 0), {1, 1}, far, {2, 2}, 16, 106));   // prefix unknown: not judged
+}
+
+TEST(VerbsQpPlan, TheTrafficClassComesFromSysfsOrIsDscp26) {
+  EXPECT_EQ(roce_traffic_class(std::nullopt), 106);
+  EXPECT_EQ(roce_traffic_class("Global tclass=96\n"), 96);
+  EXPECT_EQ(roce_traffic_class("104\n"), 104);
+  EXPECT_EQ(roce_traffic_class("garbage"), 106);
+  EXPECT_EQ(roce_traffic_class("tclass=300"), 106);
 }
 
 // ---------------------------------------------------------------- ports
@@ -140,6 +182,36 @@ TEST(VerbsPorts, EveryActivePortIsALaneUnlessNamed) {
   EXPECT_THROW(select_ports(down, {{"mlx5_0", 0}}), std::invalid_argument);
 }
 
+// siw, iWARP, EFA or usNIC beside a ConnectX: skipped unless named (and
+// refused, with the reason, when named), never a failed set-up.
+TEST(VerbsPorts, OnlyInfinibandAndRoceDevicesBecomeLanes) {
+  PortInfo siw = port("siw0", 1, true);
+  siw.kind = DeviceKind::Iwarp;
+  PortInfo efa = port("efa_0", 1, true);
+  efa.kind = DeviceKind::Other;
+  PortInfo usnic = port("usnic_0", 1, true);
+  usnic.kind = DeviceKind::Usnic;
+  const std::vector<PortInfo> ports{efa, port("mlx5_0", 1, true), siw, usnic};
+  EXPECT_THAT(select_ports(ports, {}), ElementsAre(1U));
+  EXPECT_FALSE(ports[0].usable());
+  EXPECT_TRUE(ports[1].usable());
+  try {
+    select_ports(ports, {{"siw0", 1}});
+    ADD_FAILURE() << "siw0:1 taken as a lane";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("siw0:1 is a port of an iWARP"));
+    EXPECT_THAT(e.what(), HasSubstr("InfiniBand or RoCE devices only"));
+  }
+  EXPECT_THROW(select_ports(ports, {{"efa_0", 0}}), std::invalid_argument);
+  try {
+    select_ports({siw, efa}, {});
+    ADD_FAILURE() << "a lane without an InfiniBand or RoCE device";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("no ACTIVE port of an InfiniBand or RoCE device"));
+    EXPECT_THAT(e.what(), HasSubstr("siw0:1 PORT_ACTIVE (iWARP: connects through rdma_cm only)"));
+  }
+}
+
 TEST(VerbsPorts, WidthTimesSpeedIsTheLinkRate) {
   EXPECT_DOUBLE_EQ(*link_bandwidth(2, 32), 100e9 / 8);  // 4x EDR
   EXPECT_DOUBLE_EQ(*link_bandwidth(2, 64), 200e9 / 8);  // 4x HDR
@@ -186,19 +258,37 @@ TEST(VerbsPorts, InfoListsEveryPort) {
   EXPECT_EQ(field(info.fields, "problem"), InfoValue(std::string("mlx5_2: cannot open: Permission denied")));
 }
 
-TEST(VerbsPorts, RocePrefersV2WithAnIpv4Address) {
+// Candidates best first, for the set-up to try with ibv_create_ah: v2 with
+// IPv4, v2 with a global IPv6 address, v1 with IPv4, v1 with the rest;
+// RoCE v2 with a link-local address never (it would connect only within
+// its link, by luck).
+TEST(VerbsPorts, RoceGidCandidatesByPriorityWithoutV2LinkLocal) {
   const Gid link_local{0xfe, 0x80, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8};
+  const Gid global6{0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8};
   const Gid ipv4{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 168, 1, 2};
-  const std::vector<GidEntry> table{{0, GidType::RoceV1, link_local},
-                                    {1, GidType::RoceV2, link_local},
-                                    {2, GidType::RoceV1, ipv4},
-                                    {3, GidType::RoceV2, ipv4}};
-  EXPECT_EQ(choose_gid(LinkLayer::Ethernet, table)->index, 3);
-  EXPECT_EQ(choose_gid(LinkLayer::Ethernet, {table[0], table[1]})->index, 1);
-  EXPECT_EQ(choose_gid(LinkLayer::Ethernet, {table[0], table[2]})->index, 0);
-  EXPECT_FALSE(choose_gid(LinkLayer::Ethernet, {{0, GidType::Ib, link_local}}));
-  EXPECT_FALSE(choose_gid(LinkLayer::Ethernet, {}));
-  EXPECT_EQ(choose_gid(LinkLayer::Infiniband, {{1, GidType::Ib, ipv4}, {0, GidType::Ib, link_local}})->index, 0);
+  const std::vector<GidEntry> table{{0, GidType::RoceV1, link_local}, {1, GidType::RoceV2, link_local},
+                                    {2, GidType::RoceV1, ipv4},       {3, GidType::RoceV2, ipv4},
+                                    {4, GidType::RoceV1, global6},    {5, GidType::RoceV2, global6}};
+  std::vector<int> order;
+  for (const GidEntry& g : gid_candidates(LinkLayer::Ethernet, table))
+    order.push_back(g.index);
+  EXPECT_THAT(order, ElementsAre(3, 5, 2, 0, 4));
+  const std::vector<GidEntry> only_link_local{table[1]};
+  EXPECT_THAT(gid_candidates(LinkLayer::Ethernet, only_link_local), IsEmpty());  // no fallback to it
+  EXPECT_THAT(gid_candidates(LinkLayer::Ethernet, {{0, GidType::Ib, link_local}}), IsEmpty());
+  EXPECT_THAT(gid_candidates(LinkLayer::Ethernet, {}), IsEmpty());
+  const auto ib = gid_candidates(LinkLayer::Infiniband, {{1, GidType::Ib, ipv4}, {0, GidType::Ib, link_local}});
+  ASSERT_EQ(ib.size(), 1U);
+  EXPECT_EQ(ib[0].index, 0);
+  EXPECT_TRUE(is_ipv4_gid(ipv4));
+  EXPECT_FALSE(is_ipv4_gid(global6));
+  EXPECT_EQ(gid_text(ipv4), "192.168.1.2");
+  EXPECT_EQ(gid_text(global6), "2001:db8:0:0:102:304:506:708");
+  Gid other = ipv4;
+  other[14] = 9;
+  EXPECT_TRUE(same_ipv4_subnet(ipv4, other, 16));
+  EXPECT_FALSE(same_ipv4_subnet(ipv4, other, 24));
+  EXPECT_TRUE(same_ipv4_subnet(ipv4, other, 0));
 }
 
 TEST(VerbsPorts, NoDeviceSaysWhyAndWhatItLookedFor) {
@@ -211,6 +301,26 @@ TEST(VerbsPorts, NoDeviceSaysWhyAndWhatItLookedFor) {
   EXPECT_THAT(no_device_reason(0, 2, {"mlx5_0:1 PORT_DOWN", "mlx5_1: cannot open: denied"}, false),
               HasSubstr("2 device(s) but no ACTIVE port (mlx5_0:1 PORT_DOWN, mlx5_1: cannot open: denied)"));
   EXPECT_EQ(no_device_reason(0, 1, {"mlx5_0:1 PORT_ACTIVE"}, true), "");
+}
+
+// ---------------------------------------------------------------- locked memory
+
+// What the set-up pins against RLIMIT_MEMLOCK, before the first
+// registration: a limit too low is said with both numbers and what to do
+// (before, ibv_reg_mr failed with ENOMEM and the message gave neither).
+TEST(VerbsMemlock, ALowLimitIsSaidWithNumbersBeforeAnythingIsPinned) {
+  const Bytes need = Bytes{52} << 20;
+  const std::string problem = memlock_problem(need, {Bytes{8} << 20, false});
+  EXPECT_THAT(problem, HasSubstr("pins about 52.0 MiB"));
+  EXPECT_THAT(problem, HasSubstr("RLIMIT_MEMLOCK (ulimit -l) is 8.0 MiB"));
+  EXPECT_THAT(problem, HasSubstr("ulimit -l unlimited"));
+  EXPECT_THAT(memlock_problem(need, {Bytes{64} << 10, false}), HasSubstr("is 64 KiB"));
+  EXPECT_EQ(memlock_problem(need, {std::nullopt, false}), "");        // unlimited
+  EXPECT_EQ(memlock_problem(need, {Bytes{8} << 20, true}), "");       // CAP_IPC_LOCK: no limit applies
+  EXPECT_EQ(memlock_problem(need, {Bytes{64} << 20, false}), "");
+  EXPECT_THAT(memlock_hint(Bytes{4} << 20, {Bytes{8} << 20, false}),
+              HasSubstr("RLIMIT_MEMLOCK (ulimit -l) is 8.0 MiB and this registration pins 4.0 MiB more"));
+  EXPECT_EQ(memlock_hint(Bytes{4} << 20, {std::nullopt, false}), "");
 }
 
 // ---------------------------------------------------------------- figures

@@ -1,0 +1,96 @@
+#include "protocols/core/host_memory.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <new>
+#include <utility>
+
+namespace xover {
+namespace {
+
+/// Every block ever mapped (by start, never removed) and the free ones (by
+/// length).
+struct Pool {
+  std::mutex mutex;
+  std::map<std::uintptr_t, Bytes> blocks;
+  std::multimap<Bytes, std::byte*> free;
+};
+
+Pool& pool() {
+  static Pool* p = new Pool;  // never destroyed: buffers may outlive static destruction
+  return *p;
+}
+
+Bytes page_size() {
+  static const auto page = static_cast<Bytes>(sysconf(_SC_PAGESIZE));
+  return page;
+}
+
+}  // namespace
+
+HostBuffer::HostBuffer(Bytes size) : size_(size) {
+  const Bytes page = page_size();
+  const Bytes want = std::max<Bytes>(page, (size + page - 1) / page * page);
+  Pool& p = pool();
+  {
+    const std::lock_guard lock(p.mutex);
+    const auto it = p.free.lower_bound(want);
+    if (it != p.free.end() && it->first <= 2 * want) {
+      block_ = it->first;
+      data_ = it->second;
+      p.free.erase(it);
+    }
+  }
+  if (data_) {
+    std::memset(data_, 0, size);
+    return;
+  }
+  void* mapped = mmap(nullptr, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED)
+    throw std::bad_alloc();
+  data_ = static_cast<std::byte*>(mapped);
+  block_ = want;
+  const std::lock_guard lock(p.mutex);
+  p.blocks.emplace(reinterpret_cast<std::uintptr_t>(data_), want);
+}
+
+HostBuffer::HostBuffer(HostBuffer&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)),
+      block_(std::exchange(other.block_, 0)) {}
+
+HostBuffer& HostBuffer::operator=(HostBuffer&& other) noexcept {
+  if (this != &other) {
+    HostBuffer gone(std::move(*this));
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    block_ = std::exchange(other.block_, 0);
+  }
+  return *this;
+}
+
+HostBuffer::~HostBuffer() {
+  if (!data_)
+    return;
+  Pool& p = pool();
+  const std::lock_guard lock(p.mutex);
+  p.free.emplace(block_, data_);
+}
+
+bool host_memory_owned(const void* base, Bytes size) {
+  const auto start = reinterpret_cast<std::uintptr_t>(base);
+  Pool& p = pool();
+  const std::lock_guard lock(p.mutex);
+  auto it = p.blocks.upper_bound(start);
+  if (it == p.blocks.begin())
+    return false;
+  --it;
+  return start >= it->first && start - it->first <= it->second && size <= it->second - (start - it->first);
+}
+
+}  // namespace xover

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# CTest's rxe stage (label rxe): boots the soft-RoCE guest once
+# (tools/rxe-vm.sh) and runs tests/rxe/guest_suite.sh in it.
+#
+#   XOVER_RXE=1 ctest -L rxe        (tools/test.sh does)
+#
+# The guest takes minutes under an emulated CPU, so the stage runs only
+# when XOVER_RXE=1 asks for it; otherwise it is SKIPPED (exit 77), saying
+# so. Its limit: RXE_SECONDS (default 660) for the whole guest, after which
+# the guest is killed and the stage fails.
+#
+#   stage.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1
+source=$2
+if [ "${XOVER_RXE:-0}" != 1 ]; then
+  echo "the rxe stage boots a QEMU guest with a soft-RoCE device and takes minutes: run it with XOVER_RXE=1 ctest -L rxe"
+  exit 77
+fi
+if ! "$build/tools/xover" --version | grep -q "backends compiled in:.*verbs"; then
+  echo "this build has no verbs backend (libibverbs-dev missing when it was configured): the rxe stage cannot run"
+  exit 1
+fi
+exec "$source/tools/rxe-vm.sh" -b "$build" -t "${RXE_SECONDS:-660}" "$source/tests/rxe/guest_suite.sh" "$build" "$source"
