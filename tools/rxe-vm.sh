@@ -5,6 +5,7 @@
 # loads no modules.
 #
 #   tools/rxe-vm.sh [-b BUILD_DIR] [-t SECONDS] COMMAND [ARG...]
+#   tools/rxe-vm.sh [-b BUILD_DIR] -p      (prepare only: packages, kernel)
 #
 # The guest boots Debian's own kernel (the linux-image package that
 # linux-image-amd64 names, fetched with apt-get download and unpacked, never
@@ -23,6 +24,12 @@
 # SECONDS (default 900) and was killed by its PID; 125 the guest did not
 # boot or set rxe0 up (the console's tail is printed). Bad arguments: 2.
 #
+# -p prepares the guest and boots nothing: status 0 when it is ready, 126
+# when what it needs cannot be had on this machine (no apt-get or no right
+# to install a missing package, the install failing, no QEMU, no kernel
+# package to download), said on one line beginning "rxe-vm: cannot". A
+# run without -p prepares first and fails with 126 the same way.
+#
 # Idempotent: the Debian packages it needs (and bc, which the rxe stage's
 # suite times itself with) are installed when missing, and
 # the kernel and initramfs are built once into BUILD_DIR/rxe-vm/ (default
@@ -33,16 +40,20 @@ set -euo pipefail
 
 build=build
 limit=900
-while getopts "b:t:" opt; do
+prepare_only=no
+usage="usage: $0 [-b BUILD_DIR] [-t SECONDS] COMMAND [ARG...] | [-b BUILD_DIR] -p  (SECONDS a whole number above 0)"
+while getopts "b:t:p" opt; do
   case $opt in
     b) build=$OPTARG ;;
     t) limit=$OPTARG ;;
-    *) echo "usage: $0 [-b BUILD_DIR] [-t SECONDS] COMMAND [ARG...]" >&2; exit 2 ;;
+    p) prepare_only=yes ;;
+    *) echo "$usage" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-if [ $# -eq 0 ] || ! [[ $limit =~ ^[0-9]+$ ]] || [ "$limit" -eq 0 ]; then
-  echo "usage: $0 [-b BUILD_DIR] [-t SECONDS] COMMAND [ARG...]  (SECONDS a whole number above 0)" >&2
+if { [ "$prepare_only" = yes ] && [ $# -ne 0 ]; } || { [ "$prepare_only" = no ] && [ $# -eq 0 ]; } ||
+   ! [[ $limit =~ ^[0-9]+$ ]] || [ "$limit" -eq 0 ]; then
+  echo "$usage" >&2
   exit 2
 fi
 mkdir -p "$build"
@@ -55,30 +66,41 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# cannot WHY: what the guest needs is not to be had here (status 126).
+cannot() {
+  echo "rxe-vm: cannot $*" >&2
+  exit 126
+}
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || cannot "install ${missing[*]}: not root and no sudo"
+    sudo="sudo"
+  fi
+  command -v apt-get >/dev/null || cannot "install ${missing[*]}: no apt-get on this machine"
   echo "rxe-vm: installing ${missing[*]}" >&2
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  $sudo apt-get update -qq || cannot "install ${missing[*]}: apt-get update failed"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+    cannot "install ${missing[*]}: apt-get install failed"
 fi
+command -v qemu-system-x86_64 >/dev/null || cannot "run a guest: no qemu-system-x86_64"
 
 # --- kernel and initramfs, cached ------------------------------------------
 # The modules, by name; their dependencies are added from modules.dep.
 # crc32_generic: without it `rdma link add` fails with ENOENT.
 modules=(virtio virtio_ring virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci 9pnet 9pnet_virtio netfs fscache
          9p crc32_generic ib_core ib_uverbs udp_tunnel ip6_udp_tunnel rdma_rxe dummy)
-image=$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -1)
+image=$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -1 || true)
 if [ -z "$image" ]; then
   image=$(cd "$build/rxe-vm" 2>/dev/null && ls -d linux-image-* 2>/dev/null | sort -V | tail -1 || true)
-  [ -n "$image" ] || { echo "rxe-vm: apt-cache names no linux-image-*-amd64 for linux-image-amd64" >&2; exit 125; }
+  [ -n "$image" ] || cannot "find a kernel: apt-cache names no linux-image-*-amd64 for linux-image-amd64 and none is cached"
 fi
 cache="$build/rxe-vm/$image"
 if [ ! -s "$cache/vmlinuz" ] || [ ! -s "$cache/initramfs.cpio.gz" ]; then
   echo "rxe-vm: building the guest's kernel and initramfs from $image into $cache" >&2
   stage=$(mktemp -d "$build/rxe-vm.stage.XXXXXX")
   trap 'rm -rf "$stage"' EXIT
-  (cd "$stage" && apt-get download "$image" >/dev/null 2>&1) || { echo "rxe-vm: apt-get download $image failed" >&2; exit 125; }
+  (cd "$stage" && apt-get download "$image" >/dev/null 2>&1) || cannot "download the kernel: apt-get download $image failed"
   dpkg-deb -x "$stage"/"$image"_*.deb "$stage/root"
   kver=$(ls "$stage/root/lib/modules")
   depmod -b "$stage/root" "$kver"
@@ -153,6 +175,8 @@ EOF
   rm -rf "$stage"
   trap - EXIT
 fi
+
+[ "$prepare_only" = yes ] && exit 0
 
 # --- one run ----------------------------------------------------------------
 run=$(mktemp -d "$build/rxe-vm/run.XXXXXX")

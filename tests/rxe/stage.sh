@@ -6,8 +6,10 @@
 #
 # The guest takes minutes under an emulated CPU, so the stage runs only
 # when XOVER_RXE=1 asks for it; otherwise it is SKIPPED (exit 77), saying
-# so. Its limit: RXE_SECONDS (default 660) for the whole guest, after which
-# the guest is killed and the stage fails.
+# so. It is SKIPPED too, with the reason, where the guest cannot be had
+# (tools/rxe-vm.sh -p, which prepares it, says 126: QEMU or the kernel
+# package not to be installed or downloaded here). Its limit: RXE_SECONDS (default 720) for
+# the whole guest, after which the guest is killed and the stage fails.
 #
 #   stage.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
@@ -21,4 +23,12 @@ if ! "$build/tools/xover" --version | grep -q "backends compiled in:.*verbs"; th
   echo "this build has no verbs backend (libibverbs-dev missing when it was configured): the rxe stage cannot run"
   exit 1
 fi
-exec "$source/tools/rxe-vm.sh" -b "$build" -t "${RXE_SECONDS:-660}" "$source/tests/rxe/guest_suite.sh" "$build" "$source"
+status=0
+"$source/tools/rxe-vm.sh" -b "$build" -p || status=$?
+if [ "$status" -eq 126 ]; then
+  echo "SKIPPED: the soft-RoCE guest cannot be had on this machine (the line above says why)"
+  exit 77
+elif [ "$status" -ne 0 ]; then
+  exit "$status"
+fi
+exec "$source/tools/rxe-vm.sh" -b "$build" -t "${RXE_SECONDS:-720}" "$source/tests/rxe/guest_suite.sh" "$build" "$source"
