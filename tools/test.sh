@@ -8,7 +8,7 @@
 #                           first; then once more in a build without SimGrid, as a cluster's
 #                           compute nodes may need, which leaves the simulator's tests out.
 #                           The normal build also runs the rxe stage (ctest -L rxe; its guest
-#                           killed past twelve minutes, the stage past fifteen with the guest's
+#                           killed past fourteen minutes, the stage past seventeen with the guest's
 #                           preparation): the verbs backend on a soft-RoCE device in a QEMU
 #                           guest (tests/rxe/), its output shown whether it passes or not (the
 #                           verbs tests it passed, or why it was SKIPPED where QEMU or the

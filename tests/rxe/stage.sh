@@ -8,7 +8,7 @@
 # when XOVER_RXE=1 asks for it; otherwise it is SKIPPED (exit 77), saying
 # so. It is SKIPPED too, with the reason, where the guest cannot be had
 # (tools/rxe-vm.sh -p, which prepares it, says 126: QEMU or the kernel
-# package not to be installed or downloaded here). Its limit: RXE_SECONDS (default 720) for
+# package not to be installed or downloaded here). Its limit: RXE_SECONDS (default 840) for
 # the whole guest, after which the guest is killed and the stage fails.
 #
 #   stage.sh BUILD_DIR SOURCE_DIR
@@ -31,4 +31,4 @@ if [ "$status" -eq 126 ]; then
 elif [ "$status" -ne 0 ]; then
   exit "$status"
 fi
-exec "$source/tools/rxe-vm.sh" -b "$build" -t "${RXE_SECONDS:-720}" "$source/tests/rxe/guest_suite.sh" "$build" "$source"
+exec "$source/tools/rxe-vm.sh" -b "$build" -t "${RXE_SECONDS:-840}" "$source/tests/rxe/guest_suite.sh" "$build" "$source"
