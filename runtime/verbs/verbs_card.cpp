@@ -52,6 +52,45 @@ class Reader {
   std::size_t at_ = 0;
 };
 
+/// Lane `i` of a card, read from `r` and checked against `ranks`; `bad`
+/// makes the error naming the card.
+template <typename Bad>
+LaneAddress read_lane(Reader& r, std::size_t i, std::uint32_t ranks, const Bad& bad) {
+  LaneAddress l;
+  const auto link = r.get(1);
+  l.gid_index = static_cast<std::uint8_t>(r.get(1));
+  const auto gid_type = r.get(1);
+  const auto mtu = static_cast<std::uint8_t>(r.get(1));
+  l.lid = static_cast<std::uint16_t>(r.get(2));
+  l.rd_atomic = static_cast<std::uint8_t>(r.get(1));
+  l.prefix = static_cast<std::uint8_t>(r.get(1));
+  r.bytes(l.gid.data(), l.gid.size());
+  l.window = static_cast<std::uint16_t>(r.get(2));
+  const auto zero = r.get(2);
+  l.signal_rkey = static_cast<std::uint32_t>(r.get(4));
+  const std::string lane = "lane " + std::to_string(i) + ": ";
+  if (link != static_cast<std::uint8_t>(LinkLayer::Infiniband) && link != static_cast<std::uint8_t>(LinkLayer::Ethernet))
+    throw bad(lane + "unknown link layer " + std::to_string(link));
+  l.link_layer = static_cast<LinkLayer>(link);
+  if (gid_type > static_cast<std::uint8_t>(GidType::RoceV2))
+    throw bad(lane + "unknown GID type " + std::to_string(gid_type));
+  l.gid_type = static_cast<GidType>(gid_type);
+  l.mtu = mtu_bytes(mtu);
+  if (l.mtu == 0)
+    throw bad(lane + "MTU code " + std::to_string(mtu) + " is not 1 (256 B) to 5 (4096 B)");
+  if (l.link_layer == LinkLayer::Infiniband && l.lid == 0)
+    throw bad(lane + "an InfiniBand port with LID 0 (is the subnet manager running?)");
+  if (zero != 0)
+    throw bad(lane + "a reserved field is not zero");
+  if (l.prefix > 32 || (l.prefix != 0 && !is_ipv4_gid(l.gid)))
+    throw bad(lane + "a subnet prefix of " + std::to_string(l.prefix) + " bits on " +
+              (is_ipv4_gid(l.gid) ? "an IPv4 GID (at most 32)" : "a GID without an IPv4 address"));
+  if (l.window > kMaxCardWindow || (ranks > 1 && l.window == 0))
+    throw bad(lane + "a credit window of " + std::to_string(l.window) + " (1 to " +
+              std::to_string(kMaxCardWindow) + " with peers)");
+  return l;
+}
+
 }  // namespace
 
 std::uint64_t job_hash(const std::string& job) {
@@ -115,41 +154,8 @@ Card decode_card(std::span<const std::byte> bytes, std::uint32_t from, std::uint
     throw bad(std::to_string(bytes.size()) + " bytes, its counts say " + std::to_string(want));
   card.host.resize(host);
   r.bytes(card.host.data(), host);
-  for (std::size_t i = 0; i < lanes; ++i) {
-    LaneAddress l;
-    const auto link = r.get(1);
-    l.gid_index = static_cast<std::uint8_t>(r.get(1));
-    const auto gid_type = r.get(1);
-    const auto mtu = static_cast<std::uint8_t>(r.get(1));
-    l.lid = static_cast<std::uint16_t>(r.get(2));
-    l.rd_atomic = static_cast<std::uint8_t>(r.get(1));
-    l.prefix = static_cast<std::uint8_t>(r.get(1));
-    r.bytes(l.gid.data(), l.gid.size());
-    l.window = static_cast<std::uint16_t>(r.get(2));
-    const auto zero = r.get(2);
-    l.signal_rkey = static_cast<std::uint32_t>(r.get(4));
-    const std::string lane = "lane " + std::to_string(i) + ": ";
-    if (link != static_cast<std::uint8_t>(LinkLayer::Infiniband) && link != static_cast<std::uint8_t>(LinkLayer::Ethernet))
-      throw bad(lane + "unknown link layer " + std::to_string(link));
-    l.link_layer = static_cast<LinkLayer>(link);
-    if (gid_type > static_cast<std::uint8_t>(GidType::RoceV2))
-      throw bad(lane + "unknown GID type " + std::to_string(gid_type));
-    l.gid_type = static_cast<GidType>(gid_type);
-    l.mtu = mtu_bytes(mtu);
-    if (l.mtu == 0)
-      throw bad(lane + "MTU code " + std::to_string(mtu) + " is not 1 (256 B) to 5 (4096 B)");
-    if (l.link_layer == LinkLayer::Infiniband && l.lid == 0)
-      throw bad(lane + "an InfiniBand port with LID 0 (is the subnet manager running?)");
-    if (zero != 0)
-      throw bad(lane + "a reserved field is not zero");
-    if (l.prefix > 32 || (l.prefix != 0 && !is_ipv4_gid(l.gid)))
-      throw bad(lane + "a subnet prefix of " + std::to_string(l.prefix) + " bits on " +
-                (is_ipv4_gid(l.gid) ? "an IPv4 GID (at most 32)" : "a GID without an IPv4 address"));
-    if (l.window > kMaxCardWindow || (ranks > 1 && l.window == 0))
-      throw bad(lane + "a credit window of " + std::to_string(l.window) + " (1 to " +
-                std::to_string(kMaxCardWindow) + " with peers)");
-    card.lanes.push_back(l);
-  }
+  for (std::size_t i = 0; i < lanes; ++i)
+    card.lanes.push_back(read_lane(r, i, ranks, bad));
   card.qps.resize(lanes * std::size_t{ranks});
   for (std::size_t i = 0; i < card.qps.size(); ++i) {
     QpAddress& q = card.qps[i];
