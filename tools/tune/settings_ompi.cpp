@@ -78,7 +78,9 @@ TuneResult tune_ompi(const Path& path, const std::string& backend, const Install
   const Bytes first_rndv = handover(eager, rndv, 1, kOb1EagerCap).value_or(kOb1EagerCap + 1);
   const Bytes limit = first_rndv - 1 + kOb1MatchHdr;
   const std::string eager_name = "btl_" + btl.name + "_eager_limit";
-  Setting e{eager_name, std::to_string(limit), first_rndv, "", installed.get(eager_name), false, std::nullopt};
+  Setting e{eager_name, std::to_string(limit), first_rndv, "",
+            installed.get(eager_name).value_or(std::to_string(btl.eager_limit) + " (Open MPI 4.1's default)"), false,
+            std::nullopt};
   e.why = first_rndv > kOb1EagerCap
               ? "eager wins up to " + format_size(kOb1EagerCap) + ", the most an eager buffer is given"
               : rndv(first_rndv)->name + " drops below ob1/eager from " + format_size(first_rndv) +
