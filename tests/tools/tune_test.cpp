@@ -130,8 +130,9 @@ TEST(TuneUcx, GoldenSettingsOnAHandBuiltPath) {
   EXPECT_THAT(find(r, "UCX_RNDV_THRESH")->why, HasSubstr("ucx/rndv/get_zcopy drops below ucx/eager/zcopy"));
   ASSERT_NE(find(r, "UCX_ZCOPY_THRESH"), nullptr);
   EXPECT_EQ(find(r, "UCX_ZCOPY_THRESH")->value, "57");
-  ASSERT_NE(find(r, "UCX_RNDV_SCHEME"), nullptr);
-  EXPECT_EQ(find(r, "UCX_RNDV_SCHEME")->value, "get_zcopy");
+  // get_zcopy is the cheapest scheme and the one UCX's auto runs: left alone.
+  EXPECT_EQ(find(r, "UCX_RNDV_SCHEME"), nullptr);
+  EXPECT_THAT(r.notes, ::testing::Contains(HasSubstr("UCX_RNDV_SCHEME: UCX's auto already runs get_zcopy")));
   EXPECT_EQ(find(r, "UCX_RNDV_THRESH")->library, std::nullopt);
   EXPECT_EQ(find(r, "UCX_PROTO_ENABLE"), nullptr);
   const LibLine* zcopy = cheapest(r.lines, 4000, Phase::Eager);
@@ -216,6 +217,20 @@ TEST(TuneErrors, APathWithoutActiveMessagesIsRefused) {
   EXPECT_THROW(tune_ucx(p, "verbs", absent(Library::Ucx)), PathError);
   EXPECT_THROW(tune_ompi(p, "verbs", absent(Library::Ompi)), PathError);
   EXPECT_THROW(ucx_limits("sim", absent(Library::Ucx)), std::invalid_argument);
+}
+
+// A read that costs more than a write: put_zcopy is cheapest, auto would
+// still read; the scheme is set, with what auto's read costs.
+TEST(TuneUcx, SetsTheSchemeWhereAutoRunsAnotherOne) {
+  Path p = hand_path();
+  p.lanes[1].latency = 20e-6;  // a read waits 2L, a write L
+  const TuneResult r = tune_ucx(p, "verbs", absent(Library::Ucx));
+  const Setting* scheme = find(r, "UCX_RNDV_SCHEME");
+  ASSERT_NE(scheme, nullptr);
+  EXPECT_EQ(scheme->value, "put_zcopy");
+  ASSERT_TRUE(scheme->cost);
+  EXPECT_EQ(scheme->cost->library_protocol, "ucx/rndv/get_zcopy");
+  EXPECT_GT(scheme->cost->worst_ratio, 1);
 }
 
 }  // namespace

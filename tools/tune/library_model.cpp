@@ -202,11 +202,11 @@ Ob1Btl ob1_btl(std::string_view backend, const Installed& installed) {
   Ob1Btl b;
   // Open MPI 4.1's defaults (`ompi_info --param btl all --level 9`).
   if (backend == "shm")
-    b = {"vader", 4096, 32768, 32768, 0, true, true, ""};
+    b = {"vader", 4096, 32768, 32768, 0, 0, true, true, ""};
   else if (backend == "tcp")
-    b = {"tcp", 65536, 65536, 131072, 196608, false, true, ""};
+    b = {"tcp", 65536, 65536, 131072, 196608, kOb1EagerCap, false, true, ""};
   else if (backend == "verbs")
-    b = {"openib", 12288, 12288, 65536, 1060864, true, true, ""};
+    b = {"openib", 12288, 12288, 65536, 1060864, kOb1EagerCap, true, true, ""};
   else
     throw std::invalid_argument("Open MPI has no BTL for backend '" + std::string(backend) + "'");
   auto param = [&](const std::string& suffix, Bytes& into) {
@@ -218,6 +218,13 @@ Ob1Btl ob1_btl(std::string_view backend, const Installed& installed) {
   param("rndv_eager_limit", b.rndv_eager_limit);
   param("max_send_size", b.max_send_size);
   param("min_rdma_pipeline_size", b.min_rdma_pipeline);
+  if (b.name == "vader") {
+    Bytes segment = Bytes{4} << 20;
+    Bytes free_list = 8;
+    param("segment_size", segment);
+    param("free_list_num", free_list);
+    b.eager_cap = std::min(kOb1EagerCap, segment / (free_list + 1));
+  }
   if (const std::optional<std::string> flags = installed.get("btl_" + b.name + "_flags")) {
     b.get = flags->find("get") != std::string::npos;
     b.put = flags->find("put") != std::string::npos;
@@ -240,7 +247,7 @@ std::vector<LibLine> ob1_lines(const Path& path, const Ob1Btl& btl) {
   const std::size_t am = am_lane(path);
   const std::vector<LaneShare> one{{am, 1}};
   std::vector<LibLine> out;
-  out.push_back({"ob1/eager", Phase::Eager, priced(path, 0, kOb1EagerCap, [&](const Path& p) {
+  out.push_back({"ob1/eager", Phase::Eager, priced(path, 0, btl.eager_cap - kOb1MatchHdr, [&](const Path& p) {
                    return eager_one(p, am, kOb1MatchHdr, true);
                  }),
                  "one fragment: o_s + n/M_s + L + (14+n)/B + o_r + n/M_r"});

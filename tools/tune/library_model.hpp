@@ -72,6 +72,12 @@ struct Ob1Btl {
   Bytes rndv_eager_limit = 0;      ///< phase-1 bytes of a rendezvous, header included
   Bytes max_send_size = 0;         ///< a send-pipeline fragment
   Bytes min_rdma_pipeline = 0;     ///< from here the RDMA pipeline (BTLs with put)
+  /// The largest eager limit the BTL accepts: kOb1EagerCap, and for vader
+  /// segment_size / (free_list_num + 1): its free list of eager fragments
+  /// must fit in its shared segment beside the others, or the BTL leaves
+  /// itself out at start-up (Open MPI 4.1.4, 4 MiB and 8: 458752 ran,
+  /// 524288 was refused).
+  Bytes eager_cap = 0;
   bool get = false;                ///< the BTL reads remote memory: ob1's RGET
   bool put = false;                ///< ... writes it: ob1's RDMA pipeline
   std::string source;

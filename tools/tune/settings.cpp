@@ -108,6 +108,22 @@ void ucx_rndv_setting(TuneResult& r, Bytes thresh, const std::optional<Bytes>& o
   r.settings.push_back(s);
 }
 
+/// UCX_RNDV_SCHEME where the cheapest scheme at the threshold is not the
+/// one UCX's auto picks.
+void ucx_scheme_setting(TuneResult& r, Bytes thresh, const Policy& rndv, const Policy& library_rndv) {
+  const LibLine* best = rndv(thresh);
+  const LibLine* own = library_rndv(thresh);
+  const std::string name = best->name.substr(best->name.rfind('/') + 1);
+  if (own == best) {
+    r.notes.push_back("UCX_RNDV_SCHEME: UCX's auto already runs " + name + ", the cheapest scheme at the threshold: left alone");
+    return;
+  }
+  Setting s{"UCX_RNDV_SCHEME", name, thresh, best->name + " is cheaper than " + own->name + ", which auto runs, at the threshold",
+            r.installed.get("UCX_RNDV_SCHEME"), true, std::nullopt};
+  s.cost = difference(library_rndv, rndv, thresh, kLargestCompared);
+  r.settings.push_back(s);
+}
+
 void ucx_zcopy_setting(TuneResult& r, const UcxLimits& limits, Bytes thresh) {
   if (limits.max_zcopy == 0) {
     r.notes.push_back("UCX_ZCOPY_THRESH: " + limits.transports + " has no zero-copy active message: left alone");
@@ -207,18 +223,8 @@ TuneResult tune_ucx(const Path& path, const std::string& backend, const Installe
     own = v2 ? installed.handover->v2_rndv : installed.handover->v1_rndv;
   ucx_rndv_setting(r, thresh, own, eager, rndv, library_rndv, backend);
   ucx_zcopy_setting(r, limits, thresh);
-  if (thresh != kSizeMax) {
-    std::size_t schemes = 0;
-    for (const LibLine& l : lines)
-      schemes += l.phase == Phase::Rndv ? 1 : 0;
-    const LibLine* scheme = rndv(thresh);
-    const std::string name = scheme->name.substr(scheme->name.rfind('/') + 1);
-    if (schemes > 1)
-      r.settings.push_back({"UCX_RNDV_SCHEME", name, thresh,
-                            scheme->name + " is the cheapest of the " + std::to_string(schemes) +
-                                " rendezvous schemes at the threshold",
-                            installed.get("UCX_RNDV_SCHEME"), false, std::nullopt});
-  }
+  if (thresh != kSizeMax)
+    ucx_scheme_setting(r, thresh, rndv, library_rndv);
   ucx_lanes_settings(r, path, limits, thresh);
   if (v2)
     r.settings.push_back({"UCX_PROTO_ENABLE", "n", std::nullopt,

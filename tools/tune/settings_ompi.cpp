@@ -75,14 +75,15 @@ TuneResult tune_ompi(const Path& path, const std::string& backend, const Install
   const Policy eager = [=](Bytes n) { return cost_at(*eager_line, n) ? eager_line : nullptr; };
   const Policy rndv = ob1_rndv(lines);
   // Sizes up to eager_limit − header go eager.
-  const Bytes first_rndv = handover(eager, rndv, 1, kOb1EagerCap).value_or(kOb1EagerCap + 1);
+  const Bytes most = btl.eager_cap - kOb1MatchHdr;
+  const Bytes first_rndv = handover(eager, rndv, 1, most).value_or(most + 1);
   const Bytes limit = first_rndv - 1 + kOb1MatchHdr;
   const std::string eager_name = "btl_" + btl.name + "_eager_limit";
   Setting e{eager_name, std::to_string(limit), first_rndv, "",
             installed.get(eager_name).value_or(std::to_string(btl.eager_limit) + " (Open MPI 4.1's default)"), false,
             std::nullopt};
-  e.why = first_rndv > kOb1EagerCap
-              ? "eager wins up to " + format_size(kOb1EagerCap) + ", the most an eager buffer is given"
+  e.why = first_rndv > most
+              ? "eager wins up to " + std::to_string(most) + " B, the largest eager message the BTL accepts"
               : rndv(first_rndv)->name + " drops below ob1/eager from " + format_size(first_rndv) +
                     " B on; the limit counts the 14-byte match header";
   const Bytes own = btl.eager_limit > kOb1MatchHdr ? btl.eager_limit - kOb1MatchHdr + 1 : 1;
