@@ -118,5 +118,6 @@ int compare_command(const std::vector<std::string>& args);
 int calibrate_command(const std::vector<std::string>& args);
 int validate_command(const std::vector<std::string>& args);
 int info_command(const std::vector<std::string>& args);
+int tune_command(const std::vector<std::string>& args);
 
 }  // namespace xover::tools

@@ -27,6 +27,10 @@ int crossover_command(const std::vector<std::string>&) {
   return needs_simulator("crossover");
 }
 
+int tune_command(const std::vector<std::string>&) {
+  return needs_simulator("tune");
+}
+
 int run_in_simulation(const Scenario&, const runtime::Backend& backend, const std::string&, const std::string&) {
   return needs_simulator("run --backend " + std::string(backend.name));
 }

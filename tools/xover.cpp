@@ -20,6 +20,7 @@ constexpr const char* kUsage =
     "  compare      a simulated run against a hardware run: errors and thresholds (xover compare --help)\n"
     "  calibrate    measure this machine's lanes and write a calibrated platform (xover calibrate --help)\n"
     "  validate     does the simulation predict the hardware: calibrate, run both, a verdict (xover validate --help)\n"
+    "  tune         UCX or Open MPI settings from a calibrated platform: the library's own crossovers (xover tune --help)\n"
     "  info         this build, and what each backend finds on this machine (xover info --help)\n"
     "\n"
     "xover --help prints this, xover --version the version, commit and backends; every command takes --help.\n";
@@ -59,6 +60,8 @@ int main(int argc, char** argv) {
     return xover::tools::calibrate_command(args);
   if (command == "validate")
     return xover::tools::validate_command(args);
+  if (command == "tune")
+    return xover::tools::tune_command(args);
   if (command == "info")
     return xover::tools::info_command(args);
   std::cerr << "xover: unknown command '" << command << "'\n" << usage();

@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""Does `xover tune` make the real library faster? Its settings against the
+library's defaults, measured by the library's own benchmark, interleaved.
+
+For UCX (`--for ucx`): `ucx_perftest -t tag_lat` (p50 half round trip) and
+`-t tag_bw` (time per message from the overall message rate), on the
+backend's UCX transports (shm: posix,cma; tcp: tcp on the loopback; verbs:
+rc_verbs), two processes pinned to cores 0 and 1. For Open MPI
+(`--for ompi`): bench/mpi_pingpong (osu_latency-style: the median half
+round trip) under `mpirun -np 2 --mca pml ob1 --mca btl self,BTL`.
+
+It runs `xover tune --json` on the platform, then, at the sizes around every
+threshold the settings change (the library's own hand-over D and the
+recommended T: D/2, D, the powers of two between, T, 2T; up to 4 MiB),
+measures the defaults (A) and the settings (B) in pairs, A B then B A
+alternately, `--pairs` times (at least 5), and prints per test and size the
+median of the pairs' ratios B/A with their range, and a verdict:
+
+  - where the defaults hand over differently from the settings (the sizes
+    in [min(D, T), max(D, T))): met when B is faster (median ratio < 1);
+  - elsewhere: met when B is no slower than A by more than 5 % (median
+    ratio <= 1.05).
+
+A transport this machine cannot run is SKIPPED with the reason (verbs with
+no RDMA device; no ucx_perftest; no mpirun or no bench/mpi_pingpong).
+Exit status: 0 when every verdict is met or the check was skipped, 1 when
+one is MISSED, 2 for bad input.
+
+usage: bench/tune_check.py --for ucx|ompi --backend shm|tcp|verbs [--platform CAL.xml]
+                           [--xover build/tools/xover] [--pingpong build/bench/mpi_pingpong]
+                           [--pairs 5] [--iterations N] [--tests tag_lat,tag_bw]
+"""
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+UCX_ENV = {"shm": {"UCX_TLS": "posix,cma"},
+           "tcp": {"UCX_TLS": "tcp", "UCX_NET_DEVICES": "lo"},
+           "verbs": {"UCX_TLS": "rc_verbs"}}
+OMPI_BTL = {"shm": "vader", "tcp": "tcp", "verbs": "openib"}
+LARGEST = 4 << 20
+SLOWER_LIMIT = 1.05
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def skip_reason(library, backend, pingpong):
+    """Why this machine cannot run the check, or None."""
+    if library == "ucx":
+        if not shutil.which("ucx_perftest") or not shutil.which("ucx_info"):
+            return "no ucx_perftest or ucx_info (apt-get install ucx-utils)"
+        if backend == "verbs":
+            devices = subprocess.run(["ucx_info", "-d"], capture_output=True, text=True).stdout
+            if "rc_verbs" not in devices:
+                return "ucx_info -d lists no rc_verbs transport: no RDMA device here"
+        return None
+    if not shutil.which("mpirun"):
+        return "no mpirun (Open MPI not installed)"
+    if not os.access(pingpong, os.X_OK):
+        return f"no {pingpong}: build it (it is built where CMake finds MPI)"
+    if backend == "verbs":
+        if not os.path.isdir("/sys/class/infiniband") or not os.listdir("/sys/class/infiniband"):
+            return "no RDMA device (/sys/class/infiniband is empty or absent): the openib BTL has nothing to run on"
+    return None
+
+
+def tune(xover, library, backend, platform):
+    out = tempfile.NamedTemporaryFile(suffix=".sh", delete=False).name
+    cmd = [xover, "tune", "--json", "--for", library, "--backend", backend, "--out", out]
+    if platform:
+        cmd += ["--platform", platform]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    os.unlink(out)
+    if run.returncode != 0:
+        sys.exit(f"xover tune failed ({run.returncode}): {run.stderr.strip()}")
+    return json.loads(run.stdout)
+
+
+def leading_int(text):
+    m = re.match(r"\s*(\d+)", text or "")
+    return int(m.group(1)) if m else None
+
+
+def thresholds(result):
+    """(name, library's D, recommended T) for each size setting that changes."""
+    out = []
+    for s in result["settings"]:
+        if s["size"] is None or not s["name"].endswith(("THRESH", "eager_limit")) or "rndv_eager" in s["name"]:
+            continue
+        own = leading_int(s["library"])
+        value = math.inf if s["value"] in ("inf", "intra:inf", "inter:inf") else leading_int(s["value"].split(":")[-1])
+        if own is None or own == value:
+            continue
+        out.append((s["name"], own, value))
+    return out
+
+
+def sizes_around(own, value):
+    top = min(value, LARGEST) if value != math.inf else min(own * 64, LARGEST)
+    sizes = {max(own // 2, 1), own, top}
+    if value != math.inf:
+        sizes.add(min(value * 2, LARGEST))
+    p = 1 << (own.bit_length())
+    while p < top:
+        sizes.add(p)
+        p <<= 1
+    return sorted(s for s in sizes if s <= LARGEST)
+
+
+def ucx_run(backend, env_extra, test, size, iterations):
+    env = dict(os.environ, **UCX_ENV[backend], **env_extra)
+    port = str(free_port())
+    common = ["-t", test, "-s", str(size), "-n", str(iterations), "-w", str(max(iterations // 10, 2)), "-p", port]
+    if test == "tag_bw":
+        common += ["-O", "16"]
+    server = subprocess.Popen(["taskset", "-c", "0", "ucx_perftest"] + common, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(50):
+            client = subprocess.run(["taskset", "-c", "1", "ucx_perftest", "127.0.0.1"] + common, env=env,
+                                    capture_output=True, text=True)
+            if client.returncode == 0:
+                break
+            time.sleep(0.1)
+        else:
+            server.kill()
+            sys.exit(f"ucx_perftest failed: {client.stderr.strip()}")
+    finally:
+        server.wait(timeout=60)
+    final = [line for line in client.stdout.splitlines() if line.startswith("Final:")]
+    if not final:
+        sys.exit(f"ucx_perftest printed no result:\n{client.stdout}")
+    fields = re.split(r"\s+", final[0].strip())[1:]
+    return float(fields[1]) * 1e-6 if test == "tag_lat" else 1.0 / float(fields[7])
+
+
+def ompi_run(backend, env_extra, pingpong, size, iterations):
+    env = dict(os.environ, **env_extra)
+    btl = OMPI_BTL[backend]
+    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2", "--bind-to", "core",
+           "--mca", "pml", "ob1", "--mca", "btl", "self," + btl]
+    if btl == "tcp":
+        cmd += ["--mca", "btl_tcp_if_include", "lo"]
+    cmd += [pingpong, str(iterations), str(max(iterations // 10, 2)), str(size)]
+    run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    m = re.search(r"size \d+ median_us ([0-9.]+)", run.stdout)
+    if run.returncode != 0 or not m:
+        sys.exit(f"mpi_pingpong failed ({run.returncode}): {run.stderr.strip()[-2000:]}")
+    return float(m.group(1)) * 1e-6
+
+
+def measure(point, pairs):
+    """Interleaved pairs, A B then B A alternately: each pair's ratio B/A and each side's times."""
+    ratios, a_times, b_times = [], [], []
+    for i in range(pairs):
+        if i % 2 == 0:
+            a = point(False)
+            b = point(True)
+        else:
+            b = point(True)
+            a = point(False)
+        ratios.append(b / a)
+        a_times.append(a)
+        b_times.append(b)
+    return ratios, a_times, b_times
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--for", dest="library", choices=["ucx", "ompi"], required=True)
+    parser.add_argument("--backend", choices=["shm", "tcp", "verbs"], required=True)
+    parser.add_argument("--platform", help="a calibrated platform (default: the shipped one for shm and tcp, "
+                        "platforms/roce-1rail.xml for verbs)")
+    parser.add_argument("--xover", default="build/tools/xover")
+    parser.add_argument("--pingpong", default="build/bench/mpi_pingpong")
+    parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--iterations", type=int, default=1000)
+    parser.add_argument("--tests", default="tag_lat,tag_bw", help="UCX: ucx_perftest tests")
+    args = parser.parse_args()
+    if args.pairs < 5:
+        parser.error("--pairs: at least 5")
+    platform = args.platform
+    if platform is None:
+        platform = "platforms/roce-1rail.xml" if args.backend == "verbs" else f"platforms/{args.backend}-calibrated.xml"
+
+    why = skip_reason(args.library, args.backend, args.pingpong)
+    result = tune(args.xover, args.library, args.backend, platform) if why is None or args.backend == "verbs" else None
+    if why is not None:
+        if result:
+            print(f"settings from {result['platform']}: " +
+                  ", ".join(f"{s['env']}={s['value']}" for s in result["settings"]))
+        print(f"tune_check {args.library} on {args.backend}: SKIPPED: {why}")
+        return 0
+    settings = {s["env"]: s["value"] for s in result["settings"]}
+    print(f"tune_check {args.library} on {args.backend} ({result['transports']}), platform {result['platform']}, "
+          f"{args.pairs} interleaved pairs per point, load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    print("settings (B): " + " ".join(f"{k}={v}" for k, v in settings.items()))
+    changed = thresholds(result)
+    if not changed:
+        print("no threshold differs from the library's own: nothing to measure")
+        return 0
+    points = []
+    for name, own, value in changed:
+        lo, hi = min(own, value), max(own, value)
+        for size in sizes_around(own, value):
+            points.append((name, size, lo <= size < hi))
+    tests = args.tests.split(",") if args.library == "ucx" else ["pingpong"]
+    print(f"{'threshold':24} {'test':9} {'size':>8} {'default':>11} {'tuned':>11} {'ratio':>6} {'range':>13}  "
+          f"{'target':14} verdict")
+    missed = 0
+    for name, size, mis in points:
+        for test in tests:
+            iterations = args.iterations if size <= (256 << 10) else max(args.iterations // 5, 50)
+            if args.library == "ucx":
+                def point(tuned):
+                    return ucx_run(args.backend, settings if tuned else {}, test, size, iterations)
+            else:
+                def point(tuned):
+                    return ompi_run(args.backend, settings if tuned else {}, args.pingpong, size, iterations)
+            ratios, a, b = measure(point, args.pairs)
+            median = statistics.median(ratios)
+            ok = median < 1.0 if mis else median <= SLOWER_LIMIT
+            missed += 0 if ok else 1
+            target = "faster" if mis else "<= 1.05"
+            print(f"{name:24} {test:9} {size:>8} {statistics.median(a) * 1e6:>9.2f}us {statistics.median(b) * 1e6:>9.2f}us "
+                  f"{median:>6.3f} {min(ratios):>6.3f}-{max(ratios):<6.3f}  {target:14} {'met' if ok else 'MISSED'}",
+                  flush=True)
+    print(f"load average {os.getloadavg()[0]:.2f} after; {missed} MISSED")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,237 @@
+// xover tune's pieces as pure functions: the installed libraries' outputs
+// read back (captured samples in tests/data/tune/), UCX's and ob1's cost
+// lines on a hand-built path, and the settings worked out by hand from them.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "tools/tune/report.hpp"
+#include "tools/tune/settings.hpp"
+
+namespace xover::tools::tune {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string sample(const std::string& name) {
+  std::ifstream in(std::string(XOVER_SOURCE_DIR) + "/tests/data/tune/" + name);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const Setting* find(const TuneResult& r, const std::string& name) {
+  for (const Setting& s : r.settings)
+    if (s.name == name)
+      return &s;
+  return nullptr;
+}
+
+TEST(TuneVersion, ReadsUcxInfoV) {
+  EXPECT_EQ(parse_ucx_version(sample("ucx_info_v.txt")), (Version{1, 13, 1}));
+  EXPECT_EQ(parse_ucx_version("# Version 1.16.0\n# Git branch 'v1.16.x'\n"), (Version{1, 16, 0}));
+  EXPECT_EQ(parse_ucx_version("ucx_info: command not found\n"), std::nullopt);
+}
+
+TEST(TuneVersion, ReadsOmpiInfo) {
+  EXPECT_EQ(parse_ompi_version(sample("ompi_version.txt")), (Version{4, 1, 4}));
+  EXPECT_EQ(parse_ompi_version("                Package: Debian OpenMPI\n                Open MPI: 5.0.3\n"),
+            (Version{5, 0, 3}));
+  EXPECT_EQ(parse_ompi_version("no version here"), std::nullopt);
+}
+
+TEST(TuneVersion, DottedNumbers) {
+  EXPECT_EQ(parse_version("4.1"), (Version{4, 1, 0}));
+  EXPECT_EQ(parse_version("1.13.1"), (Version{1, 13, 1}));
+  EXPECT_EQ(parse_version("1"), std::nullopt);
+  EXPECT_EQ(parse_version("1.x"), std::nullopt);
+  EXPECT_EQ(parse_version("1.2.3.4"), std::nullopt);
+  EXPECT_EQ(parse_version(""), std::nullopt);
+  EXPECT_TRUE((Version{1, 13, 1}).at_least(1, 13));
+  EXPECT_FALSE((Version{1, 13, 1}).at_least(1, 14));
+}
+
+TEST(TuneInstalled, ReadsUcxConfig) {
+  const auto config = parse_ucx_config(sample("ucx_info_c.txt"));
+  EXPECT_EQ(config.at("UCX_RNDV_THRESH"), "auto");
+  EXPECT_EQ(config.at("UCX_TCP_RX_SEG_SIZE"), "64K");
+  EXPECT_EQ(config.at("UCX_POSIX_SEG_SIZE"), "8256");
+  EXPECT_EQ(config.at("UCX_MAX_RNDV_RAILS"), "2");
+  EXPECT_EQ(config.at("UCX_PROTO_ENABLE"), "n");
+}
+
+TEST(TuneInstalled, ReadsOmpiBtlParameters) {
+  const auto params = parse_ompi_params(sample("ompi_btl.txt"));
+  EXPECT_EQ(params.at("btl_tcp_eager_limit"), "65536");
+  EXPECT_EQ(params.at("btl_tcp_rndv_eager_limit"), "65536");
+  EXPECT_EQ(params.at("btl_tcp_max_send_size"), "131072");
+  EXPECT_EQ(params.at("btl_vader_eager_limit"), "4096");
+  EXPECT_EQ(params.at("btl_vader_flags"), "send,put,get,inplace,atomics,fetching-atomics");
+  EXPECT_EQ(params.at("btl_openib_atomic_flags"), "add,compare-and-swap");  // informational
+}
+
+TEST(TuneInstalled, MemoryUnits) {
+  EXPECT_EQ(parse_memunits("8256"), 8256U);
+  EXPECT_EQ(parse_memunits("8K"), 8192U);
+  EXPECT_EQ(parse_memunits("512kb"), 512U * 1024);
+  EXPECT_EQ(parse_memunits("4M"), 4U << 20);
+  EXPECT_EQ(parse_memunits("inf"), kSizeMax);
+  EXPECT_EQ(parse_memunits("auto"), std::nullopt);
+  EXPECT_EQ(parse_memunits("12parsecs"), std::nullopt);
+}
+
+TEST(TuneInstalled, LibraryNames) {
+  EXPECT_EQ(library_named("ucx"), Library::Ucx);
+  EXPECT_EQ(library_named("ompi"), Library::Ompi);
+  EXPECT_EQ(library_named("mpich"), std::nullopt);
+}
+
+// A path worked out by hand. Lane `am`: L 1 us, 1 GB/s (1 ns/B), o_s = o_r
+// = 1 us, no gap, a bcopy copies; lane `rma`: L 1 us, 4 GB/s (0.25 ns/B),
+// o_s = o_r = 1 us; memcpy 10 GB/s (0.1 ns/B) at both ends.
+Path hand_path() {
+  Path p;
+  p.from = "node0";
+  p.to = "node1";
+  LaneAttrs am;
+  am.name = "am";
+  am.latency = 1e-6;
+  am.bandwidth = 1e9;
+  am.o_send = am.o_recv = 1e-6;
+  am.caps = {LaneCap::AmShort, LaneCap::AmBcopy, LaneCap::AmZcopy};
+  LaneAttrs rma = am;
+  rma.name = "rma";
+  rma.bandwidth = 4e9;
+  rma.caps = {LaneCap::GetZcopy, LaneCap::PutZcopy};
+  p.lanes = {am, rma};
+  p.memcpy_bw_local = p.memcpy_bw_remote = 10e9;
+  return p;
+}
+
+Installed absent(Library library) {
+  Installed i;
+  i.library = library;
+  i.absent_reason = "not installed";
+  return i;
+}
+
+// UCX on rc_verbs (its 1.13 defaults: short 56, bcopy and zcopy 8248):
+//   ucx/eager/zcopy     o_s + L + (8+n)/B + o_r + n/M_r = 3008 ns + 1.1 n
+//   ucx/eager/bcopy     the same + n/M_s                = 3008 ns + 1.2 n
+//   ucx/rndv/get_zcopy  RTS 3048 ns + get (1 + 2 + 1 us + 0.25 n) = 7048 ns + 0.25 n
+//   rendezvous wins from (7048 − 3008) / (1.1 − 0.25) = 4752.9: 4753;
+//   zcopy beats bcopy from the first size short cannot carry: 57.
+TEST(TuneUcx, GoldenSettingsOnAHandBuiltPath) {
+  const TuneResult r = tune_ucx(hand_path(), "verbs", absent(Library::Ucx));
+  ASSERT_NE(find(r, "UCX_RNDV_THRESH"), nullptr);
+  EXPECT_EQ(find(r, "UCX_RNDV_THRESH")->value, "4753");
+  EXPECT_THAT(find(r, "UCX_RNDV_THRESH")->why, HasSubstr("ucx/rndv/get_zcopy drops below ucx/eager/zcopy"));
+  ASSERT_NE(find(r, "UCX_ZCOPY_THRESH"), nullptr);
+  EXPECT_EQ(find(r, "UCX_ZCOPY_THRESH")->value, "57");
+  // get_zcopy is the cheapest scheme and the one UCX's auto runs: left alone.
+  EXPECT_EQ(find(r, "UCX_RNDV_SCHEME"), nullptr);
+  EXPECT_THAT(r.notes, ::testing::Contains(HasSubstr("UCX_RNDV_SCHEME: UCX's auto already runs get_zcopy")));
+  EXPECT_EQ(find(r, "UCX_RNDV_THRESH")->library, std::nullopt);
+  EXPECT_EQ(find(r, "UCX_PROTO_ENABLE"), nullptr);
+  const LibLine* zcopy = cheapest(r.lines, 4000, Phase::Eager);
+  ASSERT_NE(zcopy, nullptr);
+  EXPECT_EQ(zcopy->name, "ucx/eager/zcopy");
+  EXPECT_NEAR(*cost_at(*zcopy, 4000), 3008e-9 + 1.1e-9 * 4000, 1e-15);
+  EXPECT_NEAR(*cost_at(*cheapest(r.lines, 4000, Phase::Rndv), 4000), 7048e-9 + 0.25e-9 * 4000, 1e-15);
+}
+
+// The installed UCX hands over at 8256: from 4753 to 8255 it runs eager
+// where get_zcopy is cheaper; the worst ratio of the sizes sampled is at
+// the top, 8255, past one zcopy segment (8248): fragments of S = 8248 with
+// a 24-byte header, wire-bound, m* = 8272 ns / 8248; fill = o_s + 8272 ns +
+// L + o_r + S/M_r = 12096.8 ns; T(8255) = 12096.8 + 7·8272/8248 ns, over
+// get_zcopy's 7048 + 0.25·8255 ns: 1.328.
+TEST(TuneUcx, SaysWhatTheLibrarysOwnHandOverCosts) {
+  Installed i;
+  i.library = Library::Ucx;
+  i.present = true;
+  i.version = Version{1, 13, 1};
+  i.config = parse_ucx_config(sample("ucx_info_c.txt"));
+  i.handover = parse_ucx_proto_info("#  tag_send: 0..<egr/short>..57..<egr/bcopy>..8256..<rndv>..(inf)\n", "");
+  const TuneResult r = tune_ucx(hand_path(), "verbs", i);
+  const Setting* rndv = find(r, "UCX_RNDV_THRESH");
+  ASSERT_NE(rndv, nullptr);
+  ASSERT_TRUE(rndv->cost);
+  EXPECT_EQ(rndv->cost->from, 4753U);
+  EXPECT_EQ(rndv->cost->to, 8255U);
+  EXPECT_EQ(rndv->cost->worst_at, 8255U);
+  EXPECT_NEAR(rndv->cost->worst_ratio, (12096.8 + 7 * 8272.0 / 8248) / (7048 + 0.25 * 8255), 1e-9);
+  EXPECT_EQ(rndv->cost->library_protocol, "ucx/eager/zcopy/multi");
+  EXPECT_EQ(rndv->cost->recommended_protocol, "ucx/rndv/get_zcopy");
+  // 1.13 names its lanes settings RAILS; the path's one RMA lane is within its default.
+  bool noted = false;
+  for (const std::string& note : r.notes)
+    noted = noted || note.starts_with("UCX_MAX_RNDV_RAILS");
+  EXPECT_TRUE(noted);
+  EXPECT_THAT(format_shell(r), HasSubstr("export UCX_RNDV_THRESH=4753\n"));
+  EXPECT_THAT(format_shell(r), HasSubstr("worst 1.33x at 8255"));
+}
+
+// ob1 over openib (get and put, its 4.1 defaults): the RGET line is the
+// rendezvous ob1 runs.
+//   ob1/eager      o_s + n/M_s + L + (14+n)/B + o_r + n/M_r = 3014 ns + 1.2 n
+//   ob1/rndv/rget  RGET 3040 ns + get 4000 ns + 0.25 n      = 7040 ns + 0.25 n
+//   crossing at 4026 / 0.95 = 4237.9: rendezvous from 4238, eager_limit
+//   4237 + 14 = 4251.
+TEST(TuneOmpi, GoldenEagerLimitOnAHandBuiltPath) {
+  const TuneResult r = tune_ompi(hand_path(), "verbs", absent(Library::Ompi));
+  ASSERT_NE(find(r, "btl_openib_eager_limit"), nullptr);
+  EXPECT_EQ(find(r, "btl_openib_eager_limit")->value, "4251");
+  EXPECT_THAT(find(r, "btl_openib_eager_limit")->why, HasSubstr("ob1/rndv/rget drops below ob1/eager"));
+  // RGET reads the whole message: phase 1 and the send pipeline are not run.
+  EXPECT_EQ(find(r, "btl_openib_rndv_eager_limit"), nullptr);
+  EXPECT_EQ(find(r, "btl_openib_max_send_size"), nullptr);
+  ASSERT_EQ(r.notes.size(), 1U);
+  EXPECT_THAT(r.notes[0], HasSubstr("RGET"));
+  // Open MPI's own 12288: eager from 4238 to 12274 where RGET is cheaper.
+  const Setting& e = *find(r, "btl_openib_eager_limit");
+  ASSERT_TRUE(e.cost);
+  EXPECT_EQ(e.cost->from, 4238U);
+  EXPECT_EQ(e.cost->to, 12274U);
+  EXPECT_GT(e.cost->worst_ratio, 1.5);
+  EXPECT_THAT(format_shell(r), HasSubstr("export OMPI_MCA_btl_openib_eager_limit=4251\n"));
+}
+
+// ob1 over tcp (send and put, no get): phase 1 costs n/M_s + n/B + n/M_r
+// = 1.2 ns/B, the send pipeline after the ACK is wire-bound at
+// (S + 24)/B per S, about 1.0 ns/B: phase 1 is steeper, so it carries the
+// header alone (40 B).
+TEST(TuneOmpi, PhaseOneCarriesTheHeaderAloneWhereItIsTheSteeper) {
+  const TuneResult r = tune_ompi(hand_path(), "tcp", absent(Library::Ompi));
+  ASSERT_NE(find(r, "btl_tcp_rndv_eager_limit"), nullptr);
+  EXPECT_EQ(find(r, "btl_tcp_rndv_eager_limit")->value, "40");
+  ASSERT_NE(find(r, "btl_tcp_max_send_size"), nullptr);
+  EXPECT_TRUE(r.notes.empty());
+}
+
+TEST(TuneErrors, APathWithoutActiveMessagesIsRefused) {
+  Path p = hand_path();
+  p.lanes.erase(p.lanes.begin());
+  EXPECT_THROW(tune_ucx(p, "verbs", absent(Library::Ucx)), PathError);
+  EXPECT_THROW(tune_ompi(p, "verbs", absent(Library::Ompi)), PathError);
+  EXPECT_THROW(ucx_limits("sim", absent(Library::Ucx)), std::invalid_argument);
+}
+
+// A read that costs more than a write: put_zcopy is cheapest, auto would
+// still read; the scheme is set, with what auto's read costs.
+TEST(TuneUcx, SetsTheSchemeWhereAutoRunsAnotherOne) {
+  Path p = hand_path();
+  p.lanes[1].latency = 20e-6;  // a read waits 2L, a write L
+  const TuneResult r = tune_ucx(p, "verbs", absent(Library::Ucx));
+  const Setting* scheme = find(r, "UCX_RNDV_SCHEME");
+  ASSERT_NE(scheme, nullptr);
+  EXPECT_EQ(scheme->value, "put_zcopy");
+  ASSERT_TRUE(scheme->cost);
+  EXPECT_EQ(scheme->cost->library_protocol, "ucx/rndv/get_zcopy");
+  EXPECT_GT(scheme->cost->worst_ratio, 1);
+}
+
+}  // namespace
+}  // namespace xover::tools::tune

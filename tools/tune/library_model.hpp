@@ -1,0 +1,112 @@
+// The protocols of UCX (v1's tagged send, the stack UCX 1.13 runs by
+// default) and of Open MPI's ob1 as cost lines of their own, priced on the
+// lanes of a calibrated platform's path. xover's own protocols
+// (protocols/) are the ones its core runs; these are the library's, with
+// the library's limits (UCX's segment and inline sizes per transport, ob1's
+// phase-1 fragment and send pipeline) and schemes (UCX's rendezvous
+// get_zcopy / put_zcopy / am; ob1's RGET, send pipeline and RDMA pipeline),
+// so that the threshold `xover tune` recommends is where *that library's*
+// eager and rendezvous lines cross on this path.
+//
+// Every line is the latency of one message of n payload bytes (what a
+// ping-pong's half round trip measures), built from the cost pieces of
+// protocols/proto_costs.hpp; each line's `formula` says how.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "protocols/lanes/lane.hpp"
+#include "protocols/perf/envelope.hpp"
+#include "tools/tune/installed.hpp"
+
+namespace xover::tools::tune {
+
+/// A path that lacks what a library's protocols need (an active-message
+/// lane): the message says what is missing.
+class PathError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class Phase { Eager, Rndv };
+
+/// One protocol of the library as a cost line, by message size.
+struct LibLine {
+  std::string name;     ///< "ucx/eager/zcopy/multi", "ob1/rndv/rget"
+  Phase phase = Phase::Eager;
+  PiecewiseFunc cost;   ///< seconds for one message of n payload bytes
+  std::string formula;  ///< how it is priced, for the report
+};
+
+/// UCX's limits on one backend's transports, in payload bytes (tag header
+/// taken off): its defaults, or the installed library's own.
+struct UcxLimits {
+  std::string transports;  ///< "posix,cma", "tcp", "rc_verbs"
+  std::string env;         ///< what selects them: "UCX_TLS=posix,cma"
+  Bytes max_short = 0;     ///< eager short up to here
+  Bytes max_bcopy = 0;     ///< one bcopy message up to here; the fragment of multi-bcopy
+  Bytes max_zcopy = 0;     ///< one zcopy message up to here; 0: the transport has no AM zcopy
+  bool get_zcopy = false;  ///< a transport of the path can read remote memory
+  bool put_zcopy = false;  ///< ... write it
+  std::string source;      ///< where the limits come from
+};
+
+/// The environment that selects UCX's transports for `backend` (what
+/// `ucx_info` and `ucx_perftest` run with): "UCX_TLS=posix,cma" for shm,
+/// tcp on the loopback, rc_verbs.
+/// @throws std::invalid_argument for another backend.
+std::string ucx_env(std::string_view backend);
+
+/// UCX's limits for `backend` (shm, tcp, verbs): UCX 1.13's defaults,
+/// replaced by the installed library's segment sizes (`ucx_info -c`) and
+/// short limit (its own thresholds line) where it is installed.
+/// @throws std::invalid_argument for another backend.
+UcxLimits ucx_limits(std::string_view backend, const Installed& installed);
+
+/// ob1 and the BTL a backend uses (vader, tcp, openib) with its figures.
+struct Ob1Btl {
+  std::string name;                ///< "vader"
+  Bytes eager_limit = 0;           ///< header included, as the MCA parameter
+  Bytes rndv_eager_limit = 0;      ///< phase-1 bytes of a rendezvous, header included
+  Bytes max_send_size = 0;         ///< a send-pipeline fragment
+  Bytes min_rdma_pipeline = 0;     ///< from here the RDMA pipeline (BTLs with put)
+  /// The largest eager limit the BTL accepts: kOb1EagerCap, and for vader
+  /// segment_size / (free_list_num + 1): its free list of eager fragments
+  /// must fit in its shared segment beside the others, or the BTL leaves
+  /// itself out at start-up (Open MPI 4.1.4, 4 MiB and 8: 458752 ran,
+  /// 524288 was refused).
+  Bytes eager_cap = 0;
+  bool get = false;                ///< the BTL reads remote memory: ob1's RGET
+  bool put = false;                ///< ... writes it: ob1's RDMA pipeline
+  std::string source;
+};
+
+/// The BTL of `backend` with Open MPI 4.1's defaults, replaced by the
+/// installed library's (`ompi_info`) where present.
+/// @throws std::invalid_argument for another backend.
+Ob1Btl ob1_btl(std::string_view backend, const Installed& installed);
+
+/// UCX's tagged-send protocols on `path` within `limits`, with eager over
+/// `eager_lanes` active-message lanes and rendezvous over up to
+/// `rndv_lanes` RMA lanes.
+/// @throws PathError when no lane carries active messages.
+std::vector<LibLine> ucx_lines(const Path& path, const UcxLimits& limits, std::size_t eager_lanes = 1,
+                               std::size_t rndv_lanes = 2);
+
+/// ob1's point-to-point protocols on `path` over `btl`.
+/// @throws PathError when no lane carries active messages.
+std::vector<LibLine> ob1_lines(const Path& path, const Ob1Btl& btl);
+
+/// Header sizes the lines charge (payload limits leave them out).
+inline constexpr Bytes kUcxEagerHdr = 8;        ///< tag
+inline constexpr Bytes kUcxFirstHdr = 24;       ///< tag, message id, total length
+inline constexpr Bytes kUcxRtsHdr = 48;         ///< tag, request, address, length, rkey
+inline constexpr Bytes kOb1MatchHdr = 14;       ///< mca_pml_ob1_match_hdr_t
+inline constexpr Bytes kOb1RndvHdr = 40;        ///< match header, message length, request
+/// ob1's eager fragments are preallocated per peer at eager_limit: the
+/// eager line stops at 1 MiB, past which no one sets it.
+inline constexpr Bytes kOb1EagerCap = Bytes{1} << 20;
+
+}  // namespace xover::tools::tune

@@ -1,0 +1,31 @@
+// Private to tools/tune: which line a library runs at each size, where two
+// such policies hand over, and what running one in place of the other
+// costs. Shared by the UCX and the ob1 settings.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "tools/tune/settings.hpp"
+
+namespace xover::tools::tune {
+
+/// Which line a policy runs at n: null where none covers n.
+using Policy = std::function<const LibLine*(Bytes n)>;
+
+/// The cheapest line at n among those `keep` accepts; null when none covers n.
+const LibLine* cheapest_if(const std::vector<LibLine>& lines, Bytes n,
+                           const std::function<bool(const LibLine&)>& keep);
+
+/// The first size in [from, to] where `later` runs a cheaper line than
+/// `earlier` (walked by 1/64 of an octave, then bisected to the byte);
+/// none when it never does.
+std::optional<Bytes> handover(const Policy& earlier, const Policy& later, Bytes from, Bytes to);
+
+/// Where `library` and `recommended` run different lines on [from, to]:
+/// the worst ratio of their costs at both ends and the powers of two
+/// between; none for an empty range.
+std::optional<Difference> difference(const Policy& library, const Policy& recommended, Bytes from, Bytes to);
+
+}  // namespace xover::tools::tune

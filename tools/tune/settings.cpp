@@ -1,0 +1,237 @@
+#include "tools/tune/settings.hpp"
+
+#include "tools/tune/policy.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace xover::tools::tune {
+
+/// The cheapest line at n among those `keep` accepts.
+const LibLine* cheapest_if(const std::vector<LibLine>& lines, Bytes n, const std::function<bool(const LibLine&)>& keep) {
+  const LibLine* best = nullptr;
+  Seconds best_t = 0;
+  for (const LibLine& line : lines) {
+    const std::optional<Seconds> t = cost_at(line, n);
+    if (t && keep(line) && (!best || *t < best_t)) {
+      best = &line;
+      best_t = *t;
+    }
+  }
+  return best;
+}
+
+std::optional<Bytes> handover(const Policy& earlier, const Policy& later, Bytes from, Bytes to) {
+  auto wins = [&](Bytes n) {
+    const LibLine* a = earlier(n);
+    const LibLine* b = later(n);
+    return b && (!a || *cost_at(*b, n) < *cost_at(*a, n));
+  };
+  // Walk sizes by 1/64 of an octave to the first winner, then bisect back.
+  Bytes lo = from;
+  for (double x = std::max<double>(from, 1); x <= static_cast<double>(to); x *= std::pow(2.0, 1.0 / 64)) {
+    const Bytes n = static_cast<Bytes>(x);
+    if (wins(n)) {
+      Bytes hi = n;
+      while (hi > lo + 1) {
+        const Bytes mid = lo + (hi - lo) / 2;
+        (wins(mid) ? hi : lo) = mid;
+      }
+      return wins(lo) ? lo : hi;
+    }
+    lo = n;
+  }
+  return std::nullopt;
+}
+
+std::optional<Difference> difference(const Policy& library, const Policy& recommended, Bytes from, Bytes to) {
+  if (from > to)
+    return std::nullopt;
+  std::vector<Bytes> sizes{from, to};
+  for (Bytes p = 1; p != 0 && p <= to; p <<= 1)
+    if (p > from)
+      sizes.push_back(p);
+  std::optional<Difference> out;
+  for (const Bytes n : sizes) {
+    const LibLine* a = library(n);
+    const LibLine* b = recommended(n);
+    if (!a || !b)
+      continue;
+    const double ratio = *cost_at(*a, n) / *cost_at(*b, n);
+    if (!out || ratio > out->worst_ratio)
+      out = Difference{from, to, ratio, n, a->name, b->name};
+  }
+  return out;
+}
+
+std::string bytes_value(Bytes n) {
+  return n == kSizeMax ? "inf" : std::to_string(n);
+}
+
+namespace {
+
+bool is_zcopy(const LibLine& l) {
+  return l.phase == Phase::Eager && l.name.find("zcopy") != std::string::npos;
+}
+
+/// The installed UCX's name for its lanes setting: LANES, or RAILS in the
+/// versions that call them that (1.13 among them).
+std::string lanes_name(const Installed& installed, const std::string& kind) {
+  const std::string rails = "UCX_MAX_" + kind + "_RAILS";
+  return installed.get(rails) && !installed.get("UCX_MAX_" + kind + "_LANES") ? rails : "UCX_MAX_" + kind + "_LANES";
+}
+
+void ucx_rndv_setting(TuneResult& r, Bytes thresh, const std::optional<Bytes>& own, const Policy& eager,
+                      const Policy& rndv, const Policy& library_rndv, const std::string& backend) {
+  Setting s;
+  s.name = "UCX_RNDV_THRESH";
+  s.size = thresh;
+  s.value = bytes_value(thresh);
+  const std::optional<std::string> current = r.installed.get("UCX_RNDV_THRESH");
+  if (current && current->find("intra:") != std::string::npos)
+    s.value = (backend == "shm" ? "intra:" : "inter:") + s.value;
+  if (thresh == kSizeMax) {
+    s.why = "no rendezvous scheme beats eager at any size on this path";
+  } else {
+    const LibLine* e = eager(thresh - 1);
+    const LibLine* v = rndv(thresh);
+    s.why = (v ? v->name : std::string("rndv")) + " drops below " + (e ? e->name : std::string("eager")) +
+            " from " + format_size(thresh) + " B on";
+  }
+  if (own) {
+    s.library = std::to_string(*own) + " (its own hand-over, tag_send)";
+    const Policy lib = [&, d = *own](Bytes n) { return n < d ? eager(n) : library_rndv(n); };
+    const Policy rec = [&, t = thresh](Bytes n) { return n < t ? eager(n) : rndv(n); };
+    s.compared = true;
+    s.cost = difference(lib, rec, std::min(*own, thresh), std::min(std::max(*own, thresh), kLargestCompared + 1) - 1);
+  }
+  r.settings.push_back(s);
+}
+
+/// UCX_RNDV_SCHEME where the cheapest scheme at the threshold is not the
+/// one UCX's auto picks.
+void ucx_scheme_setting(TuneResult& r, Bytes thresh, const Policy& rndv, const Policy& library_rndv) {
+  const LibLine* best = rndv(thresh);
+  const LibLine* own = library_rndv(thresh);
+  const std::string name = best->name.substr(best->name.rfind('/') + 1);
+  if (own == best) {
+    r.notes.push_back("UCX_RNDV_SCHEME: UCX's auto already runs " + name + ", the cheapest scheme at the threshold: left alone");
+    return;
+  }
+  Setting s{"UCX_RNDV_SCHEME", name, thresh, best->name + " is cheaper than " + own->name + ", which auto runs, at the threshold",
+            r.installed.get("UCX_RNDV_SCHEME"), true, std::nullopt};
+  s.cost = difference(library_rndv, rndv, thresh, kLargestCompared);
+  r.settings.push_back(s);
+}
+
+void ucx_zcopy_setting(TuneResult& r, const UcxLimits& limits, Bytes thresh) {
+  if (limits.max_zcopy == 0) {
+    r.notes.push_back("UCX_ZCOPY_THRESH: " + limits.transports + " has no zero-copy active message: left alone");
+    return;
+  }
+  const std::vector<LibLine>& lines = r.lines;
+  const Policy bcopy = [&](Bytes n) { return cheapest_if(lines, n, [](const LibLine& l) { return l.phase == Phase::Eager && !is_zcopy(l); }); };
+  const Policy zcopy = [&](Bytes n) { return cheapest_if(lines, n, is_zcopy); };
+  const Bytes top = thresh == kSizeMax ? Bytes{64} << 20 : thresh - 1;
+  const std::optional<Bytes> z = handover(bcopy, zcopy, 1, top);
+  Setting s;
+  s.name = "UCX_ZCOPY_THRESH";
+  s.size = z;
+  s.value = z ? std::to_string(*z) : "inf";
+  s.why = z ? (zcopy(*z)->name + " drops below " + bcopy(*z)->name + " from " + format_size(*z) + " B on")
+            : "no zero-copy eager beats the copied one below the rendezvous threshold";
+  if (r.installed.handover) {
+    const std::string& line = r.installed.handover->v1_line;
+    const std::size_t at = line.find("..<egr/zcopy>");
+    if (at != std::string::npos) {
+      const std::size_t start = line.rfind("..", at - 1);
+      if (const std::optional<Bytes> own = parse_memunits(line.substr(start + 2, at - start - 2))) {
+        s.library = std::to_string(*own) + " (its own hand-over, tag_send)";
+        s.compared = true;
+        const Bytes rec = z.value_or(kSizeMax);
+        const Policy lib = [&, d = *own](Bytes n) { return n < d ? bcopy(n) : zcopy(n); };
+        const Policy mine = [&, rec](Bytes n) { return n < rec ? bcopy(n) : zcopy(n); };
+        s.cost = difference(lib, mine, std::min(*own, rec), std::min(std::max(*own, rec), top + 1) - 1);
+      }
+    }
+  }
+  r.settings.push_back(s);
+}
+
+void ucx_lanes_settings(TuneResult& r, const Path& path, const UcxLimits& limits, Bytes thresh) {
+  std::size_t am = 0;
+  std::size_t rma = 0;
+  for (const LaneAttrs& lane : path.lanes) {
+    am += lane.caps.has(LaneCap::AmBcopy) ? 1 : 0;
+    rma += lane.caps.has_any({LaneCap::GetZcopy, LaneCap::PutZcopy}) ? 1 : 0;
+  }
+  if (am > 1 && thresh > limits.max_bcopy + 1) {
+    const Bytes n = thresh == kSizeMax ? Bytes{1} << 20 : thresh - 1;
+    const std::vector<LibLine> wide = ucx_lines(path, limits, am, rma);
+    const bool better = *cost_at(*cheapest(wide, n, Phase::Eager), n) < *cost_at(*cheapest(r.lines, n, Phase::Eager), n);
+    r.settings.push_back({lanes_name(r.installed, "EAGER"), better ? std::to_string(am) : "1", n,
+                          better ? "fragments striped over the " + std::to_string(am) + " AM lanes are faster at " + format_size(n)
+                                 : "one lane is as fast as several at " + format_size(n),
+                          r.installed.get(lanes_name(r.installed, "EAGER")), false, std::nullopt});
+  }
+  if (rma > 2)
+    r.settings.push_back({lanes_name(r.installed, "RNDV"), std::to_string(rma), std::nullopt,
+                          "the path has " + std::to_string(rma) + " RMA lanes, the default stripes over 2",
+                          r.installed.get(lanes_name(r.installed, "RNDV")), false, std::nullopt});
+  else
+    r.notes.push_back(lanes_name(r.installed, "RNDV") + ": the path has " + std::to_string(rma) +
+                      " RMA lane(s), within the default of 2: left alone");
+}
+
+}  // namespace
+
+std::optional<Seconds> cost_at(const LibLine& line, Bytes n) {
+  Seconds t = 0;
+  return evaluate(line.cost, n, t) ? std::optional<Seconds>(t) : std::nullopt;
+}
+
+const LibLine* cheapest(const std::vector<LibLine>& lines, Bytes n, std::optional<Phase> phase) {
+  return cheapest_if(lines, n, [&](const LibLine& l) { return !phase || l.phase == *phase; });
+}
+
+TuneResult tune_ucx(const Path& path, const std::string& backend, const Installed& installed) {
+  TuneResult r;
+  r.library = Library::Ucx;
+  r.backend = backend;
+  r.installed = installed;
+  const UcxLimits limits = ucx_limits(backend, installed);
+  r.transports = limits.transports;
+  r.transports_env = limits.env;
+  r.limits_source = limits.source;
+  r.lines = ucx_lines(path, limits);
+  const std::vector<LibLine>& lines = r.lines;
+  const Policy eager = [&](Bytes n) { return cheapest(lines, n, Phase::Eager); };
+  const Policy rndv = [&](Bytes n) { return cheapest(lines, n, Phase::Rndv); };
+  // UCX's own scheme (auto): a read where a lane can, else a write, else
+  // active messages.
+  const Policy library_rndv = [&](Bytes n) -> const LibLine* {
+    for (const char* scheme : {"ucx/rndv/get_zcopy", "ucx/rndv/put_zcopy", "ucx/rndv/am"})
+      for (const LibLine& l : lines)
+        if (l.name == scheme && cost_at(l, n))
+          return &l;
+    return nullptr;
+  };
+  const Bytes thresh = handover(eager, rndv, 1, kSizeMax / 2).value_or(kSizeMax);
+  std::optional<Bytes> own;
+  const bool v2 = installed.get("UCX_PROTO_ENABLE") == "y";
+  if (installed.handover)
+    own = v2 ? installed.handover->v2_rndv : installed.handover->v1_rndv;
+  ucx_rndv_setting(r, thresh, own, eager, rndv, library_rndv, backend);
+  ucx_zcopy_setting(r, limits, thresh);
+  if (thresh != kSizeMax)
+    ucx_scheme_setting(r, thresh, rndv, library_rndv);
+  ucx_lanes_settings(r, path, limits, thresh);
+  if (v2)
+    r.settings.push_back({"UCX_PROTO_ENABLE", "n", std::nullopt,
+                          "these thresholds price the v1 protocols; v2 selects by its own model", "y", false, std::nullopt});
+  else if (installed.present)
+    r.notes.push_back("UCX_PROTO_ENABLE: this UCX runs v1's protocols by default, which these settings price: left alone");
+  return r;
+}
+
+}  // namespace xover::tools::tune
