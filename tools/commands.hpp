@@ -26,6 +26,10 @@ namespace xover::tools {
 
 /// Exit status for bad input: a file, an option or a setting.
 inline constexpr int kExitBadInput = 2;
+/// Exit status of `xover validate` when the runs cannot say whether the
+/// model holds (INCONCLUSIVE: the machine in several states, or nothing
+/// held out), as distinct from 1, the model is wrong.
+inline constexpr int kExitInconclusive = 3;
 
 /// Shuffled rounds of a hardware run unless --rounds says otherwise
 /// (Sampling::rounds).

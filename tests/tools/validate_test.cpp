@@ -2,19 +2,22 @@
 // the hardware reference, the errors against it and of the runs against
 // each other, the crossovers and their factor, every limit; in-sample
 // curves never judged; a bimodal machine INCONCLUSIVE unless the
-// calibrated state is known; and UCX's
+// calibrated state is known; the suite's file and verdict; and UCX's
 // hand-over read from ucx_info's output (tools/ucx_proto.hpp).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "protocols/workload/results.hpp"
 #include "tools/ucx_proto.hpp"
 #include "tools/validate.hpp"
 #include "tools/validate_report.hpp"
+#include "tools/validate_suite.hpp"
 
 namespace xover::tools {
 namespace {
@@ -304,6 +307,37 @@ TEST(Validate, ABimodalRunIsJudgedOnTheCalibratedState) {
   EXPECT_EQ(none.verdict(), Verdict::Inconclusive);
   EXPECT_THAT(none.inconclusive, ElementsAre(HasSubstr("none of them found the machine as it was calibrated")));
   EXPECT_THROW(validate_results(run("sim", "sim", {2, 4, 8, 16}, {}), bimodal(), {}, {{}, {true}}), CompareError);
+}
+
+TEST(ValidateSuite, TheShippedSuiteListsScenariosThatExist) {
+  const std::vector<SuiteCase> cases = read_suite(XOVER_SOURCE_DIR "/scenarios/validate/suite.txt");
+  ASSERT_GE(cases.size(), 8u);
+  for (const SuiteCase& c : cases)
+    EXPECT_TRUE(std::filesystem::is_regular_file(c.scenario)) << c.scenario;
+  const std::vector<SuiteCase> shm = cases_for(cases, "shm");
+  const std::vector<SuiteCase> tcp = cases_for(cases, "tcp");
+  EXPECT_EQ(tcp.size(), shm.size() + 1);
+  const auto striped = std::find_if(tcp.begin(), tcp.end(), [](const SuiteCase& c) { return !c.options.empty(); });
+  ASSERT_NE(striped, tcp.end());
+  EXPECT_EQ(striped->options, (std::vector<std::string>{"--tcp-conns", "2"}));
+  EXPECT_EQ(striped->only, "tcp");
+}
+
+TEST(ValidateSuite, ABadLineIsAnErrorAtItsLine) {
+  const std::string file = ::testing::TempDir() + "/suite.txt";
+  for (const auto& [text, message] : std::vector<std::pair<std::string, std::string>>{
+           {"# a comment\na.xml --tcp-conns\n", ":2: option --tcp-conns has no value"},
+           {"a.xml sometimes\n", ":1: 'sometimes' is neither only=BACKEND"},
+           {"a.xml\nx/a.xml\n", ":2: a second case named 'a'"},
+           {"# nothing\n", ": the suite lists no scenario"}}) {
+    std::ofstream(file) << text;
+    try {
+      read_suite(file);
+      ADD_FAILURE() << "no error for " << text;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_THAT(e.what(), HasSubstr(file + message));
+    }
+  }
 }
 
 // A verdict whose calibration drifted past the median limit says the
