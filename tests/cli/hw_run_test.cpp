@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -362,6 +363,29 @@ TEST(HwRunOptions, WithAPlatformAutoRunsThePlatformsChoice) {
   const auto bad = test::run_command(kXover + " run " + scenario("hw_small") + " --backend shm --platform " + kSource +
                                      "/tests/data/scenarios/hw_small.xml");
   EXPECT_EQ(bad.status, 2) << bad.out << bad.err;
+}
+
+// Without a platform, `auto` selects with the figures the transport
+// measures at wire-up, medians of repeated probes: two runs on one machine
+// in one state choose the same protocol at every size. A machine busier
+// than its cores is in no one state (a busy-polling rank waits for a core
+// for milliseconds at a time): skipped there, with the load.
+TEST(HwRunOptions, TwoRunsWithoutAPlatformChooseAlike) {
+  double load[1] = {0};
+  const unsigned cores = std::thread::hardware_concurrency();
+  if (getloadavg(load, 1) == 1 && load[0] > cores)
+    GTEST_SKIP() << "the machine is busier than its cores (load " << load[0] << " on " << cores
+                 << "): its state moves between two runs";
+  const std::string dir = ::testing::TempDir();
+  std::vector<std::map<std::string, std::string>> chosen;
+  for (const char* run : {"1", "2"}) {
+    const std::string out = dir + "/hw-choice-" + run + ".csv";
+    const auto r = test::run_command(kXover + " run " + scenario("hw_small") + " --backend shm --rounds 1 --out " + out);
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    chosen.push_back(auto_choices(out));
+  }
+  ASSERT_EQ(chosen[0].size(), 7u);
+  EXPECT_EQ(chosen[0], chosen[1]);
 }
 
 TEST(HwRunOptions, MissingInterfaceIsNamed) {
