@@ -401,12 +401,12 @@ void print_suite_text(std::ostream& os, const SuiteReport& r) {
   os << "\nsuite verdict: " << verdict_name(r.verdict()) << "\n";
   for (std::size_t i = 0; i < r.cases.size(); ++i) {
     const Validation& v = r.cases[i].validation;
-    if (v.held_out() == 0)
+    // An inconclusive case's misses measure the machine as much as the
+    // model: its reasons stand for them (its report lists them).
+    if (v.held_out() == 0 || v.verdict() == Verdict::Pass)
       continue;
-    for (const std::string& m : v.misses)
-      os << "  " << r.names[i] << ": " << m << "\n";
-    for (const std::string& why : v.inconclusive)
-      os << "  " << r.names[i] << ": " << why << "\n";
+    for (const std::string& line : v.verdict() == Verdict::Fail ? v.misses : v.inconclusive)
+      os << "  " << r.names[i] << ": " << line << "\n";
   }
 }
 
