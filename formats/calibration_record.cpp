@@ -59,7 +59,8 @@ CalibrationRecord read_calibration_record(const std::string& file) {
   buffer << in.rdbuf();
   const std::string text = buffer.str();
   pugi::xml_document doc;
-  const pugi::xml_parse_result parsed = doc.load_buffer(text.data(), text.size(), pugi::parse_default, pugi::encoding_utf8);
+  const pugi::xml_parse_result parsed =
+      doc.load_buffer(text.data(), text.size(), pugi::parse_default, pugi::encoding_utf8);
   if (!parsed)
     throw std::invalid_argument(file + ":" + std::to_string(line_of(text, parsed.offset)) +
                                 ": malformed XML: " + parsed.description());

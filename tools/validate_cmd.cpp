@@ -137,7 +137,8 @@ int validate_command(const std::vector<std::string>& args) {
       "verdict: PASS, FAIL (a held-out curve missed: the model is wrong) or INCONCLUSIVE (the runs\n"
       "cannot say, and why). Every file goes to --out-dir. Exits 0 on PASS, 1 on FAIL or when a step\n"
       "fails, 3 on INCONCLUSIVE, 2 on bad input.\n\noptions");
-  opts.add_options()("help,h", "this help")("scenario", po::value<std::string>(), "scenario file (default: the validation suite)")(
+  opts.add_options()("help,h", "this help")(
+      "scenario", po::value<std::string>(), "scenario file (default: the validation suite)")(
       "suite", po::value<std::string>(), "a validation suite file (default scenarios/validate/suite.txt)")(
       "backend,b", po::value<std::string>(), "the hardware backend: shm or tcp")(
       "platform,p", po::value<std::string>(), "simulate on this platform instead of calibrating one")(
@@ -147,7 +148,8 @@ int validate_command(const std::vector<std::string>& args) {
       "max-worst-error", po::value<double>()->default_value(25), "a curve's worst |sim - hw| / hw limit, in %")(
       "max-threshold-factor", po::value<double>()->default_value(1.25),
       "a crossover's limit, max(sim/hw, hw/sim)")(
-      "out-dir", po::value<std::string>(), "where the files go (default results/validate-SCENARIO-BACKEND, or results/validate-suite-BACKEND)")(
+      "out-dir", po::value<std::string>(),
+      "where the files go (default results/validate-SCENARIO-BACKEND, or results/validate-suite-BACKEND)")(
       "rounds", po::value<std::size_t>()->default_value(2), "shuffled rounds within each hardware run")(
       "time-limit", po::value<double>()->default_value(30), "seconds the calibration may take, at most")(
       "calibrations", po::value<std::size_t>()->default_value(2),

@@ -178,8 +178,8 @@ void text_verdict(std::ostream& os, const ValidateReport& r) {
     char f[32];
     std::snprintf(f, sizeof f, "%.2f", v.limits.max_threshold_factor);
     os << "every held-out curve (" << v.held_out() << ") within " << format_percent(v.limits.max_median_error)
-       << " median and " << format_percent(v.limits.max_worst_error) << " worst, every held-out crossover within a factor "
-       << f << "\n";
+       << " median and " << format_percent(v.limits.max_worst_error)
+       << " worst, every held-out crossover within a factor " << f << "\n";
     return;
   }
   if (v.verdict() == Verdict::Inconclusive) {

@@ -40,7 +40,8 @@ void pingpong_step(PairDriver& d, Point& point, Bytes n) {
   }
 }
 
-void run_pingpong(const Scenario& scenario, const RunContext& context, Rank rank, Transport& transport, Results& results) {
+void run_pingpong(const Scenario& scenario, const RunContext& context, Rank rank, Transport& transport,
+                  Results& results) {
   PairDriver(scenario, context, rank, transport, results).run(pingpong_step, PerfType::Latency);
 }
 

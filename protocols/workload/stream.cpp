@@ -51,7 +51,8 @@ void stream_step(PairDriver& d, Point& point, Bytes n) {
   }
 }
 
-void run_stream(const Scenario& scenario, const RunContext& context, Rank rank, Transport& transport, Results& results) {
+void run_stream(const Scenario& scenario, const RunContext& context, Rank rank, Transport& transport,
+                Results& results) {
   PairDriver(scenario, context, rank, transport, results).run(stream_step, PerfType::Streaming);
 }
 

@@ -42,7 +42,8 @@ void unexpected_step(PairDriver& d, Point& point, Bytes n) {
   }
 }
 
-void run_unexpected(const Scenario& scenario, const RunContext& context, Rank rank, Transport& transport, Results& results) {
+void run_unexpected(const Scenario& scenario, const RunContext& context, Rank rank, Transport& transport,
+                    Results& results) {
   PairDriver(scenario, context, rank, transport, results).run(unexpected_step, std::nullopt);
 }
 

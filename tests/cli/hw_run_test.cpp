@@ -380,7 +380,8 @@ TEST(HwRunOptions, TwoRunsWithoutAPlatformChooseAlike) {
   std::vector<std::map<std::string, std::string>> chosen;
   for (const char* run : {"1", "2"}) {
     const std::string out = dir + "/hw-choice-" + run + ".csv";
-    const auto r = test::run_command(kXover + " run " + scenario("hw_small") + " --backend shm --rounds 1 --out " + out);
+    const auto r =
+        test::run_command(kXover + " run " + scenario("hw_small") + " --backend shm --rounds 1 --out " + out);
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     chosen.push_back(auto_choices(out));
   }

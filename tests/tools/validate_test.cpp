@@ -296,14 +296,15 @@ TEST(Validate, ABimodalRunIsInconclusiveNotFail) {
 // calibrated in).
 TEST(Validate, ABimodalRunIsJudgedOnTheCalibratedState) {
   const std::vector<bool> slow{false, false, true, true};
-  const Validation pass = validate_results(run("sim", "sim", {2, 4, 8, 16}, {6, 6, 8, 10}), bimodal(), {}, {{}, slow});
+  const ResultsFile slow_sim = run("sim", "sim", {2, 4, 8, 16}, {6, 6, 8, 10});
+  const Validation pass = validate_results(slow_sim, bimodal(), {}, {{}, slow});
   EXPECT_EQ(pass.verdict(), Verdict::Pass) << ::testing::PrintToString(pass.misses);
   EXPECT_EQ(pass.judged_runs, (std::vector<std::size_t>{2, 3}));
-  const Validation fail = validate_results(run("sim", "sim", {3, 6, 12, 24}, {9, 9, 12, 15}), bimodal(), {}, {{}, slow});
+  const ResultsFile neither = run("sim", "sim", {3, 6, 12, 24}, {9, 9, 12, 15});
+  const Validation fail = validate_results(neither, bimodal(), {}, {{}, slow});
   EXPECT_EQ(fail.verdict(), Verdict::Fail);
   // No round found the machine as calibrated: inconclusive.
-  const Validation none =
-      validate_results(run("sim", "sim", {2, 4, 8, 16}, {6, 6, 8, 10}), bimodal(), {}, {{}, {false, false, false, false}});
+  const Validation none = validate_results(slow_sim, bimodal(), {}, {{}, {false, false, false, false}});
   EXPECT_EQ(none.verdict(), Verdict::Inconclusive);
   EXPECT_THAT(none.inconclusive, ElementsAre(HasSubstr("none of them found the machine as it was calibrated")));
   EXPECT_THROW(validate_results(run("sim", "sim", {2, 4, 8, 16}, {}), bimodal(), {}, {{}, {true}}), CompareError);

@@ -21,7 +21,8 @@ namespace xover::calib {
 /// gets only: its overheads and gap, as its transport reports them).
 /// `am_probed`: the lane's active messages were probed; `timed_gets`: its
 /// bandwidth came from gets.
-void set_probe_sources(const LaneAttrs& lane, bool am_probed, bool timed_gets, std::map<std::string, std::string>& sources);
+void set_probe_sources(const LaneAttrs& lane, bool am_probed, bool timed_gets,
+                       std::map<std::string, std::string>& sources);
 
 /// `key` ("mm.o_send", "memcpy") took something of the fit set's
 /// measurements: "PROBE+fit-set", or "fit-set" where it had no probe.
