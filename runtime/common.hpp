@@ -36,7 +36,12 @@ Rank round_robin_partner(Rank rank, Rank size, Rank round);
 /// copies of a large message.
 inline constexpr Bytes kMemcpyProbeBytes = Bytes{4} << 20;
 
-/// This core's memcpy bandwidth: the best of three copies of
+/// Timed runs of a wire-up's bandwidth probe, of which the median is
+/// taken: the best of a few moved with the machine's fast spells, and two
+/// runs on one machine then chose different protocols at the same size.
+inline constexpr int kBandwidthRuns = 7;
+
+/// This core's memcpy bandwidth: the median of kBandwidthRuns copies of
 /// kMemcpyProbeBytes after one that faults the pages in. Every backend's
 /// Path::memcpy_bw_local comes from here, so lanes of different backends on
 /// one machine are priced alike.

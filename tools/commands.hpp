@@ -5,6 +5,7 @@
 
 #include <any>
 #include <boost/program_options.hpp>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,10 @@ namespace xover::tools {
 
 /// Exit status for bad input: a file, an option or a setting.
 inline constexpr int kExitBadInput = 2;
+/// Exit status of `xover validate` when the runs cannot say whether the
+/// model holds (INCONCLUSIVE: the machine in several states, or nothing
+/// held out), as distinct from 1, the model is wrong.
+inline constexpr int kExitInconclusive = 3;
 
 /// Shuffled rounds of a hardware run unless --rounds says otherwise
 /// (Sampling::rounds).
@@ -90,11 +95,23 @@ int run_on_hardware(const Scenario& scenario, const runtime::Backend& backend,
                     const boost::program_options::variables_map& vm, const std::vector<std::string>& args,
                     const std::string& out, const std::string& plot);
 
-/// The device figures of the first node of the platform `file`: what an
-/// alltoall prices and selects with on hardware. None when the platform
-/// does not load, or when this build has no platform loader (no SimGrid):
-/// the alltoall then takes DeviceAttrs' defaults.
-std::optional<DeviceAttrs> platform_device(const std::string& file);
+/// What a hardware run takes from a platform file.
+struct HardwarePlatform {
+  /// Its first node's device figures: what an alltoall prices and selects with.
+  DeviceAttrs device;
+  /// Where asked: the protocol its selection takes at each of the
+  /// scenario's sizes between the scenario's two nodes (the platform's
+  /// first two when it names none), which `auto` then runs
+  /// (RunContext::platform_choices).
+  std::map<Bytes, std::string> choices;
+};
+
+/// The platform `file` as a hardware run of `scenario` takes it, with the
+/// choices when `choose`. None when this build has no platform loader (no
+/// SimGrid).
+/// @throws std::runtime_error (sim::PlatformError) when the platform does
+/// not load or lacks the scenario's nodes.
+std::optional<HardwarePlatform> platform_for_hardware(const std::string& file, const Scenario& scenario, bool choose);
 
 /// `scenario` simulated point by point on the platform file `platform` in
 /// this process (each point in a forked child, as a serial run does); none

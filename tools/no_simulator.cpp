@@ -39,7 +39,7 @@ std::optional<Results> simulate_scenario(const Scenario&, const std::string&) {
   return std::nullopt;
 }
 
-std::optional<DeviceAttrs> platform_device(const std::string&) {
+std::optional<HardwarePlatform> platform_for_hardware(const std::string&, const Scenario&, bool) {
   return std::nullopt;
 }
 

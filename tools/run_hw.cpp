@@ -118,11 +118,30 @@ int run_rank(const Scenario& scenario, const RunContext& context, const runtime:
 int run_on_hardware(const Scenario& given, const runtime::Backend& backend, const po::variables_map& vm,
                     const std::vector<std::string>& args, const std::string& out, const std::string& plot) {
   Scenario scenario = given;
-  // The backend's engines, and the platform's device figures for a workload
-  // that prices with them: no other hardware run loads the platform.
+  // The backend's engines, the platform's device figures for a workload
+  // that prices with them, and, given --platform, the protocol the
+  // platform's selection takes at each size for `auto` to run: no other
+  // hardware run loads the platform.
   RunContext context{.backend = backend.name, .device_alltoall = backend.device_alltoall};
-  if (scenario.workload->device_figures)
-    context.device = platform_device(scenario.platform);
+  const bool choose = vm.count("platform") > 0 && !scenario.workload->device_figures;
+  if (scenario.workload->device_figures || choose) {
+    try {
+      if (const std::optional<HardwarePlatform> platform = platform_for_hardware(scenario.platform, scenario, choose)) {
+        context.device = platform->device;
+        context.platform_choices = platform->choices;
+      } else if (choose) {
+        std::cerr << "xover run: this build has no platform loader (no SimGrid): auto selects with the transport's "
+                     "own figures, not --platform's\n";
+      }
+    } catch (const std::runtime_error& e) {
+      // A scenario's own platform only lends device figures, defaults in
+      // its place; one given with --platform is what auto selects with.
+      if (vm.count("platform")) {
+        std::cerr << "xover run: " << e.what() << "\n";
+        return kExitBadInput;
+      }
+    }
+  }
   runtime::RuntimeOptions options;
   options.timeout = vm["timeout"].as<double>();
   options.reg_cache = scenario.select.reg_cache;

@@ -18,6 +18,7 @@
 #include <set>
 
 #include "base/child.hpp"
+#include "protocols/select/threshold_table.hpp"
 #include "protocols/workload/results.hpp"
 #include "protocols/workload/scenario.hpp"
 #include "runtime/backends.hpp"
@@ -188,13 +189,23 @@ std::optional<Results> simulate_scenario(const Scenario& scenario, const std::st
   return results;
 }
 
-std::optional<DeviceAttrs> platform_device(const std::string& file) {
-  try {
-    const sim::LogGPPlatform platform = sim::LogGPPlatform::load(file);
-    return platform.node(sim::alltoall_nodes(platform, 1).front()).device;
-  } catch (const sim::PlatformError&) {
-    return std::nullopt;
-  }
+std::optional<HardwarePlatform> platform_for_hardware(const std::string& file, const Scenario& scenario,
+                                                     bool choose) {
+  const sim::LogGPPlatform platform = sim::LogGPPlatform::load(file);
+  HardwarePlatform out;
+  out.device = platform.node(sim::alltoall_nodes(platform, 1).front()).device;
+  if (!choose)
+    return out;
+  const std::vector<sim::PlatformNode>& nodes = platform.nodes();
+  if (scenario.from.empty() && nodes.size() < 2)
+    throw sim::PlatformError(file + ": one node; a two-sided run needs two");
+  const Path path = scenario.from.empty() ? platform.path(nodes[0].name, nodes[1].name)
+                                          : platform.path(scenario.from, scenario.to);
+  const ThresholdTable table = ThresholdTable::build(path, scenario.select, scenario.memory);
+  for (const Bytes n : scenario.sizes)
+    if (const ProtoChoice* choice = table.lookup(n))
+      out.choices[n] = std::string(choice->protocol->name);
+  return out;
 }
 
 }  // namespace xover::tools

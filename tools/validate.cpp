@@ -3,12 +3,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 
 #include "protocols/workload/results.hpp"
 
 namespace xover::tools {
 namespace {
+
+/// Whether a curve is in the platform's fit set.
+using InSample = std::function<bool(const std::string&)>;
 
 /// The crossing of `below` → `above` in `list` nearest `size` by size
 /// ratio, not yet taken (when `taken` is given).
@@ -232,8 +236,8 @@ CurveValidation judge_curve(const ProtocolErrors& p, const std::vector<PointErro
 /// a miss said in `out.misses`.
 void judge_crossing(const std::string& below, const std::string& above, std::optional<double> s,
                     std::optional<double> h, const std::vector<std::vector<Crossover>>& per_run,
-                    const ValidateLimits& limits, Validation& out) {
-  CrossoverValidation x{below, above, s, h, {}, std::nullopt, false};
+                    const ValidateLimits& limits, const InSample& in_sample, Validation& out) {
+  CrossoverValidation x{below, above, s, h, {}, std::nullopt, false, in_sample(below) && in_sample(above)};
   const double around = h ? *h : *s;
   for (const std::vector<Crossover>& crossings : per_run) {
     const std::optional<std::size_t> i = nearest(crossings, below, above, around);
@@ -243,7 +247,9 @@ void judge_crossing(const std::string& below, const std::string& above, std::opt
     x.factor = std::max(*s / *h, *h / *s);
   x.within = x.factor && *x.factor <= limits.max_threshold_factor;
   char buf[64];
-  if (!s)
+  if (x.in_sample)
+    ;  // a crossing of two fitted curves is shown, never judged
+  else if (!s)
     out.misses.push_back(below + " -> " + above + ": crosses on hardware only");
   else if (!h)
     out.misses.push_back(below + " -> " + above + ": crosses in simulation only");
@@ -257,7 +263,7 @@ void judge_crossing(const std::string& below, const std::string& above, std::opt
 /// The hardware's crossings, each paired with the simulation's nearest of
 /// the same two protocols not yet taken, then the simulation's left over.
 void judge_crossovers(const Comparison& c, const std::vector<ResultsFile>& runs, const ValidateLimits& limits,
-                      Validation& out) {
+                      const InSample& in_sample, Validation& out) {
   std::vector<std::vector<Crossover>> per_run;
   for (const ResultsFile& run : runs)
     per_run.push_back(find_crossovers(run));
@@ -267,37 +273,190 @@ void judge_crossovers(const Comparison& c, const std::vector<ResultsFile>& runs,
     if (s)
       taken[*s] = true;
     judge_crossing(h.faster_below, h.faster_above, s ? std::optional<double>(c.sim_crossovers[*s].size) : std::nullopt,
-                   h.size, per_run, limits, out);
+                   h.size, per_run, limits, in_sample, out);
   }
   for (std::size_t i = 0; i < c.sim_crossovers.size(); ++i)
     if (!taken[i])
       judge_crossing(c.sim_crossovers[i].faster_below, c.sim_crossovers[i].faster_above, c.sim_crossovers[i].size,
-                     std::nullopt, per_run, limits, out);
+                     std::nullopt, per_run, limits, in_sample, out);
+}
+
+}  // namespace
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::Pass:
+      return "PASS";
+    case Verdict::Fail:
+      return "FAIL";
+    case Verdict::Inconclusive:
+      return "INCONCLUSIVE";
+  }
+  return "?";
+}
+
+std::size_t Validation::held_out() const {
+  return static_cast<std::size_t>(
+      std::count_if(curves.begin(), curves.end(), [](const CurveValidation& c) { return !c.in_sample; }));
+}
+
+Verdict Validation::verdict() const {
+  if (!inconclusive.empty())
+    return Verdict::Inconclusive;
+  return misses.empty() ? Verdict::Pass : Verdict::Fail;
+}
+
+Verdict suite_verdict(const std::vector<Validation>& cases) {
+  bool counted = false, inconclusive = false;
+  for (const Validation& v : cases) {
+    if (v.held_out() == 0)
+      continue;
+    counted = true;
+    if (v.verdict() == Verdict::Fail)
+      return Verdict::Fail;
+    inconclusive = inconclusive || v.verdict() == Verdict::Inconclusive;
+  }
+  return !counted || inconclusive ? Verdict::Inconclusive : Verdict::Pass;
+}
+
+std::vector<std::vector<std::size_t>> machine_states(const std::vector<ResultsFile>& runs, double max_median_error) {
+  const std::size_t n = runs.size();
+  std::vector<std::size_t> group(n);
+  for (std::size_t i = 0; i < n; ++i)
+    group[i] = i;
+  const auto root = [&group](std::size_t i) {
+    while (group[i] != i)
+      i = group[i];
+    return i;
+  };
+  // distance[i][j]: the median |ln(t_j / t_i)| over their common points;
+  // the sign of the median ln says which is slower.
+  std::vector<std::vector<double>> slower(n, std::vector<double>(n, 0));
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = i + 1; j < n; ++j) {
+      std::map<std::pair<std::string, Bytes>, double> times;
+      for (const ResultRow& row : runs[i].rows)
+        times[{row.protocol, row.size}] = row.t_median_us;
+      std::vector<double> apart, signed_apart;
+      for (const ResultRow& row : runs[j].rows) {
+        const auto at = times.find({row.protocol, row.size});
+        if (at == times.end() || !(at->second > 0) || !(row.t_median_us > 0))
+          continue;
+        const double ln = std::log(row.t_median_us / at->second);
+        apart.push_back(std::abs(ln));
+        signed_apart.push_back(ln);
+      }
+      if (apart.empty())
+        continue;
+      slower[i][j] = median(signed_apart);
+      slower[j][i] = -slower[i][j];
+      if (median(apart) <= std::log1p(max_median_error))
+        group[root(j)] = root(i);
+    }
+  std::map<std::size_t, std::vector<std::size_t>> by_root;
+  for (std::size_t i = 0; i < n; ++i)
+    by_root[root(i)].push_back(i);
+  std::vector<std::vector<std::size_t>> states;
+  for (auto& [r, members] : by_root)
+    states.push_back(std::move(members));
+  std::stable_sort(states.begin(), states.end(), [&slower](const auto& a, const auto& b) {
+    return slower[b.front()][a.front()] > 0;  // a's first run slower than b's
+  });
+  return states;
+}
+
+namespace {
+
+/// The runs `indices` of `runs`.
+std::vector<ResultsFile> pick(const std::vector<ResultsFile>& runs, const std::vector<std::size_t>& indices) {
+  std::vector<ResultsFile> out;
+  for (std::size_t i : indices)
+    out.push_back(runs[i]);
+  return out;
+}
+
+/// "1, 3": run numbers, from 1.
+std::string run_numbers(const std::vector<std::size_t>& indices) {
+  std::string out;
+  for (std::size_t i : indices)
+    out += (out.empty() ? "" : ", ") + std::to_string(i + 1);
+  return out;
+}
+
+/// Across several machine states, the runs to judge on: those of the state
+/// every run that found the machine as calibrated is in; none (and why, in
+/// `out.inconclusive`) when that is not known or not one state.
+std::vector<std::size_t> runs_to_judge(const JudgeContext& context, Validation& out) {
+  std::string states;
+  for (const std::vector<std::size_t>& state : out.states)
+    states += (states.empty() ? "" : "; ") + std::string("runs ") + run_numbers(state);
+  const std::string seen = "the hardware runs were in " + std::to_string(out.states.size()) +
+                           " machine states, slowest first (" + states + ")";
+  if (context.as_calibrated.empty()) {
+    out.inconclusive.push_back(seen + ", and which of them the calibration saw is not known");
+    return {};
+  }
+  std::vector<std::size_t> chosen;
+  for (const std::vector<std::size_t>& state : out.states)
+    for (std::size_t i : state)
+      if (context.as_calibrated[i]) {
+        if (!chosen.empty() && chosen != state) {
+          out.inconclusive.push_back(seen + ", and the calibration's state was found in more than one");
+          return {};
+        }
+        chosen = state;
+      }
+  if (chosen.empty())
+    out.inconclusive.push_back(seen + ", and none of them found the machine as it was calibrated");
+  return chosen;
 }
 
 }  // namespace
 
 Validation validate_results(const ResultsFile& sim, const std::vector<ResultsFile>& runs_as_run,
-                            const ValidateLimits& limits) {
+                            const ValidateLimits& limits, const JudgeContext& context) {
   if (runs_as_run.size() < 2)
     throw CompareError("a verdict needs at least two hardware runs, to know the machine's own reproducibility");
+  if (!context.as_calibrated.empty() && context.as_calibrated.size() != runs_as_run.size())
+    throw CompareError("a verdict's calibrated runs must be as many as the runs");
   Validation out;
   out.limits = limits;
+  out.states = machine_states(runs_as_run, limits.max_median_error);
+  std::vector<std::size_t> all(runs_as_run.size());
+  for (std::size_t i = 0; i < all.size(); ++i)
+    all[i] = i;
+  out.judged_runs = out.states.size() == 1 ? all : runs_to_judge(context, out);
+  // Inconclusive across states: the curves are still shown, against every run.
+  const std::vector<std::size_t>& judged = out.judged_runs.empty() ? all : out.judged_runs;
   // Where the hardware's own selection ran another protocol than the
   // simulation's, the simulated choice is judged by what it costs on the
   // hardware, and the difference said.
   std::vector<ResultsFile> runs;
-  for (const ResultsFile& run : runs_as_run)
+  for (const ResultsFile& run : pick(runs_as_run, judged))
     runs.push_back(with_simulated_choice(run, sim));
   const ResultsFile reference = hardware_reference(runs);
-  out.auto_choices = auto_choices(hardware_reference(runs_as_run), reference);
+  out.auto_choices = auto_choices(hardware_reference(pick(runs_as_run, judged)), reference);
   const Comparison c = compare_results(sim, reference, limits.max_threshold_factor);
   std::map<std::string, std::pair<double, double>> hw = reproducibility(runs);
   Spread spread = spread_of(runs);
+  const InSample in_sample = [&context](const std::string& curve) {
+    return std::find(context.in_sample.begin(), context.in_sample.end(), curve) != context.in_sample.end();
+  };
+  std::vector<std::string> ignored;
   for (const ProtocolErrors& p : c.protocols)
-    if (p.matched)
-      out.curves.push_back(judge_curve(p, c.points, hw[p.protocol], spread, limits, out.misses));
-  judge_crossovers(c, runs, limits, out);
+    if (p.matched) {
+      const bool fitted = in_sample(p.protocol);
+      out.curves.push_back(judge_curve(p, c.points, hw[p.protocol], spread, limits, fitted ? ignored : out.misses));
+      out.curves.back().in_sample = fitted;
+    }
+  judge_crossovers(c, runs, limits, in_sample, out);
+  if (out.states.size() == 1 && !context.as_calibrated.empty() &&
+      std::none_of(context.as_calibrated.begin(), context.as_calibrated.end(), [](bool b) { return b; }))
+    out.inconclusive.push_back("no hardware run found the machine as it was calibrated (the calibration's own "
+                               "measurements differ from every run's by more than the median limit): the machine "
+                               "changed between them, and the errors would measure that change");
+  if (out.held_out() == 0)
+    out.inconclusive.push_back("every curve is in the platform's fit set: nothing here was predicted");
   return out;
 }
 

@@ -20,9 +20,23 @@
 //   hardware crossing takes the simulated crossing of the same pair nearest
 //   to it by size ratio. The factor is max(s/h, h/s); a crossing found on
 //   one side only has none and misses.
-// - The verdict holds when every curve's median error is at most
+// - In-sample or held-out: a curve of the platform's fit set (its
+//   calibration fitted the figures to that workload's curve) is in-sample,
+//   shown and never judged; a crossing of two in-sample curves likewise.
+//   The verdict is taken on the held-out curves alone.
+// - Machine states: the runs grouped so that every run lies within
+//   max_median_error (median |ln(t_j / t_i)| over their common points) of
+//   another of its group (machine_states()). Several groups: the machine
+//   was in several states (this one flips between a fast and a slow one).
+//   Where it is known which runs found the machine as it was calibrated
+//   (JudgeContext::as_calibrated), the verdict is taken on those runs
+//   alone; where it is not, or none did, it is INCONCLUSIVE, with the
+//   reason.
+// - The verdict: PASS when every held-out curve's median error is at most
 //   max_median_error, its worst at most max_worst_error, and every
-//   crossing is on both sides within max_threshold_factor.
+//   held-out crossing is on both sides within max_threshold_factor; FAIL
+//   when one misses (the model is wrong); INCONCLUSIVE when the runs
+//   cannot say (several machine states, or no held-out curve).
 #pragma once
 
 #include <optional>
@@ -44,6 +58,7 @@ struct ValidateLimits {
 /// One curve's errors.
 struct CurveValidation {
   std::string protocol;
+  bool in_sample = false;        ///< in the platform's fit set: shown, not judged
   std::size_t matched = 0;       ///< sizes in the simulation and the reference
   double median = 0;             ///< median |sim − hw| / hw
   double worst = 0;              ///< worst |sim − hw| / hw
@@ -66,10 +81,37 @@ struct CrossoverValidation {
   std::vector<std::optional<double>> hw_runs;  ///< the same pair's crossing nearest `hw` (or `sim`) in each run
   std::optional<double> factor;  ///< max(sim/hw, hw/sim) when both
   bool within = false;
+  bool in_sample = false;        ///< both curves in the fit set: shown, not judged
+};
+
+enum class Verdict {
+  Pass,          ///< every held-out curve and crossing within the limits
+  Fail,          ///< a held-out curve or crossing missed: the model is wrong
+  Inconclusive,  ///< the runs cannot say (Validation::inconclusive has why)
+};
+
+/// "PASS", "FAIL", "INCONCLUSIVE".
+const char* verdict_name(Verdict v);
+
+/// What the verdict knows beside the results files.
+struct JudgeContext {
+  /// The curves of the scenario's workload that the platform's fit set
+  /// holds (formats/calibration_record.hpp).
+  std::vector<std::string> in_sample;
+  /// Per run, whether it found the machine as it was calibrated (its
+  /// round's check against the calibration's own measurements), where that
+  /// is known; empty when it is not.
+  std::vector<bool> as_calibrated;
 };
 
 struct Validation {
   ValidateLimits limits;
+  /// The machine's states: the runs (indices) of each, the slowest state
+  /// first; one state when the runs agree.
+  std::vector<std::vector<std::size_t>> states;
+  /// The runs the curves were judged against: all of them, or, across
+  /// several states, those of the state the machine was calibrated in.
+  std::vector<std::size_t> judged_runs;
   std::vector<CurveValidation> curves;            ///< the simulation's curve order
   std::vector<CrossoverValidation> crossovers;    ///< the reference's crossings, then the simulation's unmatched
   std::vector<std::string> misses;                ///< one line per limit missed; empty when the verdict holds
@@ -77,8 +119,26 @@ struct Validation {
   /// another protocol than the simulation's, which is judged by the
   /// hardware's time of its own protocol there (with_simulated_choice()).
   std::vector<std::string> auto_choices;
-  bool passed() const { return misses.empty(); }
+  /// Why the runs cannot say, one line each; empty when they can.
+  std::vector<std::string> inconclusive;
+  /// Held-out curves judged.
+  std::size_t held_out() const;
+  Verdict verdict() const;
+  bool passed() const { return verdict() == Verdict::Pass; }
 };
+
+/// A suite's verdict from its cases': the cases with a held-out curve
+/// count (a case of in-sample curves alone predicted nothing); FAIL when
+/// one fails, else INCONCLUSIVE when one is, else PASS; INCONCLUSIVE when
+/// no case counts.
+Verdict suite_verdict(const std::vector<Validation>& cases);
+
+/// The runs grouped into machine states: single linkage, two runs linked
+/// when the median over their common (protocol, size) points of
+/// |ln(t_j / t_i)| is at most ln(1 + max_median_error); each group's runs
+/// in order, the groups slowest first (by their first run against the
+/// others' first).
+std::vector<std::vector<std::size_t>> machine_states(const std::vector<ResultsFile>& runs, double max_median_error);
 
 /// Per (protocol, size) the median over `runs` of their medians, in the
 /// first run's row order; a point missing from a run is left out.
@@ -112,10 +172,13 @@ std::vector<CalibrationDrift> calibration_drift(const ResultsFile& sweeps, const
 ResultsFile with_simulated_choice(const ResultsFile& run, const ResultsFile& sim);
 
 /// The verdict on `sim` against `runs` (at least two), each taken
-/// with_simulated_choice().
-/// @throws CompareError for fewer than two runs, or files that cannot be
-/// compared (compare_results()).
+/// with_simulated_choice(), the curves of `context.in_sample` shown and not
+/// judged, across several machine states on the runs of the calibrated
+/// one (or INCONCLUSIVE).
+/// @throws CompareError for fewer than two runs, a context's as_calibrated
+/// of another length than the runs, or files that cannot be compared
+/// (compare_results()).
 Validation validate_results(const ResultsFile& sim, const std::vector<ResultsFile>& runs,
-                            const ValidateLimits& limits);
+                            const ValidateLimits& limits, const JudgeContext& context = {});
 
 }  // namespace xover::tools

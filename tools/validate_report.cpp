@@ -77,7 +77,7 @@ void text_heading(std::ostream& os, const ValidateReport& r) {
 void text_curves(std::ostream& os, const Validation& v) {
   os << cell("curve", 20) << cell("sizes", 7) << cell("sim vs hw: median", 19) << cell("worst", 20)
      << cell("hw vs hw: median", 18) << cell("worst", 10) << cell("steady: sizes", 15) << cell("median", 9)
-     << cell("worst", 20) << "verdict\n";
+     << cell("worst", 20) << cell("fit", 10) << "verdict\n";
   for (const CurveValidation& c : v.curves) {
     const std::string worst = format_percent(c.worst_rel, {.sign = true}) + " at " + format_size(c.worst_size);
     const std::string steady =
@@ -85,9 +85,27 @@ void text_curves(std::ostream& os, const Validation& v) {
     os << cell(c.protocol, 20) << cell(std::to_string(c.matched), 7) << cell(format_percent(c.median), 19)
        << cell(worst, 20) << cell(format_percent(c.hw_median), 18) << cell(format_percent(c.hw_worst), 10)
        << cell(std::to_string(c.steady), 15) << cell(c.steady ? format_percent(c.steady_median) : "-", 9)
-       << cell(c.steady ? steady : "-", 20) << (c.within ? "ok" : "MISS") << "\n";
+       << cell(c.steady ? steady : "-", 20) << cell(c.in_sample ? "in-sample" : "held-out", 10)
+       << (c.in_sample ? "not judged" : c.within ? "ok" : "MISS") << "\n";
   }
-  os << "(steady: the sizes where the hardware runs' medians agree within the worst-error limit)\n";
+  os << "(steady: the sizes where the hardware runs' medians agree within the worst-error limit; in-sample: the "
+        "platform's fit set holds this workload's curve, so its error is the fit's, not a prediction's, and it is "
+        "not judged)\n";
+  if (v.states.size() > 1) {
+    os << "machine states, slowest first:";
+    for (const std::vector<std::size_t>& state : v.states) {
+      os << " [runs";
+      for (std::size_t i : state)
+        os << " " << i + 1;
+      os << "]";
+    }
+    os << "; judged against runs";
+    if (v.judged_runs.empty())
+      os << " none";
+    for (std::size_t i : v.judged_runs)
+      os << " " << i + 1;
+    os << "\n";
+  }
 }
 
 /// The calibration's own sweeps against the runs, where there are any.
@@ -121,7 +139,7 @@ void text_crossovers(std::ostream& os, const Validation& v) {
       std::snprintf(f, sizeof f, ", factor %.3f", *x.factor);
       os << f;
     }
-    os << ": " << (x.within ? "ok" : "MISS") << "\n";
+    os << ": " << (x.in_sample ? "in-sample, not judged" : x.within ? "ok" : "MISS") << "\n";
   }
 }
 
@@ -155,15 +173,22 @@ void text_verdict(std::ostream& os, const ValidateReport& r) {
   const Validation& v = r.validation;
   if (!r.plot.empty())
     os << "\nplot: " << r.plot << "\n";
-  os << "\nverdict: ";
-  if (v.passed()) {
+  os << "\nverdict: " << verdict_name(v.verdict()) << ": ";
+  if (v.verdict() == Verdict::Pass) {
     char f[32];
     std::snprintf(f, sizeof f, "%.2f", v.limits.max_threshold_factor);
-    os << "PASS: every curve within " << format_percent(v.limits.max_median_error) << " median and "
-       << format_percent(v.limits.max_worst_error) << " worst, every crossover within a factor " << f << "\n";
+    os << "every held-out curve (" << v.held_out() << ") within " << format_percent(v.limits.max_median_error)
+       << " median and " << format_percent(v.limits.max_worst_error)
+       << " worst, every held-out crossover within a factor " << f << "\n";
     return;
   }
-  os << "FAIL: " << v.misses.size() << (v.misses.size() == 1 ? " miss" : " misses") << "\n";
+  if (v.verdict() == Verdict::Inconclusive) {
+    os << "the runs cannot say whether the model holds\n";
+    for (const std::string& why : v.inconclusive)
+      os << "  " << why << "\n";
+    return;
+  }
+  os << v.misses.size() << (v.misses.size() == 1 ? " miss" : " misses") << " of the held-out curves\n";
   for (const std::string& m : v.misses)
     os << "  " << m << "\n";
   for (const CalibrationDrift& d : r.drift)
@@ -179,6 +204,7 @@ void json_curves(JsonWriter& j, const Validation& v) {
   for (const CurveValidation& c : v.curves) {
     j.begin_object();
     j.key("protocol").value(c.protocol);
+    j.key("fit").value(c.in_sample ? "in-sample" : "held-out");
     j.key("matched").value(std::uint64_t(c.matched));
     j.key("median").value(c.median);
     j.key("worst").value(c.worst);
@@ -203,6 +229,7 @@ void json_crossovers(JsonWriter& j, const Validation& v) {
     j.begin_object();
     j.key("faster_below").value(x.faster_below);
     j.key("faster_above").value(x.faster_above);
+    j.key("fit").value(x.in_sample ? "in-sample" : "held-out");
     j.key("sim").value(x.sim);
     j.key("hw").value(x.hw);
     j.key("hw_runs").begin_array();
@@ -269,10 +296,14 @@ void print_validation_text(std::ostream& os, const ValidateReport& r) {
   text_verdict(os, r);
 }
 
-void print_validation_json(std::ostream& os, const ValidateReport& r) {
+namespace {
+
+/// One validation's report as a JSON object into `j`, `name` first where given.
+void json_validation(JsonWriter& j, const ValidateReport& r, const std::string& name = {}) {
   const Validation& v = r.validation;
-  JsonWriter j;
   j.begin_object();
+  if (!name.empty())
+    j.key("name").value(name);
   j.key("scenario").value(r.scenario);
   j.key("backend").value(r.backend);
   j.key("platform").value(r.platform);
@@ -304,15 +335,104 @@ void print_validation_json(std::ostream& os, const ValidateReport& r) {
   json_ucx(j, r);
   j.key("plot").value(r.plot.empty() ? std::nullopt : std::optional<std::string>(r.plot));
   j.key("passed").value(v.passed());
+  j.key("verdict").value(verdict_name(v.verdict()));
   j.key("misses").begin_array();
   for (const std::string& m : v.misses)
     j.value(m);
+  j.end_array();
+  j.key("inconclusive").begin_array();
+  for (const std::string& why : v.inconclusive)
+    j.value(why);
+  j.end_array();
+  j.key("states").begin_array();
+  for (const std::vector<std::size_t>& state : v.states) {
+    j.begin_array();
+    for (std::size_t i : state)
+      j.value(std::uint64_t(i + 1));
+    j.end_array();
+  }
   j.end_array();
   json_drift(j, r);
   j.key("auto_choices").begin_array();
   for (const std::string& line : v.auto_choices)
     j.value(line);
   j.end_array();
+  j.end_object();
+}
+
+}  // namespace
+
+void print_validation_json(std::ostream& os, const ValidateReport& r) {
+  JsonWriter j;
+  json_validation(j, r);
+  os << j.str();
+}
+
+Verdict SuiteReport::verdict() const {
+  std::vector<Validation> all;
+  for (const ValidateReport& c : cases)
+    all.push_back(c.validation);
+  return suite_verdict(all);
+}
+
+void print_suite_text(std::ostream& os, const SuiteReport& r) {
+  for (std::size_t i = 0; i < r.cases.size(); ++i) {
+    os << "\n## case " << r.names[i] << "\n";
+    print_validation_text(os, r.cases[i]);
+  }
+  os << "\n# suite " << r.suite << " on " << r.backend << ", simulated on " << r.platform << ": "
+     << (r.recorded ? "its fit set: " + (r.fit_set.empty() ? std::string("none") : fit_set_text(r.fit_set))
+                    : std::string("it records no fit set: every curve is taken as held-out"))
+     << "\n";
+  char seconds[64];
+  std::snprintf(seconds, sizeof seconds, "# %.0f s in all\n", r.seconds);
+  os << seconds;
+  for (std::size_t i = 0; i < r.cases.size(); ++i) {
+    const Validation& v = r.cases[i].validation;
+    std::string held, fitted;
+    for (const CurveValidation& c : v.curves) {
+      std::string& list = c.in_sample ? fitted : held;
+      list += (list.empty() ? "" : " ") + c.protocol;
+    }
+    os << "  " << cell(r.names[i], 22) << cell("held-out: " + (held.empty() ? "none" : held), 44)
+       << cell("in-sample: " + (fitted.empty() ? "none" : fitted), 40)
+       << (v.held_out() == 0 ? "not judged (nothing predicted)" : verdict_name(v.verdict())) << "\n";
+  }
+  os << "\nsuite verdict: " << verdict_name(r.verdict()) << "\n";
+  for (std::size_t i = 0; i < r.cases.size(); ++i) {
+    const Validation& v = r.cases[i].validation;
+    // An inconclusive case's misses measure the machine as much as the
+    // model: its reasons stand for them (its report lists them).
+    if (v.held_out() == 0 || v.verdict() == Verdict::Pass)
+      continue;
+    for (const std::string& line : v.verdict() == Verdict::Fail ? v.misses : v.inconclusive)
+      os << "  " << r.names[i] << ": " << line << "\n";
+  }
+}
+
+void print_suite_json(std::ostream& os, const SuiteReport& r) {
+  JsonWriter j;
+  j.begin_object();
+  j.key("suite").value(r.suite);
+  j.key("backend").value(r.backend);
+  j.key("platform").value(r.platform);
+  j.key("calibrated").value(r.calibrated);
+  j.key("calibrations").value(std::uint64_t(r.calibrations));
+  j.key("fit_set");
+  if (!r.recorded) {
+    j.null();
+  } else {
+    j.begin_array();
+    for (const FitEntry& e : r.fit_set)
+      j.value(e.workload + ":" + e.curve);
+    j.end_array();
+  }
+  j.key("seconds").value(r.seconds);
+  j.key("cases").begin_array();
+  for (std::size_t i = 0; i < r.cases.size(); ++i)
+    json_validation(j, r.cases[i], r.names[i]);
+  j.end_array();
+  j.key("verdict").value(verdict_name(r.verdict()));
   j.end_object();
   os << j.str();
 }

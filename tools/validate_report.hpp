@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/calibration_record.hpp"
 #include "tools/crossovers.hpp"
 #include "tools/ucx_proto.hpp"
 #include "tools/validate.hpp"
@@ -48,5 +49,30 @@ struct ValidateReport {
 
 void print_validation_text(std::ostream& os, const ValidateReport& r);
 void print_validation_json(std::ostream& os, const ValidateReport& r);
+
+/// A validation suite's run: every case's report and the verdict over them.
+struct SuiteReport {
+  std::string suite;                   ///< the suite file
+  std::string backend;
+  std::string platform;
+  bool calibrated = false;
+  std::size_t calibrations = 0;
+  bool recorded = false;               ///< the platform records its fit set
+  std::vector<FitEntry> fit_set;       ///< what it records
+  std::vector<std::string> names;      ///< the cases' names
+  std::vector<ValidateReport> cases;   ///< in the suite's order
+  double seconds = 0;                  ///< the whole validation's wall time
+  Verdict verdict() const;             ///< suite_verdict() of the cases
+};
+
+/// Each case's report (print_validation_text), then a summary: a line per
+/// case with its held-out and in-sample curves and its verdict, and the
+/// suite's verdict with the reasons of every case that is not PASS.
+void print_suite_text(std::ostream& os, const SuiteReport& r);
+/// The same as one object: `suite`, `backend`, `platform`, `calibrated`,
+/// `calibrations`, `fit_set` (null where the platform records none),
+/// `seconds`, `cases` (`name` and the case's report, as
+/// print_validation_json writes it), `verdict`.
+void print_suite_json(std::ostream& os, const SuiteReport& r);
 
 }  // namespace xover::tools

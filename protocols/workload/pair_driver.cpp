@@ -55,8 +55,10 @@ std::vector<Visit> sampling_plan(std::size_t curves, std::size_t sizes, std::siz
   return plan;
 }
 
-PairDriver::PairDriver(const Scenario& scenario, Rank rank, Transport& transport, Results& results)
+PairDriver::PairDriver(const Scenario& scenario, const RunContext& context, Rank rank, Transport& transport,
+                       Results& results)
     : s_(scenario),
+      platform_choices_(context.platform_choices),
       rank_(rank),
       t_(transport),
       results_(results),
@@ -67,19 +69,34 @@ PairDriver::PairDriver(const Scenario& scenario, Rank rank, Transport& transport
 }
 
 void PairDriver::run(Step step, std::optional<PerfType> model) {
-  auto configure = [&](std::size_t curve) {
-    SelectConfig config = s_.select;
+  // A forced curve runs its protocol; `auto` the transport's own choice,
+  // or, where a platform chose, that choice at each size.
+  const auto chosen = [&](std::size_t curve, std::size_t size) -> std::optional<std::string> {
     if (s_.curves[curve] != "auto")
-      config.forced = {s_.curves[curve]};
+      return s_.curves[curve];
+    const auto at = platform_choices_.find(s_.sizes[size]);
+    return at == platform_choices_.end() ? std::nullopt : std::optional<std::string>(at->second);
+  };
+  std::optional<std::string> configured_as;
+  bool configured_once = false;
+  auto configure = [&](std::size_t curve, std::size_t size) {
+    const std::optional<std::string> forced = chosen(curve, size);
+    if (configured_once && forced == configured_as)
+      return;
+    SelectConfig config = s_.select;
+    if (forced)
+      config.forced = {*forced};
     worker_.configure(config);
+    configured_as = forced;
+    configured_once = true;
   };
   // The points in curve then size order, so that the results keep that
   // order whatever order the visits take; a size the forced protocol does
   // not carry is none.
   std::map<std::pair<std::size_t, std::size_t>, std::size_t> used;
   for (std::size_t c = 0; c < s_.curves.size(); ++c) {
-    configure(c);
     for (std::size_t k = 0; k < s_.sizes.size(); ++k) {
+      configure(c, k);
       const ProtoChoice* choice = worker_.table(peer_, s_.memory).lookup(s_.sizes[k]);
       if (!choice)
         continue;
@@ -94,7 +111,6 @@ void PairDriver::run(Step step, std::optional<PerfType> model) {
     }
   }
   const std::vector<Visit> plan = sampling_plan(s_.curves.size(), s_.sizes.size(), s_.iterations, s_.sampling, s_.seed);
-  std::size_t configured = s_.curves.size() - 1;
   for (std::size_t v = 0; v < plan.size(); ++v) {
     const Visit& visit = plan[v];
     if (!t_.failure().empty())
@@ -102,10 +118,7 @@ void PairDriver::run(Step step, std::optional<PerfType> model) {
     const auto at = used.find({visit.curve, visit.size});
     if (at == used.end())
       continue;
-    if (visit.curve != configured) {
-      configure(visit.curve);
-      configured = visit.curve;
-    }
+    configure(visit.curve, visit.size);
     const Bytes n = s_.sizes[visit.size];
     Point& point = results_.point(s_.curves[visit.curve], n);
     size_index_ = visit.size;

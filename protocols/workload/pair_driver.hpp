@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@
 #include "protocols/workload/payload.hpp"
 #include "protocols/workload/results.hpp"
 #include "protocols/workload/scenario.hpp"
+#include "protocols/workload/workload.hpp"
 
 namespace xover {
 
@@ -49,7 +51,9 @@ class PairDriver {
   /// to `point`, both ranks the errors they find.
   using Step = void (*)(PairDriver& driver, Point& point, Bytes n);
 
-  PairDriver(const Scenario& scenario, Rank rank, Transport& transport, Results& results);
+  /// `context`'s platform_choices, where there are any, are what the `auto`
+  /// curve runs at each size.
+  PairDriver(const Scenario& scenario, const RunContext& context, Rank rank, Transport& transport, Results& results);
 
   /// Every curve, every size its protocol carries, `step` at each visit of
   /// sampling_plan(). The leader gives each point the cost line of `model`
@@ -102,6 +106,8 @@ class PairDriver {
 
  private:
   const Scenario& s_;
+  /// What `auto` runs at each size, where a platform chose (RunContext::platform_choices).
+  const std::map<Bytes, std::string>& platform_choices_;
   Rank rank_;
   Transport& t_;
   Results& results_;

@@ -40,8 +40,9 @@ void pingpong_step(PairDriver& d, Point& point, Bytes n) {
   }
 }
 
-void run_pingpong(const Scenario& scenario, const RunContext&, Rank rank, Transport& transport, Results& results) {
-  PairDriver(scenario, rank, transport, results).run(pingpong_step, PerfType::Latency);
+void run_pingpong(const Scenario& scenario, const RunContext& context, Rank rank, Transport& transport,
+                  Results& results) {
+  PairDriver(scenario, context, rank, transport, results).run(pingpong_step, PerfType::Latency);
 }
 
 std::any parse_pairs(const Attributes& attributes, const Scenario&) {

@@ -51,8 +51,9 @@ void stream_step(PairDriver& d, Point& point, Bytes n) {
   }
 }
 
-void run_stream(const Scenario& scenario, const RunContext&, Rank rank, Transport& transport, Results& results) {
-  PairDriver(scenario, rank, transport, results).run(stream_step, PerfType::Streaming);
+void run_stream(const Scenario& scenario, const RunContext& context, Rank rank, Transport& transport,
+                Results& results) {
+  PairDriver(scenario, context, rank, transport, results).run(stream_step, PerfType::Streaming);
 }
 
 std::any parse_stream(const Attributes& attributes, const Scenario&) {

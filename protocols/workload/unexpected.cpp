@@ -42,8 +42,9 @@ void unexpected_step(PairDriver& d, Point& point, Bytes n) {
   }
 }
 
-void run_unexpected(const Scenario& scenario, const RunContext&, Rank rank, Transport& transport, Results& results) {
-  PairDriver(scenario, rank, transport, results).run(unexpected_step, std::nullopt);
+void run_unexpected(const Scenario& scenario, const RunContext& context, Rank rank, Transport& transport,
+                    Results& results) {
+  PairDriver(scenario, context, rank, transport, results).run(unexpected_step, std::nullopt);
 }
 
 std::any parse_unexpected(const Attributes& attributes, const Scenario&) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <any>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -45,6 +46,13 @@ struct RunContext {
   /// cuda backend's GPU PEs), which the alltoall then runs in place of
   /// AlltoallPe; none: PEs in host memory.
   DeviceAlltoallEngine device_alltoall = {};
+  /// On hardware given a platform (`xover run --backend shm --platform
+  /// CAL.xml`): the protocol the platform's selection takes at each of the
+  /// scenario's sizes, which the `auto` curve of a two-sided workload then
+  /// runs (as a forced curve runs its protocol), so that the hardware runs
+  /// the choice the simulation made; empty: the transport's own selection,
+  /// on its wire-up's figures.
+  std::map<Bytes, std::string> platform_choices = {};
 };
 
 struct Workload {

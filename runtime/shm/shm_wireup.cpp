@@ -11,19 +11,21 @@
 //   mm.latency     (median 8-byte round trip − both ends' o_send + o_recv) / 2,
 //                  over up to 200 round trips (5 ms at most) per pair
 //   mm.bandwidth   1 MiB of full descriptors streamed and copied out by the
-//                  receiver: bytes / time, the better of two runs; it holds
+//                  receiver: bytes / time, the median of kBandwidthRuns; it holds
 //                  both copies, so with the core's own n/memcpy_bw terms a
 //                  large bcopy message is predicted somewhat slow
 //   mm.gap         0: the sender's CPU (o_send and its copy) spaces its posts
 //   cma.latency    half the median time of an 8-byte process_vm_readv (the
 //                  one call is both the request and the reply of a get)
-//   cma.bandwidth  the best of three timed 4 MiB process_vm_readv
+//   cma.bandwidth  the median of kBandwidthRuns timed 4 MiB process_vm_readv
 //   cma.o_send, cma.o_recv  0: the call is synchronous, its whole cost is
 //                  in latency and bandwidth
 //   reg_cost, reg_growth   0: neither rings nor CMA register memory
 //   max_short      what lies inline in a cell: 112 bytes
 //   max_bcopy, seg_size  what a descriptor holds: 8176 bytes (shm_ring.hpp)
-//   memcpy_bw_local/remote  the best of three 4 MiB memcpy on each end
+//   memcpy_bw_local/remote  the median of kBandwidthRuns 4 MiB memcpy on each end
+// (medians, not the best of a few: a best moves with the machine's fast
+// spells, and two runs then chose different protocols at one size)
 // Toward itself a rank has the same lanes: mm with latency 0 and its own
 // memcpy bandwidth, cma measured on its own process.
 #include <sched.h>
@@ -155,20 +157,22 @@ class Prober {
     out.rtt = quantile(rtts, 0.5);
     const Bytes payload = shm::kMaxBcopy - 8;
     const int messages = static_cast<int>(kStreamBytes / shm::kMaxBcopy);
-    for (int run = 0; run < 2; ++run) {
+    std::vector<double> streams;
+    for (int run = 0; run < kBandwidthRuns; ++run) {
       const Seconds t0 = clock_now();
       for (int i = 0; i < messages; ++i)
         send(peer, i + 1 == messages ? kLastStream : kStream, payload);
       receive(peer);
-      out.stream_bw = std::max(out.stream_bw, static_cast<double>(messages * payload) / (clock_now() - t0));
+      streams.push_back(static_cast<double>(messages * payload) / (clock_now() - t0));
     }
+    out.stream_bw = quantile(streams, 0.5);
     burst_send(peer);
     burst_receive(peer);
   }
 
   void follow(Rank peer) {
     int streams = 0;
-    for (bool pinging = true; pinging || streams < 2;) {
+    for (bool pinging = true; pinging || streams < kBandwidthRuns;) {
       const std::uint64_t code = receive(peer);
       if (code == kPing || code == kLastPing)
         send(peer, kPong, 8);
@@ -259,15 +263,15 @@ void measure_cma(ShmTransport& t, Rank peer, const Hello& hello, Seconds clock_c
     small.push_back(std::max(0.0, clock_now() - t0 - clock_cost));
   }
   out.cma_small = quantile(small, 0.5);
-  Seconds best = 1e300;
-  for (int i = 0; i < 4; ++i) {  // the first one only faults the pages in
+  std::vector<double> times;
+  for (int i = 0; i <= kBandwidthRuns; ++i) {  // the first one only faults the pages in
     const Seconds t0 = clock_now();
     if (t.cma(peer, buf.data(), hello.probe_addr, kProbeBytes, false) != Status::Ok)
       return;
     if (i > 0)
-      best = std::min(best, clock_now() - t0);
+      times.push_back(clock_now() - t0);
   }
-  out.cma_bw = static_cast<double>(kProbeBytes) / best;
+  out.cma_bw = static_cast<double>(kProbeBytes) / quantile(times, 0.5);
 }
 
 /// The first exchange: every rank's Hello; then every peer's segment

@@ -3,21 +3,22 @@
 // CSV as the simulation, and its plot; the alltoall, whose run says first
 // when its threads outnumber the cores; a rank killed halfway through a
 // ping-pong or an alltoall stops the run with a message and leaves no
-// shared-memory segment behind; bad options exit 2.
+// shared-memory segment behind; bad options exit 2; given a platform,
+// `auto` runs the platform's choice at each size.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <dirent.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -334,17 +335,58 @@ TEST(HwRunOptions, BadOptionsExitTwo) {
   EXPECT_THAT(phantom.err, HasSubstr("phantom"));
 }
 
-// A hardware run reads the platform only for a workload that prices with
-// its device figures (the alltoall): a ping-pong given a platform that no
-// read can finish (a FIFO no one writes to) runs to its end.
-TEST(HwRunOptions, APingPongReadsNoPlatform) {
-  const std::string fifo = ::testing::TempDir() + "/hw-fifo-platform-" + std::to_string(getpid()) + ".xml";
-  std::remove(fifo.c_str());
-  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
-  const auto r = test::run_command("timeout 120 " + kXover + " run " + scenario("hw_small") +
-                                   " --backend shm --platform " + fifo + " --out " + ::testing::TempDir() + "/hw-fifo.csv");
-  std::remove(fifo.c_str());
-  EXPECT_EQ(r.status, 0) << r.out << r.err;
+/// Per size, the protocol the `auto` curve of results CSV `file` ran.
+std::map<std::string, std::string> auto_choices(const std::string& file) {
+  std::map<std::string, std::string> out;
+  const auto rows = test::read_csv(file);
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    if (rows[i][4] == "auto")
+      out[rows[i][7]] = rows[i][5];
+  return out;
+}
+
+// Given --platform, the hardware's `auto` runs the protocol the platform's
+// selection takes at each size, the one its simulation runs, whatever the
+// transport's own figures say; a platform that does not load is bad input.
+TEST(HwRunOptions, WithAPlatformAutoRunsThePlatformsChoice) {
+  const std::string dir = ::testing::TempDir();
+  const std::string platform = kSource + "/platforms/shm-calibrated.xml";
+  const auto hw = test::run_command(kXover + " run " + scenario("hw_small") + " --backend shm --rounds 1 --platform " +
+                                    platform + " --out " + dir + "/hw-platform.csv");
+  ASSERT_EQ(hw.status, 0) << hw.out << hw.err;
+  const auto sim = test::run_command(kXover + " run " + scenario("hw_small") + " --backend sim --platform " +
+                                     platform + " --out " + dir + "/sim-platform.csv");
+  ASSERT_EQ(sim.status, 0) << sim.out << sim.err;
+  const std::map<std::string, std::string> chosen = auto_choices(dir + "/sim-platform.csv");
+  ASSERT_EQ(chosen.size(), 7u);
+  EXPECT_EQ(auto_choices(dir + "/hw-platform.csv"), chosen);
+  const auto bad = test::run_command(kXover + " run " + scenario("hw_small") + " --backend shm --platform " + kSource +
+                                     "/tests/data/scenarios/hw_small.xml");
+  EXPECT_EQ(bad.status, 2) << bad.out << bad.err;
+}
+
+// Without a platform, `auto` selects with the figures the transport
+// measures at wire-up, medians of repeated probes: two runs on one machine
+// in one state choose the same protocol at every size. A machine busier
+// than its cores is in no one state (a busy-polling rank waits for a core
+// for milliseconds at a time): skipped there, with the load.
+TEST(HwRunOptions, TwoRunsWithoutAPlatformChooseAlike) {
+  double load[1] = {0};
+  const unsigned cores = std::thread::hardware_concurrency();
+  if (getloadavg(load, 1) == 1 && load[0] > cores)
+    GTEST_SKIP() << "the machine is busier than its cores (load " << load[0] << " on " << cores
+                 << "): its state moves between two runs";
+  const std::string dir = ::testing::TempDir();
+  std::vector<std::map<std::string, std::string>> chosen;
+  for (const char* run : {"1", "2"}) {
+    const std::string out = dir + "/hw-choice-" + run + ".csv";
+    const auto r =
+        test::run_command(kXover + " run " + scenario("hw_small") + " --backend shm --rounds 1 --out " + out);
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    chosen.push_back(auto_choices(out));
+  }
+  ASSERT_EQ(chosen[0].size(), 7u);
+  EXPECT_EQ(chosen[0], chosen[1]);
 }
 
 TEST(HwRunOptions, MissingInterfaceIsNamed) {

@@ -1,4 +1,5 @@
-// Every shipped scenario (scenarios/*.xml) is an example that runs. Each is
+// Every shipped scenario (scenarios/*.xml, and those of its folders: the
+// validation suite's, scenarios/validate/) is an example that runs. Each is
 // read as `xover run` reads it, shrunk to run in a second or two (at most 2
 // timed iterations after 1 warm-up, sizes up to 256 KiB, at most 16 PEs),
 // simulated with sim::simulate in a child process (one platform per
@@ -38,10 +39,10 @@ namespace fs = std::filesystem;
 
 const std::string kShipped = XOVER_SOURCE_DIR "/scenarios";
 
-/// The shipped scenario files, sorted.
+/// The shipped scenario files, sorted, those of the folders too.
 std::vector<std::string> shipped() {
   std::vector<std::string> out;
-  for (const fs::directory_entry& entry : fs::directory_iterator(kShipped))
+  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(kShipped))
     if (entry.path().extension() == ".xml")
       out.push_back(entry.path().string());
   std::sort(out.begin(), out.end());
@@ -118,8 +119,9 @@ std::string csv_of(const Scenario& s, const Results& results, const std::string&
   return out.str();
 }
 
+/// The file's path under scenarios/, without `.xml`: "validate_stream_w4".
 std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string name = fs::path(info.param).stem().string();
+  std::string name = fs::path(info.param).lexically_relative(kShipped).replace_extension().string();
   for (char& c : name)
     if (!std::isalnum(static_cast<unsigned char>(c)))
       c = '_';

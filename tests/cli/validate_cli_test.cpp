@@ -1,7 +1,8 @@
 // xover validate as a user runs it: bad input exits 2 with what was wrong
 // before anything runs; a short shared-memory validation on a given
 // platform writes its files, prints the JSON it promises, and exits 0 when
-// the verdict holds and 1 when it does not.
+// the verdict holds and 1 when it does not; a scenario of in-sample curves
+// alone exits 3 (INCONCLUSIVE), never PASS.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -25,7 +26,11 @@ TEST(ValidateCli, BadInputExitsTwoWithAMessage) {
   };
   const std::string dir = ::testing::TempDir() + "/validate-bad";
   for (const Case& c : std::vector<Case>{
-           {"", "no scenario file given"},
+           {"", "no --backend given"},
+           {kSmall + " --backend shm --suite " + kSource + "/scenarios/validate/suite.txt", "not both"},
+           {"--backend shm --suite /no/such-suite.txt", "/no/such-suite.txt: cannot read the suite"},
+           {"--backend shm --suite " + kSource + "/tests/data/validate_bad_suite.txt",
+            "case validate_small: --tcp-conns is not an option of backend shm"},
            {kSmall, "no --backend given"},
            {"/no/such.xml --backend shm", "/no/such.xml"},
            {kSource + "/tests/data/scenarios/bad_unit.xml --backend shm", "bad_unit.xml:5: bad to=\"4MBq\""},
@@ -75,17 +80,35 @@ TEST(ValidateCli, ShortShmRunGivesTheJsonAndTheVerdictsExitStatus) {
       " assert d[\"crossovers\"] == [] and \"sim\" in d[\"handovers\"] and \"hw\" in d[\"handovers\"];"
       " assert d[\"ucx\"] is None or \"v2_rows\" in d[\"ucx\"];"
       " assert d[\"load\"][\"cores\"] >= 1 and d[\"load\"][\"before\"] >= 0 and d[\"load\"][\"after\"] >= 0;"
+      " assert c[0][\"fit\"] == \"held-out\" and d[\"verdict\"] == \"PASS\" and d[\"inconclusive\"] == [];"
       " assert d[\"passed\"] is True and d[\"misses\"] == []' " +
       dir + ".json");
   EXPECT_EQ(shape.status, 0) << shape.out << shape.err;
 
-  // A limit of 0 %: no simulation matches the hardware that closely, exit 1.
-  const test::CommandResult fail = test::run_command(run + " --max-median-error 0");
+  // A worst-error limit of 0 %: no simulation matches the hardware that
+  // closely, exit 1 (the median limit wide, so that the runs are one
+  // machine state on any machine).
+  const test::CommandResult fail = test::run_command(run + " --max-median-error 1e6 --max-worst-error 0");
   EXPECT_EQ(fail.status, 1) << fail.out << fail.err;
-  EXPECT_THAT(fail.out, HasSubstr("eager: median |sim - hw| / hw "));
+  EXPECT_THAT(fail.out, HasSubstr("eager: worst |sim - hw| / hw "));
+  EXPECT_THAT(fail.out, HasSubstr("held-out"));
   EXPECT_THAT(fail.out, HasSubstr("verdict: FAIL"));
   EXPECT_THAT(fail.out, HasSubstr("hw vs hw: median"));
   EXPECT_THAT(fail.out, HasSubstr("# machine load (1-minute average): "));
+}
+
+// The platform's fit set holds the ping-pong's curves: a scenario of
+// nothing else predicts nothing, whatever the errors, and says so.
+TEST(ValidateCli, OnlyInSampleCurvesAreInconclusiveNotPass) {
+  const std::string dir = ::testing::TempDir() + "/validate-in-sample";
+  const test::CommandResult r =
+      test::run_command(kXover + " validate " + kSource + "/tests/data/scenarios/validate_in_sample.xml" +
+                        " --backend shm --platform " + kPlatform + " --runs 2 --rounds 1 --max-median-error 1e6 " +
+                        "--max-worst-error 1e6 --out-dir " + dir);
+  EXPECT_EQ(r.status, 3) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("in-sample not judged"));
+  EXPECT_THAT(r.out, HasSubstr("verdict: INCONCLUSIVE: "));
+  EXPECT_THAT(r.out, HasSubstr("every curve is in the platform's fit set: nothing here was predicted"));
 }
 
 }  // namespace

@@ -1,17 +1,23 @@
 // xover validate's verdict on hand-written results (tools/validate.hpp):
 // the hardware reference, the errors against it and of the runs against
-// each other, the crossovers and their factor, every limit; and UCX's
+// each other, the crossovers and their factor, every limit; in-sample
+// curves never judged; a bimodal machine INCONCLUSIVE unless the
+// calibrated state is known; the suite's file and verdict; and UCX's
 // hand-over read from ucx_info's output (tools/ucx_proto.hpp).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "protocols/workload/results.hpp"
 #include "tools/ucx_proto.hpp"
 #include "tools/validate.hpp"
 #include "tools/validate_report.hpp"
+#include "tools/validate_suite.hpp"
 
 namespace xover::tools {
 namespace {
@@ -203,6 +209,136 @@ TEST(Validate, CalibrationDriftIsEachForcedCurveAgainstItsSweep) {
   EXPECT_EQ(drift[1].curve, kG);
   EXPECT_EQ(drift[1].matched, 3u);
   EXPECT_DOUBLE_EQ(drift[1].median, 0);
+}
+
+// An in-sample curve (the platform's fit set holds it) is shown and never
+// judged: eager misses by 100 % and the verdict is rndv/get's alone (the
+// crossing of the two, half a held-out curve's, is judged: the factor's
+// limit here is wide).
+TEST(Validate, AnInSampleCurveIsNeverCountedAsAPrediction) {
+  const std::vector<ResultsFile> hw{run("a", "shm", {1, 2, 4, 8}, {3, 3, 4, 5}),
+                                    run("b", "shm", {1, 2, 4, 8}, {3, 3, 4, 5})};
+  const ResultsFile sim = run("sim", "sim", {2, 4, 8, 16}, {3, 3, 4, 5});
+  const ValidateLimits limits{0.1, 0.25, 10};
+  ASSERT_EQ(validate_results(sim, hw, limits).verdict(), Verdict::Fail);
+  const Validation v = validate_results(sim, hw, limits, {{kE}, {}});
+  ASSERT_EQ(v.curves.size(), 2u);
+  EXPECT_TRUE(v.curves[0].in_sample);
+  EXPECT_FALSE(v.curves[0].within);
+  EXPECT_FALSE(v.curves[1].in_sample);
+  EXPECT_EQ(v.held_out(), 1u);
+  EXPECT_TRUE(v.misses.empty()) << ::testing::PrintToString(v.misses);
+  EXPECT_EQ(v.verdict(), Verdict::Pass);
+  std::ostringstream text;
+  ValidateReport r;
+  r.validation = v;
+  print_validation_text(text, r);
+  EXPECT_THAT(text.str(), HasSubstr("in-sample not judged"));
+  EXPECT_THAT(text.str(), HasSubstr("verdict: PASS: every held-out curve (1) within"));
+  // Every curve in-sample: nothing was predicted, and no verdict says it was.
+  const Validation all = validate_results(sim, hw, limits, {{kE, kG}, {}});
+  EXPECT_EQ(all.held_out(), 0u);
+  EXPECT_EQ(all.verdict(), Verdict::Inconclusive);
+  EXPECT_THAT(all.inconclusive, ElementsAre(HasSubstr("nothing here was predicted")));
+  EXPECT_EQ(suite_verdict({all}), Verdict::Inconclusive);
+  EXPECT_EQ(suite_verdict({all, v}), Verdict::Pass);
+}
+
+// A crossing of two in-sample curves is not judged either.
+TEST(Validate, ACrossingOfInSampleCurvesIsNotJudged) {
+  const ResultsFile crossing = run("x", "shm", {1, 2, 4, 8}, {3, 3, 4, 5});
+  const ResultsFile apart = run("y", "shm", {1, 2, 4, 8}, {30, 30, 40, 50});
+  const ValidateLimits wide{100, 100, 1.25};
+  const Validation v = validate_results(apart, {crossing, crossing}, wide, {{kE, kG}, {}});
+  ASSERT_EQ(v.crossovers.size(), 1u);
+  EXPECT_TRUE(v.crossovers[0].in_sample);
+  EXPECT_TRUE(v.misses.empty());
+}
+
+/// Runs 1 and 2 in the fast state (eager 1 2 4 8), 3 and 4 in the slow
+/// one, twice as slow.
+std::vector<ResultsFile> bimodal() {
+  return {run("a", "shm", {1, 2, 4, 8}, {3, 3, 4, 5}), run("b", "shm", {1, 2, 4, 8}, {3, 3, 4, 5}),
+          run("c", "shm", {2, 4, 8, 16}, {6, 6, 8, 10}), run("d", "shm", {2, 4, 8, 16}, {6, 6, 8, 10})};
+}
+
+TEST(Validate, MachineStatesGroupTheRunsSlowestFirst) {
+  using States = std::vector<std::vector<std::size_t>>;
+  EXPECT_EQ(machine_states(bimodal(), 0.1), (States{{2, 3}, {0, 1}}));
+  const std::vector<ResultsFile> one{run("a", "shm", {1, 2, 4, 8}, {3, 3, 4, 5}),
+                                     run("b", "shm", {1.05, 2, 4, 8.2}, {3, 3.1, 4, 5})};
+  EXPECT_EQ(machine_states(one, 0.1), (States{{0, 1}}));
+}
+
+// A synthetic bimodal run: a simulation between the two states misses
+// against either, but the runs cannot say which state the model should
+// meet: INCONCLUSIVE with the reason, not FAIL.
+TEST(Validate, ABimodalRunIsInconclusiveNotFail) {
+  const ResultsFile sim = run("sim", "sim", {1.5, 3, 6, 12}, {4.5, 4.5, 6, 7.5});
+  const Validation v = validate_results(sim, bimodal(), {});
+  EXPECT_EQ(v.states.size(), 2u);
+  EXPECT_EQ(v.verdict(), Verdict::Inconclusive);
+  EXPECT_THAT(v.inconclusive, ElementsAre(HasSubstr("the hardware runs were in 2 machine states, slowest first "
+                                                    "(runs 3, 4; runs 1, 2), and which of them the calibration saw "
+                                                    "is not known")));
+  std::ostringstream text;
+  ValidateReport r;
+  r.validation = v;
+  print_validation_text(text, r);
+  EXPECT_THAT(text.str(), HasSubstr("verdict: INCONCLUSIVE: "));
+  EXPECT_THAT(text.str(), HasSubstr("machine states, slowest first: [runs 3 4] [runs 1 2]"));
+  EXPECT_THAT(text.str(), ::testing::Not(HasSubstr("FAIL")));
+}
+
+// Where the rounds say which state the calibration saw, the verdict is
+// taken there: a simulation of the slow state passes on runs 3 and 4,
+// and one of neither state fails (the model is wrong in the state it was
+// calibrated in).
+TEST(Validate, ABimodalRunIsJudgedOnTheCalibratedState) {
+  const std::vector<bool> slow{false, false, true, true};
+  const ResultsFile slow_sim = run("sim", "sim", {2, 4, 8, 16}, {6, 6, 8, 10});
+  const Validation pass = validate_results(slow_sim, bimodal(), {}, {{}, slow});
+  EXPECT_EQ(pass.verdict(), Verdict::Pass) << ::testing::PrintToString(pass.misses);
+  EXPECT_EQ(pass.judged_runs, (std::vector<std::size_t>{2, 3}));
+  const ResultsFile neither = run("sim", "sim", {3, 6, 12, 24}, {9, 9, 12, 15});
+  const Validation fail = validate_results(neither, bimodal(), {}, {{}, slow});
+  EXPECT_EQ(fail.verdict(), Verdict::Fail);
+  // No round found the machine as calibrated: inconclusive.
+  const Validation none = validate_results(slow_sim, bimodal(), {}, {{}, {false, false, false, false}});
+  EXPECT_EQ(none.verdict(), Verdict::Inconclusive);
+  EXPECT_THAT(none.inconclusive, ElementsAre(HasSubstr("none of them found the machine as it was calibrated")));
+  EXPECT_THROW(validate_results(run("sim", "sim", {2, 4, 8, 16}, {}), bimodal(), {}, {{}, {true}}), CompareError);
+}
+
+TEST(ValidateSuite, TheShippedSuiteListsScenariosThatExist) {
+  const std::vector<SuiteCase> cases = read_suite(XOVER_SOURCE_DIR "/scenarios/validate/suite.txt");
+  ASSERT_GE(cases.size(), 8u);
+  for (const SuiteCase& c : cases)
+    EXPECT_TRUE(std::filesystem::is_regular_file(c.scenario)) << c.scenario;
+  const std::vector<SuiteCase> shm = cases_for(cases, "shm");
+  const std::vector<SuiteCase> tcp = cases_for(cases, "tcp");
+  EXPECT_EQ(tcp.size(), shm.size() + 1);
+  const auto striped = std::find_if(tcp.begin(), tcp.end(), [](const SuiteCase& c) { return !c.options.empty(); });
+  ASSERT_NE(striped, tcp.end());
+  EXPECT_EQ(striped->options, (std::vector<std::string>{"--tcp-conns", "2"}));
+  EXPECT_EQ(striped->only, "tcp");
+}
+
+TEST(ValidateSuite, ABadLineIsAnErrorAtItsLine) {
+  const std::string file = ::testing::TempDir() + "/suite.txt";
+  for (const auto& [text, message] : std::vector<std::pair<std::string, std::string>>{
+           {"# a comment\na.xml --tcp-conns\n", ":2: option --tcp-conns has no value"},
+           {"a.xml sometimes\n", ":1: 'sometimes' is neither only=BACKEND"},
+           {"a.xml\nx/a.xml\n", ":2: a second case named 'a'"},
+           {"# nothing\n", ": the suite lists no scenario"}}) {
+    std::ofstream(file) << text;
+    try {
+      read_suite(file);
+      ADD_FAILURE() << "no error for " << text;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_THAT(e.what(), HasSubstr(file + message));
+    }
+  }
 }
 
 // A verdict whose calibration drifted past the median limit says the

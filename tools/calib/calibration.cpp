@@ -53,6 +53,7 @@
 
 #include "protocols/perf/envelope.hpp"
 #include "protocols/select/threshold_table.hpp"
+#include "tools/calib/provenance.hpp"
 #include "tools/calib/refine.hpp"
 #include "tools/calib/segments.hpp"
 
@@ -83,6 +84,7 @@ struct FittedLane {
   SecondsPerByte one_message_per_byte = 0;  ///< PRTT(1,0,s)'s slope / 2
   SecondsPerByte copy_per_byte = 0;         ///< the stream's G
   bool timed_gets = false;                  ///< the bandwidth came from gets
+  bool probed_am = false;                   ///< its active messages were probed (PRTTs)
 };
 
 std::vector<const Point*> curve_points(const Results& results, const std::string& curve) {
@@ -105,6 +107,7 @@ void fit_am_figures(const LaneMeasurement& lm, const Measurements& m, FittedLane
   a.o_recv = std::max(0.0, f.o_recv.c);
   a.latency = f.latency;
   a.gap = f.g();
+  fitted.probed_am = true;
   fitted.one_message_per_byte = f.round_trip.m / 2;
   fitted.copy_per_byte = f.stream.m;
   std::vector<double> spreads;
@@ -258,6 +261,10 @@ void add_core_overhead(const Measurements& m, const std::string& curve, std::vec
     LaneAttrs& lane = out.draft.lanes[share.lane];
     lane.o_send += core / 2;
     lane.o_recv += core / 2;
+    if (core > 0) {
+      add_fit_set_source(out.draft.sources, lane.name + ".o_send");
+      add_fit_set_source(out.draft.sources, lane.name + ".o_recv");
+    }
     taken.push_back(share.lane);
     names += (names.empty() ? "" : ", ") + lane.name;
   }
@@ -291,6 +298,7 @@ void fit_copy_steps_from_sweep(const Measurements& m, Calibration& out) {
                                " sweep in segments by least squares, the copy bandwidth fitted to each)");
   out.draft.memcpy_steps = std::move(steps);
   out.draft.memcpy_bw = out.draft.memcpy_steps.steps().front().value;
+  out.draft.sources["memcpy"] = "fit-set";
 }
 
 /// Where the copies are the lane (shared memory): the copy bandwidth fitted
@@ -307,6 +315,7 @@ void fit_copy_from_sweep(const Measurements& m, Calibration& out) {
   const Path path{"node0", "node1", out.draft.lanes, out.draft.memcpy_bw, out.draft.memcpy_bw};
   const BytesPerSecond stream = out.draft.memcpy_bw;
   out.draft.memcpy_bw = fit_copy_bandwidth(path, curve, sweep);
+  out.draft.sources["memcpy"] = "fit-set";
   out.draft.comments.push_back(format("memcpy bandwidth written to the platform: %.4f GB/s, fitted to the ",
                                       out.draft.memcpy_bw / 1e9) +
                                curve + format(" sweep (relative least squares over %.0f sizes; the stream gave %.4f "
@@ -336,7 +345,9 @@ void refine_to_sweeps(const Measurements& m, Calibration& out) {
         format("the simulation of the sweeps on the previous draft ran beyond their cost lines by %.1f %% of the "
                "measured time (median over %.0f points; worst %.1f %%): fitted to the measured times less that",
                quantile(excess, 0.5) * 100, static_cast<double>(excess.size()), quantile(excess, 1) * 100));
+  const PlatformDraft before = out.draft;
   const RefineReport r = refine_lanes(out.draft, points);
+  set_refined_sources(before, out.draft, out.draft.sources);
   // The sweeps move o_s but not o_send_after, which must stay a part of it.
   for (LaneAttrs& lane : out.draft.lanes) {
     Seconds least = lane.o_send;
@@ -509,12 +520,14 @@ Calibration calibrate(const Measurements& m, FitDepth depth) {
   // transfer where the lane itself is a copy (shared memory: no get on the
   // active-message lane); elsewhere at the transport's memcpy figure.
   out.draft.memcpy_bw = m.memcpy_bw;
+  out.draft.sources["memcpy"] = "transport";
   std::string copy_source = "the transport's memcpy measurement at set-up";
   bool copy_lane = false;
   for (const FittedLane& lane : lanes)
     if (lane.copy_per_byte > 0 && !lane.timed_gets) {
       out.draft.memcpy_bw = 1 / lane.copy_per_byte;
       copy_source = "the stream's G on lane " + lane.attrs.name;
+      out.draft.sources["memcpy"] = "stream";
       copy_lane = true;
       break;
     }
@@ -523,8 +536,11 @@ Calibration calibrate(const Measurements& m, FitDepth depth) {
   for (FittedLane& lane : lanes)
     if (lane.copy_per_byte > 0 && !lane.timed_gets)
       am_only_bandwidth(lane, out.draft.memcpy_bw, out);
-  for (const FittedLane& lane : lanes)
+  for (const FittedLane& lane : lanes) {
     out.draft.lanes.push_back(lane.attrs);
+    set_probe_sources(lane.attrs, lane.probed_am, lane.timed_gets, out.draft.sources);
+  }
+  out.draft.fit_set = pingpong_fit_set(m.sweeps);
 
   std::vector<std::size_t> taken;
   add_core_overhead(m, "eager/short", taken, out);
@@ -557,6 +573,10 @@ Calibration calibrate(const Measurements& m, FitDepth depth) {
                                         "thread and one proxy)",
                                         m.device->device_o * 1e6, m.device_o_burst * 1e6, m.device->proxy_o * 1e6,
                                         m.device->proxy_wake * 1e6));
+  out.draft.comments.push_back("fit set (xover:fit_set), the workloads and curves the figures were fitted to: " +
+                               (out.draft.fit_set.empty() ? std::string("none") : fit_set_text(out.draft.fit_set)));
+  out.draft.comments.push_back("the probe of each figure (xover:sources; fit-set: fitted to the fit set): " +
+                               sources_text(out.draft.sources));
   for (const std::string& note : out.notes)
     out.draft.comments.push_back("note: " + note);
   return out;

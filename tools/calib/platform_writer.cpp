@@ -85,7 +85,12 @@ std::string platform_xml(const PlatformDraft& draft) {
      << "    <prop id=\"network/TCP-gamma\" value=\"0\"/>\n"
      << "    <prop id=\"surf/precision\" value=\"1e-12\"/>\n"
      << "  </config>\n\n"
-     << "  <zone id=\"machine\" routing=\"Full\">\n";
+     << "  <zone id=\"machine\" routing=\"Full\">\n"
+     << "    <!-- The calibration record: the workloads and curves the figures were fitted to, and which probe "
+        "gave each figure. -->\n"
+     << "    <prop id=\"" << kFitSetProp << "\" value=\"" << fit_set_text(draft.fit_set) << "\"/>\n";
+  if (!draft.sources.empty())
+    os << "    <prop id=\"" << kSourcesProp << "\" value=\"" << sources_text(draft.sources) << "\"/>\n";
   const std::string memcpy_bw = stepped(draft.memcpy_steps, draft.memcpy_bw, [](double b) {
     if (!std::isfinite(b) || !(b > 0))
       throw std::invalid_argument("calibrated memcpy bandwidth " + std::to_string(b) + " B/s is not positive");

@@ -5,10 +5,12 @@
 // (platforms/README.md), and a comment block with every fit.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "formats/calibration_record.hpp"
 #include "protocols/lanes/lane.hpp"
 
 namespace xover::calib {
@@ -32,6 +34,11 @@ struct PlatformDraft {
   std::optional<DeviceAttrs> device;
   /// Both nodes' `xover:stage_o`, `stage_bw`, `ipc_bw`; none written when absent.
   std::optional<DeviceCopy> device_copy;
+  /// The calibration record (formats/calibration_record.hpp): the fit set
+  /// and which probe gave each figure, written as the zone's
+  /// `xover:fit_set` and `xover:sources`.
+  std::vector<FitEntry> fit_set;
+  std::map<std::string, std::string> sources;
 };
 
 /// A lane name as a rail name: every character outside [A-Za-z0-9_-]
@@ -44,7 +51,8 @@ std::string rail_name(const std::string& lane);
 /// where it is not 0, bcopy_copy only where it is "no" (the loader's
 /// defaults otherwise), and a lane's own message factor
 /// (LaneAttrs::message_factor) as its link's `xover:bw_factor` where it has
-/// one.
+/// one. The zone's `xover:fit_set` is always written (empty when the fit saw
+/// no workload), `xover:sources` where the draft names a figure's probe.
 /// @throws std::invalid_argument when a lane's bandwidth is not positive, a
 /// time is negative or not finite, or a message factor is outside (0, 1].
 std::string platform_xml(const PlatformDraft& draft);

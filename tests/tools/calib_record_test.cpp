@@ -1,0 +1,126 @@
+// The calibration record: a calibrated platform says, in zone properties
+// the loader accepts and read_calibration_record() reads back, the fit set
+// (the workloads and curves its figures were fitted to) and which probe
+// gave each figure; a figure the sweeps moved is the fit set's.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+#include "base/child.hpp"
+#include "formats/calibration_record.hpp"
+#include "sim/platform_loader.hpp"
+#include "tools/calib/calibration.hpp"
+#include "tools/calib/provenance.hpp"
+
+namespace xover::calib {
+namespace {
+
+/// PRTTs of one lane as fit.hpp's model gives them: L 1 us, o_s 2 us,
+/// o_r 3 us, g 0.1 us, 3 GB/s.
+std::vector<PrttPoint> prtts(int n) {
+  std::vector<PrttPoint> out;
+  const double L = 1e-6, os = 2e-6, orr = 3e-6, g = 0.1e-6, G = 1 / 3e9;
+  for (Bytes s = 8; s <= Bytes{1} << 20; s *= 4) {
+    const double x = static_cast<double>(s);
+    PrttPoint p;
+    p.size = s;
+    p.rtt1 = 2 * (os + L + G * x + orr);
+    p.rttn = p.rtt1 + (n - 1) * (g + G * x);
+    p.delay = 2 * p.rtt1;
+    p.posts_delayed = n * (os + p.delay);
+    p.rttd = p.posts_delayed + orr;
+    p.o_send = os;
+    p.stream = p.rtt1 + 63 * (g + G * x);
+    p.stream_messages = 64;
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::string write_temp(const std::string& text) {
+  char name[] = "/tmp/xover-calib-record-XXXXXX";
+  const int fd = mkstemp(name);
+  close(fd);
+  std::ofstream(name) << text;
+  return name;
+}
+
+Measurements measured() {
+  Measurements m;
+  m.backend = "tcp";
+  LaneMeasurement lane;
+  lane.hardware.name = "tcp:lo";
+  lane.hardware.max_short = 64;
+  lane.hardware.max_bcopy = 8192;
+  lane.hardware.seg_size = 8192;
+  lane.hardware.caps = {LaneCap::AmShort, LaneCap::AmBcopy};
+  lane.am = prtts(m.messages);
+  m.lanes = {lane};
+  for (const char* curve : {"eager/short", "auto"})
+    for (Bytes s : {Bytes{8}, Bytes{64}})
+      m.sweeps.point(curve, s).samples = {20e-6, 21e-6};
+  return m;
+}
+
+TEST(CalibrationRecord, ThePlatformRecordsItsFitSetAndEachFiguresProbe) {
+  const Calibration c = calibrate(measured(), FitDepth::Probes);
+  const std::string file = write_temp(platform_xml(c.draft));
+  const CalibrationRecord record = read_calibration_record(file);
+  EXPECT_TRUE(record.recorded);
+  EXPECT_EQ(record.fit_set, (std::vector<FitEntry>{{"pingpong", "auto"}, {"pingpong", "eager/short"}}));
+  EXPECT_TRUE(record.in_sample("pingpong", "eager/short"));
+  EXPECT_FALSE(record.in_sample("stream", "eager/short"));
+  EXPECT_FALSE(record.in_sample("pingpong", "rndv/get"));
+  EXPECT_EQ(record.sources.at("tcp-lo.latency"), "prtt");
+  EXPECT_EQ(record.sources.at("tcp-lo.gap"), "train");
+  // The eager/short sweep runs above the probes' model: the core's time
+  // goes into both overheads, which then hold something of the fit set.
+  EXPECT_EQ(record.sources.at("tcp-lo.o_send"), "post+fit-set");
+  EXPECT_EQ(record.sources.at("tcp-lo.o_recv"), "delayed-prtt+fit-set");
+  // The loader takes the record's properties.
+  const std::string lanes = in_child([&] {
+    return std::to_string(sim::LogGPPlatform::load(file).path("node0", "node1").lanes.size());
+  });
+  std::remove(file.c_str());
+  EXPECT_EQ(lanes, "1");
+}
+
+TEST(CalibrationRecord, AFigureTheSweepsMovedIsTheFitSets) {
+  PlatformDraft before;
+  LaneAttrs lane;
+  lane.name = "mm";
+  lane.latency = 1e-6;
+  lane.gap = 0.1e-6;
+  before.lanes = {lane};
+  std::map<std::string, std::string> sources;
+  set_probe_sources(lane, true, false, sources);
+  PlatformDraft after = before;
+  after.lanes[0].latency = 0.5e-6;
+  set_refined_sources(before, after, sources);
+  EXPECT_EQ(sources.at("mm.latency"), "fit-set");
+  EXPECT_EQ(sources.at("mm.gap"), "train");
+}
+
+TEST(CalibrationRecord, APlatformWithoutOneReadsUnrecordedAndABadEntryFailsAtItsLine) {
+  const std::string none = write_temp("<?xml version='1.0'?>\n<platform version=\"4.1\">\n<zone id=\"z\" "
+                                      "routing=\"Full\"/>\n</platform>\n");
+  EXPECT_FALSE(read_calibration_record(none).recorded);
+  const std::string bad = write_temp("<?xml version='1.0'?>\n<platform version=\"4.1\">\n<zone id=\"z\" "
+                                     "routing=\"Full\">\n<prop id=\"xover:fit_set\" value=\"pingpong\"/>\n</zone>\n"
+                                     "</platform>\n");
+  try {
+    read_calibration_record(bad);
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(bad + ":4: xover:fit_set: 'pingpong'", 0), 0U) << e.what();
+  }
+  std::remove(none.c_str());
+  std::remove(bad.c_str());
+}
+
+}  // namespace
+}  // namespace xover::calib
