@@ -337,6 +337,8 @@ def main():
                         lambda: xover_run(args.xover, point, n, tmp, platform, extra),
                         lambda: ucx_run(point, n, args.ib_dev))
                 points.append(point)
+                print(f"{point.label()}: ratio {statistics.median(point.ratios):.2f} "
+                      f"({min(point.ratios):.2f}-{max(point.ratios):.2f})", file=sys.stderr, flush=True)
             if backend == "shm":
                 counts.append(readv_per_message(args.xover, tmp, platform, 1 << 20))
 
