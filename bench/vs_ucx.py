@@ -287,12 +287,12 @@ def shown(point, t):
 
 
 def print_table(points):
-    print(f"{'backend':8} {'test':10} {'size':>8}  {'xover protocol':26} {'xover':>14} {'ucx_perftest':>14}"
+    print(f"{'backend':8} {'test':10} {'size':>8}  {'xover protocol':34} {'xover':>14} {'ucx_perftest':>14}"
           f"  {'pairs':>5}  ratio (range)")
     for p in points:
         protocols = ", ".join(f"{name}" if n == len(p.ratios) else f"{name} x{n}" for name, n in p.protocols.items())
         ratios = f"{statistics.median(p.ratios):5.2f} ({min(p.ratios):.2f}-{max(p.ratios):.2f})"
-        print(f"{p.backend:8} {p.test:10} {p.size:>8}  {protocols:26} {shown(p, statistics.median(p.xover)):>14} "
+        print(f"{p.backend:8} {p.test:10} {p.size:>8}  {protocols:34} {shown(p, statistics.median(p.xover)):>14} "
               f"{shown(p, statistics.median(p.ucx)):>14}  {len(p.ratios):>5}  {ratios}")
     print("xover and ucx_perftest: the medians of their runs; ratio: the median of the pairs' ratios, xover / UCX "
           "for latency (lower is better), xover's / UCX's bandwidth (higher is better)")
