@@ -63,7 +63,7 @@ class Exchange {
     for (std::uint32_t pe = 0; pe < pes_; ++pe) {
       Pe& p = pe_.emplace_back();
       p.host = s4u::Host::by_name(platform.node(nodes[pe]).nics.front());
-      p.params = alltoall_params(platform, {nodes[pe], nodes[(pe + 1) % pes_]}, spec);
+      p.params = alltoall_params(platform, {nodes[pe], nodes[(pe + pes_ / 2) % pes_]}, spec);
       p.mutex = s4u::Mutex::create();
       p.written = s4u::ConditionVariable::create();
     }
@@ -261,7 +261,7 @@ std::vector<std::string> alltoall_nodes(const LogGPPlatform& platform, std::uint
 
 AlltoallParams alltoall_params(const LogGPPlatform& platform, const std::vector<std::string>& nodes,
                                const AlltoallSpec& spec) {
-  const Path path = platform.path(nodes.at(0), nodes.at(1));
+  const Path path = platform.path(nodes.at(0), nodes.at(nodes.size() / 2));
   const LaneAttrs& lane = path.lanes[put_lane(path).value_or(0)];
   AlltoallParams params;
   params.pes = spec.pes;
@@ -304,7 +304,7 @@ Results simulate_alltoall_scenario(const Scenario& scenario, const LogGPPlatform
                                    const std::function<void(const Point&)>& on_new_point) {
   const AlltoallSettings& settings = workload_settings<AlltoallSettings>(scenario);
   const std::vector<std::string> nodes = alltoall_nodes(platform, settings.pes);
-  const Path path = platform.path(nodes[0], nodes[1]);
+  const Path path = platform.path(nodes[0], nodes[nodes.size() / 2]);
   const std::string lane = path.lanes[put_lane(path).value_or(0)].name;
   Results results;
   results.on_new_point = on_new_point;

@@ -74,8 +74,10 @@ bool alltoall_batched(const Scenario& scenario);
 std::vector<std::string> alltoall_nodes(const LogGPPlatform& platform, std::uint32_t pes);
 
 /// The figures the closed form takes for `spec` on `nodes`: the put lane
-/// (put_lane(), else the first) from the first node to the second, and the
-/// first node's device.
+/// (put_lane(), else the first) from the first node to the one half-way
+/// along `nodes` (the second of two): the middle shift's, which on a
+/// platform of nodes of several GPUs crosses the network as soon as the
+/// PEs span two nodes; and the first node's device.
 AlltoallParams alltoall_params(const LogGPPlatform& platform, const std::vector<std::string>& nodes,
                                const AlltoallSpec& spec);
 
