@@ -275,11 +275,17 @@ AlltoallParams alltoall_params(const LogGPPlatform& platform, const std::vector<
   return params;
 }
 
-bool alltoall_batched(const Scenario& scenario) {
+bool alltoall_batched(const Scenario& scenario, const LogGPPlatform& platform) {
+  const DeviceAttrs plain;
+  const DeviceAttrs& device = platform.nodes().empty() ? plain : platform.node(alltoall_nodes(platform, 1)[0]).device;
+  const bool gpu_lane = device.launch != plain.launch || device.post_slope != plain.post_slope ||
+                        device.doorbell_batch != plain.doorbell_batch || device.engine_gap != plain.engine_gap ||
+                        device.engine_bw != plain.engine_bw || device.proxy_threads != plain.proxy_threads ||
+                        device.ring_capacity != plain.ring_capacity;
   const Bytes largest = scenario.sizes.empty() ? 0 : *std::max_element(scenario.sizes.begin(), scenario.sizes.end());
   const AlltoallSettings& settings = workload_settings<AlltoallSettings>(scenario);
   const double buffers = 2.0 * settings.pes * settings.pes * static_cast<double>(largest);
-  return scenario.phantom || settings.batch != 0 || settings.pes > kPerPutPes ||
+  return gpu_lane || scenario.phantom || settings.batch != 0 || settings.pes > kPerPutPes ||
          buffers > static_cast<double>(kPerPutBytes);
 }
 

@@ -64,10 +64,12 @@ struct AlltoallOutcome {
 inline constexpr std::uint32_t kPerPutPes = 16;
 inline constexpr Bytes kPerPutBytes = Bytes{1} << 30;
 
-/// Whether `scenario` takes this batched path: more than kPerPutPes PEs,
-/// buffers past kPerPutBytes at its largest size, phantom payloads, or a
-/// `batch` it sets. Otherwise it runs put by put over SimTransport.
-bool alltoall_batched(const Scenario& scenario);
+/// Whether `scenario` takes this batched path on `platform`: more than
+/// kPerPutPes PEs, buffers past kPerPutBytes at its largest size, phantom
+/// payloads, a `batch` it sets, or a first node whose device gives a term
+/// of the GPU lane other than its default (the per-put path prices o_d, W
+/// and o_p only). Otherwise it runs put by put over SimTransport.
+bool alltoall_batched(const Scenario& scenario, const LogGPPlatform& platform);
 
 /// The platform's first `pes` nodes in natural order (pe2 before pe10).
 /// @throws PlatformError when the platform has fewer.

@@ -35,8 +35,9 @@ std::vector<LinearFunc> terms(AlltoallFlavour flavour, const AlltoallParams& p, 
     while (hull.size() >= 2) {
       const Term& a = hull[hull.size() - 2];
       const Term& b = hull.back();
-      if ((b.puts_behind - a.puts_behind) * (t.ready - a.ready) - (b.ready - a.ready) * (t.puts_behind - a.puts_behind) <
-          0)
+      const double turn =
+          (b.puts_behind - a.puts_behind) * (t.ready - a.ready) - (b.ready - a.ready) * (t.puts_behind - a.puts_behind);
+      if (turn < 0)  // a right turn: b stays on the hull
         break;
       hull.pop_back();
     }

@@ -13,6 +13,7 @@
 
 #include "base/child.hpp"
 #include "sim/alltoall_sim.hpp"
+#include "tests/support/alltoall_scenario.hpp"
 
 namespace xover::sim {
 namespace {
@@ -61,7 +62,8 @@ std::vector<Outcome> parse(const std::string& text) {
   std::vector<Outcome> out;
   std::istringstream in(text);
   Outcome r{};
-  while (in >> r.flavour >> r.pes >> r.size >> r.batch >> r.time >> r.closed_form >> r.errors >> r.flows >> r.late >> r.cost)
+  while (in >> r.flavour >> r.pes >> r.size >> r.batch >> r.time >> r.closed_form >> r.errors >> r.flows >> r.late >>
+         r.cost)
     out.push_back(r);
   EXPECT_TRUE(in.eof()) << text;
   return out;
@@ -121,6 +123,18 @@ TEST(AlltoallSim, GpuLaneCostLinesAreTheSimulation) {
     EXPECT_NEAR(r.cost, r.closed_form, 1e-12 * r.closed_form) << what;
     EXPECT_EQ(r.errors, 0u) << what;
   }
+}
+
+TEST(AlltoallSim, AGpuLaneTakesTheBatchedPath) {
+  // Four PEs with real payloads run put by put on the star, whose device
+  // has no GPU lane; on a platform with one they take the batched path,
+  // the one that prices it.
+  const Scenario s = test::alltoall_scenario(4, 1, {8, 4096});
+  std::string got;
+  for (const std::string& file : {shipped("alltoall-star.xml"), data("alltoall_gpu_lane.xml")})
+    got += in_child(
+        [&] { return std::string(alltoall_batched(s, LogGPPlatform::load(file)) ? "batched " : "per-put "); });
+  EXPECT_EQ(got, "per-put batched ");
 }
 
 TEST(AlltoallSim, AFullCoreLinkSlowsNothing) {

@@ -129,9 +129,9 @@ TEST(CalibratedPlatform, GpuLaneLoadsBackAsWritten) {
   const std::string report = in_child([&] {
     const DeviceAttrs& g = sim::LogGPPlatform::load(file).node("node1").device;
     char buf[160];
-    std::snprintf(buf, sizeof buf, "launch %.3f slope %.3f batch %u gap %.3f bw %.0f proxies %u ring %u", g.launch * 1e9,
-                  g.post_slope * 1e9, g.doorbell_batch, g.engine_gap * 1e9, g.engine_bw, g.proxy_threads,
-                  g.ring_capacity);
+    std::snprintf(buf, sizeof buf, "launch %.3f slope %.3f batch %u gap %.3f bw %.0f proxies %u ring %u",
+                  g.launch * 1e9, g.post_slope * 1e9, g.doorbell_batch, g.engine_gap * 1e9, g.engine_bw,
+                  g.proxy_threads, g.ring_capacity);
     return std::string(buf);
   });
   std::remove(file.c_str());
