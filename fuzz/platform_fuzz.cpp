@@ -16,6 +16,7 @@
 #include <pugixml.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <string>
@@ -91,6 +92,11 @@ void read_node(const pugi::xml_node& node, PlatformNode& out) {
       continue;
     }
     check(out.memcpy_bw > 0 && out.gap >= 0 && out.device.threads > 0, "an accepted node property is in range");
+    const DeviceAttrs& d = out.device;
+    check(d.doorbell_batch > 0 && d.proxy_threads > 0 && d.ring_capacity > 0 && d.engine_bw > 0 &&
+              std::isfinite(d.launch) && d.launch >= 0 && std::isfinite(d.post_slope) && d.post_slope >= 0 &&
+              std::isfinite(d.engine_gap) && d.engine_gap >= 0,
+          "an accepted GPU lane figure is in range");
     check(std::all_of(out.memcpy_steps.steps().begin(), out.memcpy_steps.steps().end(),
                       [&](const SizeStep& step) { return step.value > 0; }) &&
               (out.memcpy_steps.empty() || out.memcpy_steps.steps().front().value == out.memcpy_bw),

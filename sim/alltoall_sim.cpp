@@ -63,7 +63,7 @@ class Exchange {
     for (std::uint32_t pe = 0; pe < pes_; ++pe) {
       Pe& p = pe_.emplace_back();
       p.host = s4u::Host::by_name(platform.node(nodes[pe]).nics.front());
-      p.params = alltoall_params(platform, {nodes[pe], nodes[(pe + 1) % pes_]}, spec);
+      p.params = alltoall_params(platform, {nodes[pe], nodes[(pe + pes_ / 2) % pes_]}, spec);
       p.mutex = s4u::Mutex::create();
       p.written = s4u::ConditionVariable::create();
     }
@@ -108,14 +108,14 @@ class Exchange {
   /// posted.
   void device(std::uint32_t pe) {
     Pe& p = pe_[pe];
-    PostClock clock(p.params);
+    PostClock clock(spec_.flavour, p.params);
     if (spec_.flavour == AlltoallFlavour::Direct) {
       Pending pending;
       for (std::size_t i = 0; i < puts_; i += spec_.batch) {
         const std::size_t k = std::min(spec_.batch, puts_ - i);
         Seconds injected = 0;
         for (std::size_t j = i; j < i + k; ++j)
-          injected = clock.inject(clock.posted(j));
+          injected = clock.inject(clock.next().ready);
         send(pe, pending, i, k, injected);
       }
       drain(pe, pending);
@@ -125,18 +125,22 @@ class Exchange {
     const std::size_t chunk = (spec_.batch + threads - 1) / threads * threads;
     for (std::size_t i = 0; i < puts_; i += chunk) {
       const std::size_t k = std::min(chunk, puts_ - i);
-      s4u::this_actor::sleep_until(start_ + clock.posted(i + k - 1));
+      Seconds written = 0;
+      for (std::size_t j = i; j < i + k; ++j)
+        written = clock.next().posted;
+      s4u::this_actor::sleep_until(start_ + written);
       const std::unique_lock lock(*p.mutex);
       p.commands = i + k;
       p.written->notify_all();
     }
   }
 
-  /// The proxy thread: waits for a batch's commands, serves them (stage 2)
-  /// and has the NIC inject them (stage 3).
+  /// The proxy threads (all R of them, serving commands in turn): wait for
+  /// a batch's commands, serve them (stage 2) and have the NIC inject them
+  /// (stage 3).
   void proxy(std::uint32_t pe) {
     Pe& p = pe_[pe];
-    PostClock clock(p.params);
+    PostClock clock(spec_.flavour, p.params);
     Pending pending;
     for (std::size_t i = 0; i < puts_;) {
       const std::size_t k = std::min(spec_.batch, puts_ - i);
@@ -147,7 +151,7 @@ class Exchange {
       }
       Seconds injected = 0;
       for (std::size_t j = i; j < i + k; ++j)
-        injected = clock.inject(clock.serve(clock.posted(j)));
+        injected = clock.inject(clock.next().ready);
       send(pe, pending, i, k, injected);
       i += k;
     }
@@ -156,13 +160,15 @@ class Exchange {
 
   /// Starts the transfer of puts [first, first + k) of `pe`, the last one
   /// injected at `injected`: k·n bytes, started so that alone on its links
-  /// it ends when the last put would, (k − 1)·n·G before `injected`. A
-  /// sender whose clock is already past that date (it waited for commands)
-  /// starts it now and counts it late.
+  /// (at the lane's bandwidth) it ends when the last put would, at
+  /// `injected` + n/B (B the pace, the engine's bandwidth where it is the
+  /// smaller). A sender whose clock is already past that date (it waited
+  /// for commands) starts it now and counts it late.
   void send(std::uint32_t pe, Pending& pending, std::size_t first, std::size_t k, Seconds injected) {
     const Pe& p = pe_[pe];
     const Bytes bytes = k * spec_.size;
-    const Seconds date = start_ + injected - static_cast<double>((k - 1) * spec_.size) / p.params.bandwidth;
+    const double n = static_cast<double>(spec_.size);
+    const Seconds date = start_ + injected + n / p.params.pace() - static_cast<double>(k) * n / p.params.bandwidth;
     const Seconds now = s4u::Engine::get_clock();
     if (date > now)
       s4u::this_actor::sleep_until(date);
@@ -255,7 +261,7 @@ std::vector<std::string> alltoall_nodes(const LogGPPlatform& platform, std::uint
 
 AlltoallParams alltoall_params(const LogGPPlatform& platform, const std::vector<std::string>& nodes,
                                const AlltoallSpec& spec) {
-  const Path path = platform.path(nodes.at(0), nodes.at(1));
+  const Path path = platform.path(nodes.at(0), nodes.at(nodes.size() / 2));
   const LaneAttrs& lane = path.lanes[put_lane(path).value_or(0)];
   AlltoallParams params;
   params.pes = spec.pes;
@@ -269,20 +275,27 @@ AlltoallParams alltoall_params(const LogGPPlatform& platform, const std::vector<
   return params;
 }
 
-bool alltoall_batched(const Scenario& scenario) {
+bool alltoall_batched(const Scenario& scenario, const LogGPPlatform& platform) {
+  const DeviceAttrs plain;
+  const DeviceAttrs& device = platform.nodes().empty() ? plain : platform.node(alltoall_nodes(platform, 1)[0]).device;
+  const bool gpu_lane = device.launch != plain.launch || device.post_slope != plain.post_slope ||
+                        device.doorbell_batch != plain.doorbell_batch || device.engine_gap != plain.engine_gap ||
+                        device.engine_bw != plain.engine_bw || device.proxy_threads != plain.proxy_threads ||
+                        device.ring_capacity != plain.ring_capacity;
   const Bytes largest = scenario.sizes.empty() ? 0 : *std::max_element(scenario.sizes.begin(), scenario.sizes.end());
   const AlltoallSettings& settings = workload_settings<AlltoallSettings>(scenario);
   const double buffers = 2.0 * settings.pes * settings.pes * static_cast<double>(largest);
-  return scenario.phantom || settings.batch != 0 || settings.pes > kPerPutPes ||
+  return gpu_lane || scenario.phantom || settings.batch != 0 || settings.pes > kPerPutPes ||
          buffers > static_cast<double>(kPerPutBytes);
 }
 
 std::size_t alltoall_batch(AlltoallFlavour flavour, const AlltoallParams& params) {
   const double puts = params.pes - 1.0;
-  const Seconds per_put = std::max(params.injection(), flavour == AlltoallFlavour::Direct
-                                                          ? params.device.device_o / params.device.threads
-                                                          : params.device.proxy_o);
-  const double wire = params.latency + static_cast<double>(params.size) / params.bandwidth;
+  const Seconds per_put =
+      std::max(params.injection(), flavour == AlltoallFlavour::Direct
+                                       ? params.post_cost() / params.device.threads
+                                       : params.device.proxy_o / params.device.proxy_threads);
+  const double wire = params.latency + static_cast<double>(params.size) / params.pace();
   const double in_flight = per_put > 0 ? std::ceil(wire / per_put) : puts;
   const double budget = std::ceil(params.pes * puts / kFlowBudget);
   return static_cast<std::size_t>(std::clamp(std::max(in_flight, budget), 1.0, std::max(puts, 1.0)));
@@ -297,7 +310,7 @@ Results simulate_alltoall_scenario(const Scenario& scenario, const LogGPPlatform
                                    const std::function<void(const Point&)>& on_new_point) {
   const AlltoallSettings& settings = workload_settings<AlltoallSettings>(scenario);
   const std::vector<std::string> nodes = alltoall_nodes(platform, settings.pes);
-  const Path path = platform.path(nodes[0], nodes[1]);
+  const Path path = platform.path(nodes[0], nodes[nodes.size() / 2]);
   const std::string lane = path.lanes[put_lane(path).value_or(0)].name;
   Results results;
   results.on_new_point = on_new_point;

@@ -8,13 +8,17 @@
 // This path moves no bytes: a put is a date and a transfer's size, and only
 // its signal is counted (missing or landed twice); its results say
 // verified=no. Each PE is an actor on its node for the device's threads
-// and, in the proxy flavour, a second actor for its proxy thread; they meet
-// at a command ring (the PE writes a posting round's commands, the proxy
-// waits for them and serves them one by one). Both take their dates from
-// the protocol's PostClock (the stages' arithmetic), and start, for each
-// put, a host-to-host transfer of n bytes from its node to the target's at
-// the date the NIC injects it; the transfer shares links as SimGrid's CM02
-// model computes, and the put's signal lands with its last byte.
+// and, in the proxy flavour, a second actor for its proxy threads; they
+// meet at a command ring (the PE writes a posting round's commands, the
+// proxy waits for them and serves them in turn). Both take their dates from
+// the protocol's PostClock (the stages' arithmetic, the GPU lane's terms
+// among them: launch, posting contention, doorbell batches, R proxy
+// threads, a ring of C commands), and start, for each put, a host-to-host
+// transfer of n bytes from its node to the target's at the date the NIC
+// (or the engine that plays it) injects it, so that it ends n/B after, B
+// the lane's or the engine's bandwidth, the smaller; the transfer shares
+// links as SimGrid's CM02 model computes, and the put's signal lands with
+// its last byte. The per-put path prices o_d, W and o_p only.
 //
 // Aggregation: with a batch of k > 1, one transfer of k·n bytes carries k
 // consecutive puts of a PE, to the last one's target, started so that,
@@ -60,18 +64,22 @@ struct AlltoallOutcome {
 inline constexpr std::uint32_t kPerPutPes = 16;
 inline constexpr Bytes kPerPutBytes = Bytes{1} << 30;
 
-/// Whether `scenario` takes this batched path: more than kPerPutPes PEs,
-/// buffers past kPerPutBytes at its largest size, phantom payloads, or a
-/// `batch` it sets. Otherwise it runs put by put over SimTransport.
-bool alltoall_batched(const Scenario& scenario);
+/// Whether `scenario` takes this batched path on `platform`: more than
+/// kPerPutPes PEs, buffers past kPerPutBytes at its largest size, phantom
+/// payloads, a `batch` it sets, or a first node whose device gives a term
+/// of the GPU lane other than its default (the per-put path prices o_d, W
+/// and o_p only). Otherwise it runs put by put over SimTransport.
+bool alltoall_batched(const Scenario& scenario, const LogGPPlatform& platform);
 
 /// The platform's first `pes` nodes in natural order (pe2 before pe10).
 /// @throws PlatformError when the platform has fewer.
 std::vector<std::string> alltoall_nodes(const LogGPPlatform& platform, std::uint32_t pes);
 
 /// The figures the closed form takes for `spec` on `nodes`: the put lane
-/// (put_lane(), else the first) from the first node to the second, and the
-/// first node's device.
+/// (put_lane(), else the first) from the first node to the one half-way
+/// along `nodes` (the second of two): the middle shift's, which on a
+/// platform of nodes of several GPUs crosses the network as soon as the
+/// PEs span two nodes; and the first node's device.
 AlltoallParams alltoall_params(const LogGPPlatform& platform, const std::vector<std::string>& nodes,
                                const AlltoallSpec& spec);
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <stdexcept>
 
 namespace xover::sim::detail {
@@ -258,18 +259,41 @@ bool read_node_prop(PlatformNode& node, std::string_view key, const std::string&
     (key == "xover:stage_bw" ? node.device_copy.stage_bw : node.device_copy.ipc_bw) = parse_bandwidth(value);
     return true;
   }
-  if (key == "xover:threads") {
-    std::uint32_t threads = 0;
-    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), threads);
-    if (error != std::errc() || end != value.data() + value.size() || threads == 0 || threads > 1u << 20)
-      throw std::invalid_argument("'" + value + "' is not a thread count from 1 to 1048576");
-    node.device.threads = threads;
+  if (key == "xover:engine_bw") {
+    node.device.engine_bw = parse_bandwidth(value);
+    if (!std::isfinite(node.device.engine_bw))
+      throw std::invalid_argument("'" + value + "' is not a finite bandwidth");
+    return true;
+  }
+  struct Count {
+    std::string_view key;
+    std::uint32_t DeviceAttrs::* field;
+    std::uint32_t most;
+    const char* what;
+  };
+  static constexpr Count kCounts[] = {
+      {"xover:threads", &DeviceAttrs::threads, 1u << 20, "a thread count"},
+      {"xover:doorbell_batch", &DeviceAttrs::doorbell_batch, 1u << 16, "a doorbell batch"},
+      {"xover:proxy_threads", &DeviceAttrs::proxy_threads, 1024, "a proxy thread count"},
+      {"xover:ring_capacity", &DeviceAttrs::ring_capacity, 1u << 24, "a ring capacity in commands"},
+  };
+  for (const Count& c : kCounts) {
+    if (key != c.key)
+      continue;
+    std::uint32_t count = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), count);
+    if (error != std::errc() || end != value.data() + value.size() || count == 0 || count > c.most)
+      throw std::invalid_argument("'" + value + "' is not " + c.what + " from 1 to " + std::to_string(c.most));
+    node.device.*c.field = count;
     return true;
   }
   Seconds* time = key == "xover:gap"          ? &node.gap
                   : key == "xover:device_o"   ? &node.device.device_o
                   : key == "xover:proxy_o"    ? &node.device.proxy_o
                   : key == "xover:proxy_wake" ? &node.device.proxy_wake
+                  : key == "xover:launch"     ? &node.device.launch
+                  : key == "xover:post_slope" ? &node.device.post_slope
+                  : key == "xover:engine_gap" ? &node.device.engine_gap
                   : key == "xover:stage_o"    ? &node.device_copy.stage_o
                                               : nullptr;
   if (!time)
@@ -277,6 +301,8 @@ bool read_node_prop(PlatformNode& node, std::string_view key, const std::string&
   *time = parse_time(value);
   if (*time < 0)
     throw std::invalid_argument("'" + value + "' is a negative time");
+  if (!std::isfinite(*time))
+    throw std::invalid_argument("'" + value + "' is not a finite time");
   return true;
 }
 

@@ -48,16 +48,18 @@ void merge_link_props(LaneAttrs& lane, std::uint32_t& merged, const LinkProps& l
 SizeSteps combine_steps(const SizeSteps& a, double a_plain, const SizeSteps& b, double b_plain, bool larger);
 
 /// Sets the node host property `key` of `node` from `value`: bandwidths
-/// for `xover:memcpy_bw`, `xover:stage_bw` and `xover:ipc_bw`, factors in
-/// (0, 1] for `xover:bw_factor`, times for `xover:gap`, `xover:stage_o` and
-/// the device's, a count for `xover:threads`. False when `key` is none of
-/// them.
+/// for `xover:memcpy_bw`, `xover:stage_bw`, `xover:ipc_bw` and
+/// `xover:engine_bw`, factors in (0, 1] for `xover:bw_factor`, times for
+/// `xover:gap`, `xover:stage_o` and the device's, counts for
+/// `xover:threads`, `xover:doorbell_batch`, `xover:proxy_threads` and
+/// `xover:ring_capacity`. False when `key` is none of them.
 /// @throws std::invalid_argument for a bad value.
 bool read_node_prop(PlatformNode& node, std::string_view key, const std::string& value);
 
 /// The node host properties, for messages.
 inline constexpr std::string_view kNodeProps =
     "xover:memcpy_bw, xover:bw_factor, xover:gap, xover:device_o, xover:threads, xover:proxy_o, xover:proxy_wake, xover:stage_o, "
-    "xover:stage_bw, xover:ipc_bw";
+    "xover:stage_bw, xover:ipc_bw, xover:launch, xover:post_slope, xover:doorbell_batch, xover:engine_gap, xover:engine_bw, "
+    "xover:proxy_threads, xover:ring_capacity";
 
 }  // namespace xover::sim::detail

@@ -15,8 +15,8 @@ namespace {
 /// Transport: at scales where one transfer per message costs too much.
 struct NativeRunner {
   const Workload* workload;
-  /// Whether it takes `scenario`; if not, Workload::run does, over SimTransport.
-  bool (*takes)(const Scenario& scenario);
+  /// Whether it takes `scenario` on `platform`; if not, Workload::run does, over SimTransport.
+  bool (*takes)(const Scenario& scenario, const LogGPPlatform& platform);
   Results (*simulate)(const Scenario& scenario, const LogGPPlatform& platform,
                       const std::function<void(const Point&)>& on_new_point);
 };
@@ -28,9 +28,9 @@ const std::array kNativeRunners{
     NativeRunner{&alltoall_workload, alltoall_batched, simulate_alltoall_scenario},
 };
 
-const NativeRunner* native_runner(const Scenario& scenario) {
+const NativeRunner* native_runner(const Scenario& scenario, const LogGPPlatform& platform) {
   for (const NativeRunner& runner : kNativeRunners)
-    if (runner.workload == scenario.workload && runner.takes(scenario))
+    if (runner.workload == scenario.workload && runner.takes(scenario, platform))
       return &runner;
   return nullptr;
 }
@@ -64,7 +64,7 @@ bool simulates(const Workload& workload) {
 
 Results simulate(const Scenario& scenario, const LogGPPlatform& platform,
                  const std::function<void(const Point&)>& on_new_point) {
-  if (const NativeRunner* runner = native_runner(scenario))
+  if (const NativeRunner* runner = native_runner(scenario, platform))
     return runner->simulate(scenario, platform, on_new_point);
   if (!scenario.workload->run)
     throw std::invalid_argument("scenario '" + scenario.name + "': the " + std::string(scenario.workload->name) +

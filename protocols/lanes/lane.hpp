@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <string_view>
 #include <string>
 #include <vector>
@@ -187,12 +188,25 @@ struct Path {
 
 /// What a node's device and its proxy thread do per alltoall step
 /// (protocols/coll/alltoall.hpp; host properties `xover:device_o`,
-/// `xover:threads`, `xover:proxy_o`, `xover:proxy_wake`, platforms/README.md).
+/// `xover:threads`, `xover:proxy_o`, `xover:proxy_wake`, and the GPU lane's
+/// `xover:launch`, `xover:post_slope`, `xover:doorbell_batch`,
+/// `xover:engine_gap`, `xover:engine_bw`, `xover:proxy_threads`,
+/// `xover:ring_capacity`, platforms/README.md). The GPU lane's defaults
+/// change nothing: no launch, no contention, a doorbell per request, no
+/// engine slower than the lane, one proxy thread, a ring the exchange never
+/// fills.
 struct DeviceAttrs {
   Seconds device_o = 0.1e-6;   ///< o_d: a device thread builds and posts one command or work request
-  std::uint32_t threads = 32;  ///< T: device threads posting at once (32, a warp; 1024, a block)
+  std::uint32_t threads = 32;  ///< T, the posting width: device threads posting at once (32, a warp; 1024, a block)
   Seconds proxy_o = 1e-6;      ///< o_p: the proxy's serial work per command: parse, fence, post, poll
   Seconds proxy_wake = 2e-6;   ///< W: from a command written to the proxy seeing it (fence, PCIe, wake-up)
+  Seconds launch = 0;          ///< the kernel's launch, paid once before the first post
+  Seconds post_slope = 0;      ///< s: a post costs o_d + s·(k − 1) with k threads posting at once
+  std::uint32_t doorbell_batch = 1;  ///< D: work requests per doorbell; the engine sees a request when its doorbell rings
+  Seconds engine_gap = 0;      ///< the engine's least time per work request (the lane's gap, if larger, holds)
+  BytesPerSecond engine_bw = std::numeric_limits<double>::infinity();  ///< the engine's copy bandwidth
+  std::uint32_t proxy_threads = 1;    ///< R: proxy threads per PE; command i is thread i mod R's
+  std::uint32_t ring_capacity = 65536;  ///< C: commands the ring holds (NVSHMEM's 4 MiB of 64-byte commands)
 
   bool operator==(const DeviceAttrs&) const = default;
 };

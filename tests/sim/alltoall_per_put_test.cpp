@@ -24,7 +24,7 @@ TEST(AlltoallPerPut, TakesTheClosedFormsTime) {
     out.precision(17);
     for (const auto& [pes, threads] : {std::pair<std::uint32_t, std::uint32_t>{2, 1}, {3, 1}, {8, 4}, {16, 4}, {16, 32}}) {
       const Scenario s = alltoall_scenario(pes, threads, {1, 8, 4096, 65536});
-      if (sim::alltoall_batched(s))
+      if (sim::alltoall_batched(s, platform))
         return std::string("batched: P=") + std::to_string(pes);
       const Results results = sim::simulate(s, platform);
       for (const Point* p : results.points())

@@ -13,6 +13,7 @@
 
 #include "base/child.hpp"
 #include "sim/alltoall_sim.hpp"
+#include "tests/support/alltoall_scenario.hpp"
 
 namespace xover::sim {
 namespace {
@@ -25,7 +26,8 @@ std::string shipped(const std::string& name) {
   return std::string(XOVER_SOURCE_DIR) + "/platforms/" + name;
 }
 
-/// One line per run: "flavour pes size batch time closed_form errors flows late".
+/// One line per run: "flavour pes size batch time closed_form errors flows
+/// late cost", cost the flavour's cost line at n.
 std::string runs(const std::string& file, const std::vector<AlltoallSpec>& specs) {
   return in_child([&] {
     const LogGPPlatform platform = LogGPPlatform::load(file);
@@ -36,7 +38,10 @@ std::string runs(const std::string& file, const std::vector<AlltoallSpec>& specs
       const AlltoallOutcome got = simulate_alltoall(platform, nodes, spec);
       out << static_cast<int>(spec.flavour) << ' ' << spec.pes << ' ' << spec.size << ' ' << spec.batch << ' '
           << got.time << ' ' << alltoall_closed_form(spec.flavour, alltoall_params(platform, nodes, spec)) << ' '
-          << got.errors << ' ' << got.flows << ' ' << got.late_flows << '\n';
+          << got.errors << ' ' << got.flows << ' ' << got.late_flows << ' ';
+      Seconds cost = -1;
+      evaluate(alltoall_cost(spec.flavour, alltoall_params(platform, nodes, spec)), spec.size, cost);
+      out << cost << '\n';
     }
     return out.str();
   });
@@ -50,13 +55,15 @@ struct Outcome {
   double time, closed_form;
   std::size_t errors;
   std::uint64_t flows, late;
+  double cost;
 };
 
 std::vector<Outcome> parse(const std::string& text) {
   std::vector<Outcome> out;
   std::istringstream in(text);
   Outcome r{};
-  while (in >> r.flavour >> r.pes >> r.size >> r.batch >> r.time >> r.closed_form >> r.errors >> r.flows >> r.late)
+  while (in >> r.flavour >> r.pes >> r.size >> r.batch >> r.time >> r.closed_form >> r.errors >> r.flows >> r.late >>
+         r.cost)
     out.push_back(r);
   EXPECT_TRUE(in.eof()) << text;
   return out;
@@ -95,6 +102,39 @@ TEST(AlltoallSim, ContentionFreeIsTheClosedForm) {
     EXPECT_EQ(r.late, 0u) << what;
     EXPECT_EQ(r.flows, r.pes * ((r.pes - 2) / r.batch + 1)) << what;
   }
+}
+
+TEST(AlltoallSim, GpuLaneCostLinesAreTheSimulation) {
+  // Every term of the GPU lane binding (tests/data/platforms/
+  // alltoall_gpu_lane.xml), both flavours, one transfer per put and
+  // batches: the cost line at n is the simulated exchange to 1e-9.
+  std::vector<AlltoallSpec> specs;
+  for (const AlltoallFlavour flavour : {AlltoallFlavour::Proxy, AlltoallFlavour::Direct})
+    for (const std::uint32_t pes : {2u, 4u, 8u, 16u})
+      for (const Bytes size : {Bytes{8}, Bytes{4096}, Bytes{65536}, Bytes{1} << 20})
+        for (const std::size_t batch : {std::size_t{1}, std::size_t{pes - 1}})
+          specs.push_back(spec(flavour, pes, size, batch));
+  const std::vector<Outcome> got = parse(runs(data("alltoall_gpu_lane.xml"), specs));
+  ASSERT_EQ(got.size(), specs.size());
+  for (const Outcome& r : got) {
+    const std::string what = "flavour " + std::to_string(r.flavour) + " P=" + std::to_string(r.pes) +
+                             " n=" + std::to_string(r.size) + " batch " + std::to_string(r.batch);
+    EXPECT_NEAR(r.time, r.cost, 1e-9 * r.cost) << what;
+    EXPECT_NEAR(r.cost, r.closed_form, 1e-12 * r.closed_form) << what;
+    EXPECT_EQ(r.errors, 0u) << what;
+  }
+}
+
+TEST(AlltoallSim, AGpuLaneTakesTheBatchedPath) {
+  // Four PEs with real payloads run put by put on the star, whose device
+  // has no GPU lane; on a platform with one they take the batched path,
+  // the one that prices it.
+  const Scenario s = test::alltoall_scenario(4, 1, {8, 4096});
+  std::string got;
+  for (const std::string& file : {shipped("alltoall-star.xml"), data("alltoall_gpu_lane.xml")})
+    got += in_child(
+        [&] { return std::string(alltoall_batched(s, LogGPPlatform::load(file)) ? "batched " : "per-put "); });
+  EXPECT_EQ(got, "per-put batched ");
 }
 
 TEST(AlltoallSim, AFullCoreLinkSlowsNothing) {

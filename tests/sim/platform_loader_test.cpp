@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <functional>
 #include <string>
+#include <utility>
 
 #include "base/child.hpp"
 
@@ -400,6 +401,52 @@ TEST(PlatformLoader, ZeroBandwidth) {
 TEST(PlatformLoader, NegativeXoverTime) {
   const std::string file = fixture("negative_time.xml");
   EXPECT_EQ(load_error(file), "ERROR: " + file + ":12: link 'l': xover:reg_cost must not be negative (got '-2us')");
+}
+
+TEST(PlatformLoader, GpuLaneFiguresAreRead) {
+  const std::string out = with_platform(fixture("alltoall_gpu_lane.xml"), [](const LogGPPlatform& p) {
+    const DeviceAttrs& d = p.node("pe3").device;
+    return num(d.launch) + " " + num(d.post_slope) + " " + std::to_string(d.doorbell_batch) + " " +
+           num(d.engine_gap) + " " + num(d.engine_bw) + " " + std::to_string(d.proxy_threads) + " " +
+           std::to_string(d.ring_capacity);
+  });
+  EXPECT_EQ(out, "4e-06 5e-08 3 4e-08 1e+10 2 5");
+  // A platform that names none keeps the defaults, which change nothing.
+  EXPECT_EQ(with_platform(shipped("alltoall-star.xml"),
+                          [](const LogGPPlatform& p) {
+                            const DeviceAttrs& d = p.node("pe0").device;
+                            return num(d.launch) + " " + num(d.engine_bw) + " " + std::to_string(d.ring_capacity);
+                          }),
+            "0 inf 65536");
+}
+
+TEST(PlatformLoader, BadGpuLaneFiguresNameFileAndLine) {
+  // Each bad value in a platform of its own, on line 6.
+  const std::pair<const char*, const char*> cases[] = {
+      {"xover:doorbell_batch\" value=\"0", "'0' is not a doorbell batch from 1 to 65536"},
+      {"xover:proxy_threads\" value=\"two", "'two' is not a proxy thread count from 1 to 1024"},
+      {"xover:ring_capacity\" value=\"99999999", "'99999999' is not a ring capacity in commands from 1 to 16777216"},
+      {"xover:engine_bw\" value=\"0GBps", "'0GBps': a bandwidth must be positive"},
+      {"xover:launch\" value=\"-1us", "'-1us' is a negative time"},
+      {"xover:post_slope\" value=\"1xs", "unknown time unit 'xs'"},
+      {"xover:engine_gap\" value=\"infus", "'infus' is not a finite time"},
+  };
+  for (const auto& [prop, error] : cases) {
+    const std::string file = testing::TempDir() + "/gpu_lane_bad.xml";
+    std::FILE* f = std::fopen(file.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fprintf(f,
+                 "<?xml version=\"1.0\"?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+                 "<platform version=\"4.1\">\n  <zone id=\"world\" routing=\"Full\">\n"
+                 "    <host id=\"a\" speed=\"1Gf\">\n      <prop id=\"%s\"/>\n    </host>\n"
+                 "    <host id=\"b\" speed=\"1Gf\"/>\n    <link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\"/>\n"
+                 "    <route src=\"a\" dst=\"b\"><link_ctn id=\"l\"/></route>\n  </zone>\n</platform>\n",
+                 prop);
+    std::fclose(f);
+    const std::string got = load_error(file);
+    EXPECT_THAT(got, StartsWith("ERROR: " + file + ":6: host 'a': ")) << prop;
+    EXPECT_THAT(got, HasSubstr(error)) << prop;
+  }
 }
 
 TEST(PlatformLoader, ZeroSizeThatACapabilityNeeds) {

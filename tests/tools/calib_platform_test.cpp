@@ -112,6 +112,34 @@ TEST(CalibratedPlatform, LoadsAndGivesBackItsLanes) {
                         lanes);
 }
 
+// The GPU lane's figures are written where they differ from the defaults
+// and load back as written; a draft without them writes none.
+TEST(CalibratedPlatform, GpuLaneLoadsBackAsWritten) {
+  EXPECT_EQ(platform_xml(draft()).find("xover:launch"), std::string::npos);
+  EXPECT_EQ(platform_xml(draft()).find("xover:engine_bw"), std::string::npos);
+  PlatformDraft d = draft();
+  d.device->launch = 4.25e-6;
+  d.device->post_slope = 12.5e-9;
+  d.device->doorbell_batch = 32;
+  d.device->engine_gap = 40e-9;
+  d.device->engine_bw = 123.5e9;
+  d.device->proxy_threads = 4;
+  d.device->ring_capacity = 1024;
+  const std::string file = write_temp(platform_xml(d));
+  const std::string report = in_child([&] {
+    const DeviceAttrs& g = sim::LogGPPlatform::load(file).node("node1").device;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "launch %.3f slope %.3f batch %u gap %.3f bw %.0f proxies %u ring %u",
+                  g.launch * 1e9, g.post_slope * 1e9, g.doorbell_batch, g.engine_gap * 1e9, g.engine_bw,
+                  g.proxy_threads, g.ring_capacity);
+    return std::string(buf);
+  });
+  std::remove(file.c_str());
+  EXPECT_EQ(report, "launch 4250.000 slope 12.500 batch 32 gap 40.000 bw 123500000000 proxies 4 ring 1024");
+  d.device->doorbell_batch = 0;
+  EXPECT_THROW(platform_xml(d), std::invalid_argument);
+}
+
 // o_send_after and a bcopy without a sender copy are written where a lane
 // has them, and load back; a lane without them gets neither property.
 TEST(CalibratedPlatform, SendOverlapAndBcopyCopyLoadBackAsWritten) {

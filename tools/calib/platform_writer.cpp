@@ -54,6 +54,32 @@ std::string prop(const std::string& id, const std::string& value) {
   return "      <prop id=\"xover:" + id + "\" value=\"" + value + "\"/>\n";
 }
 
+/// The GPU lane's figures of `d` (lane.hpp) that differ from their
+/// defaults, which change nothing and are left out.
+std::string gpu_lane_props(const DeviceAttrs& d) {
+  const DeviceAttrs plain;
+  std::string out;
+  const auto time = [&out](const char* id, Seconds t, Seconds none) {
+    if (t != none)
+      out += prop(id, time_text("device", id, t));
+  };
+  const auto count = [&out](const char* id, std::uint32_t c, std::uint32_t none) {
+    if (c == 0)
+      throw std::invalid_argument(std::string("calibrated device ") + id + " is 0, not a count");
+    if (c != none)
+      out += prop(id, std::to_string(c));
+  };
+  time("launch", d.launch, plain.launch);
+  time("post_slope", d.post_slope, plain.post_slope);
+  count("doorbell_batch", d.doorbell_batch, plain.doorbell_batch);
+  time("engine_gap", d.engine_gap, plain.engine_gap);
+  if (d.engine_bw != plain.engine_bw)
+    out += prop("engine_bw", bandwidth_text("device engine_bw", d.engine_bw));
+  count("proxy_threads", d.proxy_threads, plain.proxy_threads);
+  count("ring_capacity", d.ring_capacity, plain.ring_capacity);
+  return out;
+}
+
 /// XML comments may not hold "--".
 std::string comment_safe(std::string text) {
   for (std::size_t i = text.find("--"); i != std::string::npos; i = text.find("--", i))
@@ -103,7 +129,8 @@ std::string platform_xml(const PlatformDraft& draft) {
     device = prop("device_o", time_text("device", "device_o", draft.device->device_o)) +
              prop("threads", std::to_string(draft.device->threads)) +
              prop("proxy_o", time_text("device", "proxy_o", draft.device->proxy_o)) +
-             prop("proxy_wake", time_text("device", "proxy_wake", draft.device->proxy_wake));
+             prop("proxy_wake", time_text("device", "proxy_wake", draft.device->proxy_wake)) +
+             gpu_lane_props(*draft.device);
   if (draft.device_copy)
     device += prop("stage_o", time_text("device", "stage_o", draft.device_copy->stage_o)) +
               prop("stage_bw", bandwidth_text("device stage_bw", draft.device_copy->stage_bw)) +

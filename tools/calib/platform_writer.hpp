@@ -29,8 +29,9 @@ struct PlatformDraft {
   /// message's size, where its buffers outgrow the caches; none written
   /// when empty.
   SizeSteps bw_factor = {};
-  /// Both nodes' `xover:device_o`, `threads`, `proxy_o`, `proxy_wake`; none
-  /// written when absent.
+  /// Both nodes' `xover:device_o`, `threads`, `proxy_o`, `proxy_wake`, and
+  /// the GPU lane's figures that differ from their defaults; none written
+  /// when absent.
   std::optional<DeviceAttrs> device;
   /// Both nodes' `xover:stage_o`, `stage_bw`, `ipc_bw`; none written when absent.
   std::optional<DeviceCopy> device_copy;
