@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 
 extern char** environ;
 
@@ -34,6 +35,17 @@ int spawn_and_wait(const std::string& program, const std::vector<std::string>& a
     if (errno != EINTR)
       return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::optional<std::string> shell_output(const std::string& command) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (!pipe)
+    return std::nullopt;
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;)
+    out.append(buf, n);
+  return pclose(pipe) == 0 ? std::optional<std::string>(out) : std::nullopt;
 }
 
 }  // namespace xover

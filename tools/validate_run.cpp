@@ -47,34 +47,21 @@ std::string tail(const std::string& file, std::size_t count = 8) {
   return out;
 }
 
-/// The output of the shell command `command` (stderr included), or none
-/// when it could not run.
-std::optional<std::string> capture(const std::string& command) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe)
-    return std::nullopt;
-  std::string out;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;)
-    out.append(buf, n);
-  return pclose(pipe) == 0 ? std::optional<std::string>(out) : std::nullopt;
-}
-
 /// UCX's own picks on the transports that do what `backend` does (its
 /// row's), on the hardware `options` name, when ucx_info runs.
 std::optional<UcxReport> ucx_report(const runtime::Backend& backend, const runtime::OptionValues& options) {
-  if (!backend.ucx || !capture("command -v ucx_info"))
+  if (!backend.ucx || !shell_output("command -v ucx_info"))
     return std::nullopt;
   const runtime::UcxTransports transports = backend.ucx(options);
   UcxReport r;
   r.transports = transports.name;
   const std::string query = "env UCX_PROTO_INFO=y " + transports.env + " timeout 20 ucx_info -e -u t";
-  const std::optional<std::string> v1 = capture("env UCX_PROTO_ENABLE=n " + query);
-  const std::optional<std::string> v2 = capture("env UCX_PROTO_ENABLE=y " + query);
+  const std::optional<std::string> v1 = shell_output("env UCX_PROTO_ENABLE=n " + query);
+  const std::optional<std::string> v2 = shell_output("env UCX_PROTO_ENABLE=y " + query);
   if (!v1 && !v2)
     return std::nullopt;
   r.handover = parse_ucx_proto_info(v1.value_or(""), v2.value_or(""));
-  if (const std::optional<std::string> version = capture("ucx_info -v")) {
+  if (const std::optional<std::string> version = shell_output("ucx_info -v")) {
     const std::size_t at = version->find("Version ");
     if (at != std::string::npos)
       r.version = version->substr(at + 8, version->find('\n', at) - at - 8);

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <vector>
 
+#include "base/spawn.hpp"
+
 namespace xover::tools::tune {
 namespace {
 
@@ -16,18 +18,6 @@ std::optional<int> whole(std::string_view s) {
   if (s.empty() || ec != std::errc() || end != s.data() + s.size())
     return std::nullopt;
   return v;
-}
-
-/// The output of `command` with stderr, or none when it did not exit 0.
-std::optional<std::string> capture(const std::string& command) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe)
-    return std::nullopt;
-  std::string out;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;)
-    out.append(buf, n);
-  return pclose(pipe) == 0 ? std::optional<std::string>(out) : std::nullopt;
 }
 
 /// The release number that starts `s` ("1.13.1 ...", "4.1.4\n").
@@ -156,27 +146,27 @@ Installed probe_installed(Library library, const std::string& ucx_env) {
   Installed out;
   out.library = library;
   if (library == Library::Ucx) {
-    const std::optional<std::string> v = capture("ucx_info -v");
+    const std::optional<std::string> v = shell_output("ucx_info -v");
     if (!v) {
       out.absent_reason = "ucx_info not found or failed: UCX is not installed here";
       return out;
     }
     out.present = true;
     out.version = parse_ucx_version(*v);
-    out.config = parse_ucx_config(capture("ucx_info -c").value_or(""));
+    out.config = parse_ucx_config(shell_output("ucx_info -c").value_or(""));
     const std::string query = "env UCX_PROTO_INFO=y " + ucx_env + " timeout 20 ucx_info -e -u t";
-    out.handover = parse_ucx_proto_info(capture("env UCX_PROTO_ENABLE=n " + query).value_or(""),
-                                        capture("env UCX_PROTO_ENABLE=y " + query).value_or(""));
+    out.handover = parse_ucx_proto_info(shell_output("env UCX_PROTO_ENABLE=n " + query).value_or(""),
+                                        shell_output("env UCX_PROTO_ENABLE=y " + query).value_or(""));
     return out;
   }
-  const std::optional<std::string> v = capture("ompi_info --version");
+  const std::optional<std::string> v = shell_output("ompi_info --version");
   if (!v) {
     out.absent_reason = "ompi_info not found or failed: Open MPI is not installed here";
     return out;
   }
   out.present = true;
   out.version = parse_ompi_version(*v);
-  out.config = parse_ompi_params(capture("ompi_info --param btl all --level 9").value_or(""));
+  out.config = parse_ompi_params(shell_output("ompi_info --param btl all --level 9").value_or(""));
   return out;
 }
 
