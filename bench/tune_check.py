@@ -36,12 +36,12 @@ import math
 import os
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+from perftest import ucx_perftest
 
 UCX_ENV = {"shm": {"UCX_TLS": "posix,cma"},
            "tcp": {"UCX_TLS": "tcp", "UCX_NET_DEVICES": "lo"},
@@ -49,12 +49,6 @@ UCX_ENV = {"shm": {"UCX_TLS": "posix,cma"},
 OMPI_BTL = {"shm": "vader", "tcp": "tcp", "verbs": "openib"}
 LARGEST = 4 << 20
 SLOWER_LIMIT = 1.05
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def skip_reason(library, backend, pingpong):
@@ -122,29 +116,7 @@ def sizes_around(own, value):
 
 def ucx_run(backend, env_extra, test, size, iterations):
     env = dict(os.environ, **UCX_ENV[backend], **env_extra)
-    port = str(free_port())
-    common = ["-t", test, "-s", str(size), "-n", str(iterations), "-w", str(max(iterations // 10, 2)), "-p", port]
-    if test == "tag_bw":
-        common += ["-O", "16"]
-    server = subprocess.Popen(["taskset", "-c", "0", "ucx_perftest"] + common, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(50):
-            client = subprocess.run(["taskset", "-c", "1", "ucx_perftest", "127.0.0.1"] + common, env=env,
-                                    capture_output=True, text=True)
-            if client.returncode == 0:
-                break
-            time.sleep(0.1)
-        else:
-            server.kill()
-            sys.exit(f"ucx_perftest failed: {client.stderr.strip()}")
-    finally:
-        server.wait(timeout=60)
-    final = [line for line in client.stdout.splitlines() if line.startswith("Final:")]
-    if not final:
-        sys.exit(f"ucx_perftest printed no result:\n{client.stdout}")
-    fields = re.split(r"\s+", final[0].strip())[1:]
-    return float(fields[1]) * 1e-6 if test == "tag_lat" else 1.0 / float(fields[7])
+    return ucx_perftest(test, size, iterations, env)
 
 
 def ompi_run(backend, env_extra, pingpong, size, iterations):

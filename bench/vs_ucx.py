@@ -41,12 +41,12 @@ import csv
 import os
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+from perftest import ucx_perftest
 
 TRANSPORTS = {"shm": "posix,cma,self", "tcp": "tcp,self", "verbs": "rc_verbs,self"}
 WINDOW = 16
@@ -92,12 +92,6 @@ SCENARIO = """<?xml version="1.0"?>
   <curves>{curve}</curves>
 </scenario>
 """
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def why_unavailable(xover, backend):
@@ -156,32 +150,7 @@ def ucx_run(point, iterations, ib_dev, server_wrap=(), client_wrap=()):
     env = dict(os.environ, UCX_NET_DEVICES=devices, **point.ucx_env)
     test = "tag_lat" if point.test == "latency" else "tag_bw"
     n = iterations if test == "tag_lat" else iterations * WINDOW
-    port = str(free_port())
-    common = ["-t", test, "-s", str(point.size), "-n", str(n), "-w", str(max(n // 10, 2)), "-p", port]
-    if test == "tag_bw":
-        common += ["-O", str(WINDOW)]
-    server = subprocess.Popen(list(server_wrap) + ["taskset", "-c", "0", "ucx_perftest"] + common, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for attempt in range(50):
-            client = subprocess.run(list(client_wrap) + ["taskset", "-c", "1", "ucx_perftest", "127.0.0.1"] + common, env=env,
-                                    capture_output=True, text=True)
-            if client.returncode == 0:
-                break
-            time.sleep(0.1)
-        else:
-            sys.exit(f"ucx_perftest failed: {client.stderr.strip()}")
-    finally:
-        server.wait(timeout=60)
-    final = [line for line in client.stdout.splitlines() if line.startswith("Final:")]
-    if not final:
-        sys.exit(f"ucx_perftest printed no result:\n{client.stdout}")
-    # Final: iterations, p50 latency, avg latency, overall latency (us),
-    # bandwidth avg, overall (MB/s), message rate avg, overall.
-    fields = re.split(r"\s+", final[0].strip())[1:]
-    if test == "tag_lat":
-        return float(fields[1]) * 1e-6
-    return 1.0 / float(fields[7])
+    return ucx_perftest(test, point.size, n, env, WINDOW, server_wrap, client_wrap)
 
 
 def measure(point, pairs, run_xover, run_ucx):
