@@ -127,7 +127,8 @@ TEST(CalibratedPlatform, GpuLaneLoadsBackAsWritten) {
   d.device->ring_capacity = 1024;
   const std::string file = write_temp(platform_xml(d));
   const std::string report = in_child([&] {
-    const DeviceAttrs& g = sim::LogGPPlatform::load(file).node("node1").device;
+    const sim::LogGPPlatform platform = sim::LogGPPlatform::load(file);
+    const DeviceAttrs& g = platform.node("node1").device;
     char buf[160];
     std::snprintf(buf, sizeof buf, "launch %.3f slope %.3f batch %u gap %.3f bw %.0f proxies %u ring %u",
                   g.launch * 1e9, g.post_slope * 1e9, g.doorbell_batch, g.engine_gap * 1e9, g.engine_bw,
