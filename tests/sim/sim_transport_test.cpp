@@ -51,6 +51,22 @@ std::string arrivals(Bytes busy_bytes) {
   });
 }
 
+/// One rank's pairwise exchange: an 8-byte message to each other rank in
+/// turn (shift k), the one from rank - k received alongside.
+void pairwise_exchange(Rank rank, Transport& t, Rank ranks) {
+  Worker worker(t, SelectConfig{});
+  std::byte out_buf[8]{};
+  std::byte in_buf[8]{};
+  for (Rank k = 1; k < ranks; ++k) {
+    Request* s = worker.tag_send((rank + k) % ranks, {out_buf, 8}, k);
+    Request* r = worker.tag_recv({in_buf, 8}, k);
+    worker.wait(s);
+    worker.wait(r);
+    worker.release(s);
+    worker.release(r);
+  }
+}
+
 TEST(SimTransport, IdleReceiverTakesMessagesAsTheyArrive) {
   // B overtakes A on the faster rail: 0.8 us against 5.2 us.
   EXPECT_EQ(arrivals(0), "B@0.801 A@5.201 ");
@@ -78,17 +94,7 @@ TEST(SimTransport, PairwiseExchangeWakesEveryRankInTime) {
     sim::SimNetwork network(platform, nodes);
     std::vector<Seconds> end(kRanks);
     sim::run_ranks(network, [&](Rank rank, Transport& t) {
-      Worker worker(t, SelectConfig{});
-      std::byte out_buf[8]{};
-      std::byte in_buf[8]{};
-      for (Rank k = 1; k < kRanks; ++k) {
-        Request* s = worker.tag_send((rank + k) % kRanks, {out_buf, 8}, k);
-        Request* r = worker.tag_recv({in_buf, 8}, k);
-        worker.wait(s);
-        worker.wait(r);
-        worker.release(s);
-        worker.release(r);
-      }
+      pairwise_exchange(rank, t, kRanks);
       end[rank] = t.now();
     });
     char line[64];
@@ -163,17 +169,7 @@ TEST(SimTransport, PairwiseExchangeWakesEachRankOncePerMessage) {
     int completions = 0;
     simgrid::s4u::Activity::on_completion_cb([&](const simgrid::s4u::Activity&) { ++completions; });
     sim::run_ranks(network, [&](Rank rank, Transport& t) {
-      Worker worker(t, SelectConfig{});
-      std::byte out_buf[8]{};
-      std::byte in_buf[8]{};
-      for (Rank k = 1; k < kRanks; ++k) {
-        Request* s = worker.tag_send((rank + k) % kRanks, {out_buf, 8}, k);
-        Request* r = worker.tag_recv({in_buf, 8}, k);
-        worker.wait(s);
-        worker.wait(r);
-        worker.release(s);
-        worker.release(r);
-      }
+      pairwise_exchange(rank, t, kRanks);
     });
     return std::to_string(completions) + " completions";
   });
