@@ -130,8 +130,11 @@ int run_on_hardware(const Scenario& given, const runtime::Backend& backend, cons
         context.device = platform->device;
         context.platform_choices = platform->choices;
       } else if (choose) {
-        std::cerr << "xover run: this build has no platform loader (no SimGrid): auto selects with the transport's "
-                     "own figures, not --platform's\n";
+        std::cerr << "xover run: --platform " << scenario.platform
+                  << ": this build has no platform loader (configured with -DXOVER_WITH_SIMGRID=OFF): leave "
+                     "--platform out for auto to select with the transport's own figures, or use an xover built "
+                     "with SimGrid\n";
+        return kExitBadInput;
       }
     } catch (const std::runtime_error& e) {
       // A scenario's own platform only lends device figures, defaults in
