@@ -1,5 +1,6 @@
 #include "tools/alltoall_info.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -20,6 +21,25 @@ double bias(const Protocol& protocol, double direct_perf_diff) {
   return protocol.flavour == AlltoallFlavour::Direct ? 1 + direct_perf_diff / 100 : 1.0;
 }
 
+/// The GPU lane's terms (launch, posting contention, doorbell batch, the
+/// engine's gap and bandwidth, proxy threads, ring capacity): a line only
+/// where the platform sets one, as a host platform sets none.
+std::string gpu_lane_line(const DeviceAttrs& d) {
+  const DeviceAttrs none;
+  if (d.launch == none.launch && d.post_slope == none.post_slope && d.doorbell_batch == none.doorbell_batch &&
+      d.engine_gap == none.engine_gap && d.engine_bw == none.engine_bw && d.proxy_threads == none.proxy_threads &&
+      d.ring_capacity == none.ring_capacity)
+    return "";
+  char bw[32] = "unbounded";
+  if (std::isfinite(d.engine_bw))
+    std::snprintf(bw, sizeof bw, "%.3f GB/s", d.engine_bw / 1e9);
+  std::ostringstream os;
+  os << "#   gpu lane launch " << format_time(d.launch) << "  post slope " << format_time(d.post_slope)
+     << "  doorbell batch " << d.doorbell_batch << "  engine gap " << format_time(d.engine_gap) << "  engine "
+     << bw << "  proxy threads " << d.proxy_threads << "  ring " << d.ring_capacity << " commands\n";
+  return os.str();
+}
+
 }  // namespace
 
 std::string format_alltoall_info_text(const AlltoallInfo& info) {
@@ -32,6 +52,7 @@ std::string format_alltoall_info_text(const AlltoallInfo& info) {
   os << format_lane_line(info.lane);
   os << "#   device   o_d " << format_time(p.device.device_o) << "  threads " << p.device.threads << "  proxy o_p "
      << format_time(p.device.proxy_o) << "  wake-up " << format_time(p.device.proxy_wake) << "\n";
+  os << gpu_lane_line(p.device);
   os << "# operation   alltoall of " << p.pes << " PEs, n bytes to each other PE with put_signal, host memory ("
      << "bandwidth-bound from " << gap_bound(p) + 1 << " B)\n";
   char diff[32];
@@ -65,7 +86,15 @@ std::string format_alltoall_info_json(const AlltoallInfo& info) {
   json.key("caps").value(lane.caps.to_string()).end_object().end_array();
   json.key("device").begin_object();
   json.key("device_o").value(p.device.device_o).key("threads").value(std::uint64_t{p.device.threads});
-  json.key("proxy_o").value(p.device.proxy_o).key("proxy_wake").value(p.device.proxy_wake).end_object();
+  json.key("proxy_o").value(p.device.proxy_o).key("proxy_wake").value(p.device.proxy_wake);
+  json.key("launch").value(p.device.launch).key("post_slope").value(p.device.post_slope);
+  json.key("doorbell_batch").value(std::uint64_t{p.device.doorbell_batch}).key("engine_gap").value(p.device.engine_gap);
+  if (std::isfinite(p.device.engine_bw))
+    json.key("engine_bw").value(p.device.engine_bw);
+  else
+    json.key("engine_bw").null();
+  json.key("proxy_threads").value(std::uint64_t{p.device.proxy_threads});
+  json.key("ring_capacity").value(std::uint64_t{p.device.ring_capacity}).end_object();
   json.key("direct_perf_diff").value(info.direct_perf_diff);
   json.key("ranges").begin_array();
   for (const EnvelopeRange& range : alltoall_selection(p, info.direct_perf_diff)) {

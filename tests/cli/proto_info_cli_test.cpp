@@ -7,6 +7,7 @@
 namespace xover {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -252,6 +253,25 @@ TEST(ProtoInfoCli, AlltoallTable) {
   EXPECT_THAT(r.out, HasSubstr(R"("pes":8)"));
   EXPECT_THAT(r.out, HasSubstr(R"("operation":"alltoall")"));
   EXPECT_THAT(r.out, HasSubstr(R"({"protocol":"coll/alltoall/direct","bias":1,"ranges":[)"));
+}
+
+// A platform with the GPU lane's terms (tests/data/platforms/alltoall_gpu_lane.xml)
+// shows them beside the device figures, in the table and the JSON; a host
+// platform, which sets none, has no such line.
+TEST(ProtoInfoCli, AlltoallShowsTheGpuLane) {
+  const std::string gpu = "--platform " + kSource + "/tests/data/platforms/alltoall_gpu_lane.xml --alltoall 2";
+  auto r = proto_info(gpu);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("#   gpu lane launch 4.000us  post slope 50.000ns  doorbell batch 3  engine gap "
+                               "40.000ns  engine 10.000 GB/s  proxy threads 2  ring 5 commands\n"));
+  r = proto_info(gpu + " --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, ContainsRegex(R"("launch":(4e-06|3\.9+[0-9]*e-06),"post_slope":(5e-08|5\.0+[0-9]*e-08),)"
+                                   R"("doorbell_batch":3,"engine_gap":(4e-08|4\.0+[0-9]*e-08),)"
+                                   R"("engine_bw":10000000000,"proxy_threads":2,"ring_capacity":5})"));
+  r = proto_info("--platform " + kSource + "/platforms/alltoall-star.xml --alltoall 8");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("gpu lane")));
 }
 
 // --mem picks the memory type's table: host is the default's; no protocol
