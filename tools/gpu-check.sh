@@ -1,26 +1,41 @@
 #!/usr/bin/env bash
 # The GPU check of issue 27 ("On a GPU"), for the few minutes a GPU machine
 # is at hand: it builds nothing (the build directory must already hold
-# xover and the tests, built with CUDA), runs the GPU tests, `xover
-# calibrate --backend cuda`, and the alltoall's P x n matrix (P in 2 4 8 16,
-# n in 8 B, 4 KiB, 64 KiB, 1 MiB, both flavours) on the GPU and in
-# simulation on the calibrated platform, within 5 minutes in all; writes
-# gpu-check.json and gpu-check.png; prints PASS or FAIL for each criterion:
+# xover, gpu_pe_matrix and the tests, built with CUDA), and within 8
+# minutes in all runs
+#
+#   1. the GPU tests (ctest -L cuda: the PE group at P 2, 4, 7, 32 in each
+#      width, the IPC path's processes, the logic tests);
+#   2. gpu_pe_matrix: P PEs in one process on one GPU, P in 2 4 8 16 32,
+#      n in 8, 13, 4 KiB, 64 KiB, 1 MiB, each put copied by a thread, a
+#      warp, a block, or NVSHMEM's choice by size (auto), 20 exchanges a
+#      point, every byte checked (pe-matrix.json);
+#   3. `xover calibrate --backend cuda`, and the alltoall's P x n matrix of
+#      the IPC path (PEs as processes: P in 2 4 8 16, n in 8 B, 4 KiB,
+#      64 KiB, 1 MiB, both flavours) on the GPU and in simulation on the
+#      calibrated platform;
+#
+# writes gpu-check.json (every point of both matrices, the verdicts),
+# gpu-check.png (the IPC path) and gpu-check-pe.png (the PE group);
+# prints PASS or FAIL for each criterion:
 #
 #   bytes      every byte and signal right (the GPU tests pass, none
-#              skipped, and no point of the matrix reports an error)
-#   p4-8B      P = 4 at 8 B, direct, takes tens of microseconds (< 100 us)
+#              skipped, and no point of either matrix reports an error)
+#   p4-8B      P = 4 at 8 B, direct, in one process (the PE group, auto),
+#              takes tens of microseconds (< 100 us)
 #   block      block-per-peer at 1 MiB is at least 100x faster than
-#              thread-per-peer (needs a curve coll/alltoall/direct/block)
+#              thread-per-peer, at every P the PE group ran
 #   predicted  the calibrated simulation is within 25 % of every measured
-#              point and picks the same faster flavour at each (P, n)
+#              point of the IPC path's matrix and picks the same faster
+#              flavour at each (P, n); the simulation is not yet set
+#              against the PE group, which `xover run` does not run
 #
 # Exit status 0 when every criterion passes, 1 when one fails, 2 for bad
 # use or a build without what it needs.
 #
 # THIS SCRIPT HAS NEVER RUN: it was written where there is no GPU, and
-# nothing it checks has been seen on a device. Expect to fix it on its
-# first run; `block` fails until a block-per-peer flavour exists.
+# nothing it checks has been seen on a device, nor has any kernel of the
+# PE group run. Expect to fix it on its first run.
 #
 # usage: tools/gpu-check.sh [BUILD_DIR [OUT_DIR]]   (defaults: build, results/gpu-check)
 set -u
@@ -28,12 +43,15 @@ set -u
 build=${1:-build}
 out=${2:-results/gpu-check}
 xover="$build/tools/xover"
-deadline=$((SECONDS + 300))
+matrix="$build/tools/gpu_pe_matrix"
+deadline=$((SECONDS + 480))
 
-if [[ ! -x $xover ]]; then
-  echo "gpu-check.sh: $xover is missing: build first (this script builds nothing)" >&2
-  exit 2
-fi
+for binary in "$xover" "$matrix"; do
+  if [[ ! -x $binary ]]; then
+    echo "gpu-check.sh: $binary is missing: build first, with CUDA (this script builds nothing)" >&2
+    exit 2
+  fi
+done
 why=$("$xover" info --backend cuda --json |
   python3 -c 'import json, sys; print(json.load(sys.stdin)["backends"][0]["why_unavailable"] or "")') || exit 2
 if [[ -n $why ]]; then
@@ -48,15 +66,22 @@ left() {
   ((l > 1)) && echo "$l" || echo 1
 }
 
-# 1. The GPU tests (the cuda label), every byte checked.
-timeout "$(left)" ctest --test-dir "$build" -L cuda --output-on-failure >"$out/ctest.log" 2>&1
+# 1. The GPU tests (the cuda label), every byte checked: at most 3 minutes.
+limit=$(left)
+((limit > 180)) && limit=180
+timeout "$limit" ctest --test-dir "$build" -L cuda --output-on-failure >"$out/ctest.log" 2>&1
 echo "ctest $?" >"$out/status.txt"
 
-# 2. The calibration.
+# 2. The PE group's matrix: P PEs in one process, every width.
+timeout "$(left)" "$matrix" --pes 2,4,8,16,32 --sizes 8,13,4KiB,64KiB,1MiB --widths thread,warp,block,auto \
+  --iterations 20 --json "$out/pe-matrix.json" >"$out/pe-matrix.log" 2>&1
+echo "pe-matrix $?" >>"$out/status.txt"
+
+# 3. The calibration.
 timeout "$(left)" "$xover" calibrate --backend cuda --quick --out "$out/cal-cuda.xml" >"$out/calibrate.log" 2>&1
 echo "calibrate $?" >>"$out/status.txt"
 
-# 3. The matrix: on the GPU, then simulated on the calibrated platform.
+# 4. The IPC path's matrix: on the GPU, then simulated on the calibrated platform.
 for pes in 2 4 8 16; do
   cat >"$out/alltoall-p$pes.xml" <<EOF
 <?xml version="1.0"?>
@@ -75,7 +100,7 @@ EOF
   echo "sim-p$pes $?" >>"$out/status.txt"
 done
 
-# 4. The verdicts, the JSON and the plot.
+# 5. The verdicts, the JSON and the plot.
 python3 - "$out" <<'PY'
 import csv, json, os, sys
 
@@ -99,20 +124,28 @@ for pes in (2, 4, 8, 16):
         points.append({'pes': pes, 'protocol': protocol, 'size': size, 'measured_us': float(g['t_median_us']),
                        'simulated_us': float(s['t_median_us']) if s else None, 'errors': int(g['errors'])})
 
+pe_path = os.path.join(out, 'pe-matrix.json')
+pe = json.load(open(pe_path)) if os.path.exists(pe_path) else {'points': [], 'refused': []}
+pe_errors = sum(p['errors'] for p in pe['points'])
+
 ctest = open(os.path.join(out, 'ctest.log')).read() if os.path.exists(os.path.join(out, 'ctest.log')) else ''
 skipped = 'Skipped' in ctest or 'SKIPPED' in ctest
 verdicts = {}
-verdicts['bytes'] = (status.get('ctest') == '0' and not skipped and errors == 0 and bool(points),
-                     f"ctest exit {status.get('ctest')}, skipped tests {skipped}, {errors} errors in {len(points)} points")
-p4 = [p for p in points if p['pes'] == 4 and p['size'] == 8 and p['protocol'] == 'coll/alltoall/direct']
-verdicts['p4-8B'] = (bool(p4) and p4[0]['measured_us'] < 100,
-                     f"{p4[0]['measured_us']:.1f} us" if p4 else 'no point measured')
-block = [p for p in points if p['size'] == 1 << 20 and p['protocol'] == 'coll/alltoall/direct/block']
-thread = {p['pes']: p for p in points if p['size'] == 1 << 20 and p['protocol'] == 'coll/alltoall/direct'}
-ratios = [thread[b['pes']]['measured_us'] / b['measured_us'] for b in block if b['pes'] in thread]
-verdicts['block'] = (bool(ratios) and min(ratios) >= 100,
-                     f"thread/block at 1 MiB: {', '.join(f'{r:.0f}x' for r in ratios)}" if ratios
-                     else 'no block-per-peer curve in this build')
+verdicts['bytes'] = (status.get('ctest') == '0' and not skipped and errors == 0 and bool(points) and
+                     status.get('pe-matrix') == '0' and pe_errors == 0 and bool(pe['points']),
+                     f"ctest exit {status.get('ctest')}, skipped tests {skipped}, {errors} errors in {len(points)} "
+                     f"IPC points; gpu_pe_matrix exit {status.get('pe-matrix')}, {pe_errors} errors in "
+                     f"{len(pe['points'])} points, P refused: {[r['pes'] for r in pe['refused']]}")
+p4 = [p for p in pe['points'] if p['pes'] == 4 and p['size'] == 8 and p['width'] == 'auto']
+verdicts['p4-8B'] = (bool(p4) and p4[0]['time_us'] < 100,
+                     f"{p4[0]['time_us']:.1f} us (span {p4[0]['span_us']:.1f} us)" if p4 else 'no point measured')
+big = [p for p in pe['points'] if p['size'] == 1 << 20]
+block = {p['pes']: p for p in big if p['width'] == 'block'}
+thread = {p['pes']: p for p in big if p['width'] == 'thread'}
+ratios = {n: thread[n]['time_us'] / block[n]['time_us'] for n in block if n in thread and block[n]['time_us'] > 0}
+verdicts['block'] = (bool(ratios) and min(ratios.values()) >= 100,
+                     'thread/block at 1 MiB: ' + ', '.join(f'P {n} {r:.0f}x' for n, r in sorted(ratios.items()))
+                     if ratios else 'no thread and block points at 1 MiB')
 off = [abs(p['simulated_us'] - p['measured_us']) / p['measured_us'] for p in points if p['simulated_us']]
 flip = 0
 for pes in (2, 4, 8, 16):
@@ -126,7 +159,7 @@ verdicts['predicted'] = (bool(off) and len(off) == len(points) and max(off) <= 0
                          f"worst {max(off) * 100:.1f} % off over {len(off)} points, {flip} faster-flavour flips"
                          if off else 'no simulated point')
 
-report = {'status': status, 'points': points,
+report = {'status': status, 'points': points, 'pe_matrix': pe,
           'criteria': {k: {'pass': v[0], 'detail': v[1]} for k, v in verdicts.items()}}
 json.dump(report, open(os.path.join(out, 'gpu-check.json'), 'w'), indent=2)
 for name, (ok, detail) in verdicts.items():
@@ -149,6 +182,19 @@ try:
     axes[0].set_ylabel('exchange, us (o measured, x simulated)')
     axes[0].legend(fontsize=7)
     fig.savefig(os.path.join(out, 'gpu-check.png'), dpi=100, bbox_inches='tight')
+    pes_run = sorted({p['pes'] for p in pe['points']})
+    if pes_run:
+        fig, axes = plt.subplots(1, len(pes_run), figsize=(4 * len(pes_run), 4), sharey=True, squeeze=False)
+        for ax, pes in zip(axes[0], pes_run):
+            for width in ('thread', 'warp', 'block', 'auto'):
+                mine = sorted((p for p in pe['points'] if p['pes'] == pes and p['width'] == width),
+                              key=lambda p: p['size'])
+                if mine:
+                    ax.plot([p['size'] for p in mine], [p['time_us'] for p in mine], 'o-', label=width)
+            ax.set(xscale='log', yscale='log', title=f'one process, P = {pes}', xlabel='bytes a peer')
+        axes[0][0].set_ylabel('exchange, us (between events)')
+        axes[0][0].legend(fontsize=7)
+        fig.savefig(os.path.join(out, 'gpu-check-pe.png'), dpi=100, bbox_inches='tight')
 except ImportError:
     print('no matplotlib: no plot')
 sys.exit(0 if all(ok for ok, _ in verdicts.values()) else 1)
