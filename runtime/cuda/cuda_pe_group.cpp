@@ -107,7 +107,7 @@ struct CudaPeGroup::Impl {
       first = std::min(first, spans[2 * pe]);
       last = std::max(last, spans[2 * pe + 1]);
     }
-    out.span = static_cast<Seconds>(last - first) * 1e-9;
+    out.span = last > first ? static_cast<Seconds>(last - first) * 1e-9 : 0;
     for (std::uint64_t c : cycles)
       if (c != 0)
         out.post.push_back(static_cast<Seconds>(c) / cycles_per_second);
