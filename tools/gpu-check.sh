@@ -66,9 +66,9 @@ left() {
   ((l > 1)) && echo "$l" || echo 1
 }
 
-# 1. The GPU tests (the cuda label), every byte checked: at most 3 minutes.
+# 1. The GPU tests (the cuda label), every byte checked: at most 4 minutes.
 limit=$(left)
-((limit > 180)) && limit=180
+((limit > 240)) && limit=240
 timeout "$limit" ctest --test-dir "$build" -L cuda --output-on-failure >"$out/ctest.log" 2>&1
 echo "ctest $?" >"$out/status.txt"
 
