@@ -4,7 +4,8 @@
 // size). Each point: the bytes written, one exchange checked (every byte of
 // every slot, every signal word), then `iterations` exchanges timed and
 // checked again; the medians of the exchange between events, its span on
-// the GPU's timer and a block's posting. A P the GPU cannot hold at once is
+// the GPU's timer and a block's posting, and the bytes stored per second
+// (P (P − 1) n over the exchange: what the PEs together take of HBM). A P the GPU cannot hold at once is
 // reported with the reason and skipped. Writes JSON (--json) for
 // tools/gpu-check.sh.
 //
@@ -118,18 +119,23 @@ std::string run_point(CudaPeGroup& group, std::uint32_t pes, Bytes n, const std:
         problems.push_back(p);
   }
   errors += problems.size();
+  // Bytes stored into the heap per exchange over its median time: HBM's
+  // share for P PEs (each byte also read once).
+  const double stored_gbps =
+      time.empty() ? 0 : static_cast<double>(Bytes{pes} * (pes - 1) * n) / (median_us(time) * 1e-6) / 1e9;
   std::ostringstream os;
   os << "{\"pes\": " << pes << ", \"size\": " << n << ", \"width\": " << quoted(name) << ", \"copied_by\": "
      << quoted(std::string(width_name(width))) << ", \"blocks_per_pe\": " << group.launch().blocks_per_pe
      << ", \"threads\": " << group.launch().threads << ", \"exchanges\": " << time.size()
      << ", \"time_us\": " << median_us(time) << ", \"span_us\": " << median_us(span)
-     << ", \"post_us\": " << median_us(post) << ", \"errors\": " << problems.size() << ", \"problems\": [";
+     << ", \"post_us\": " << median_us(post) << ", \"stored_gbps\": " << stored_gbps
+     << ", \"errors\": " << problems.size() << ", \"problems\": [";
   for (std::size_t i = 0; i < problems.size() && i < 4; ++i)
     os << (i ? ", " : "") << quoted(problems[i]);
   os << "]}";
   std::cout << "P " << pes << " " << n << " B " << name << " (" << width_name(width) << "): "
             << median_us(time) << " us, span " << median_us(span) << " us, a block's posting " << median_us(post)
-            << " us, " << problems.size() << " errors\n";
+            << " us, " << stored_gbps << " GB/s stored, " << problems.size() << " errors\n";
   return os.str();
 }
 
