@@ -145,7 +145,8 @@ struct CudaAlltoall::Impl {
   /// An empty ring and counter, after a failed exchange may have left commands in it.
   void reset_ring() {
     ring = CommandRing::create({static_cast<std::byte*>(ring_host), CommandRing::bytes_for(kRingEntries)}, kRingEntries);
-    check(cudaMemsetAsync(reserved, 0, kRingCounterWords * sizeof *reserved, stream), "cudaMemsetAsync (ring counters)");
+    check(cudaMemsetAsync(reserved, 0, kRingCounterWords * sizeof *reserved, stream),
+          "cudaMemsetAsync (ring counters)");
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (ring counters)");
     next_command = 0;
   }

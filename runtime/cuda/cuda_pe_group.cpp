@@ -202,7 +202,8 @@ PeGroupExchange CudaPeGroup::exchange(DirectWidth width, Bytes n, Seconds timeou
   check(launch_pe_group(args, m.launch.threads, m.stream), "cudaLaunchCooperativeKernel");
   check(cudaEventRecord(m.ended, m.stream), "cudaEventRecord");
   std::uint32_t status = 0;
-  check(cudaMemcpyAsync(&status, m.status, sizeof status, cudaMemcpyDeviceToHost, m.stream), "cudaMemcpyAsync (status)");
+  check(cudaMemcpyAsync(&status, m.status, sizeof status, cudaMemcpyDeviceToHost, m.stream),
+        "cudaMemcpyAsync (status)");
   check(cudaStreamSynchronize(m.stream), "the PE group's kernel");
   PeGroupExchange out;
   float ms = 0;

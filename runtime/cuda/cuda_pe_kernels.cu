@@ -80,8 +80,8 @@ cudaError_t pe_group_blocks_per_sm(std::uint32_t threads, int& blocks) {
 cudaError_t launch_pe_group(const PeGroupArgs& args, std::uint32_t threads, cudaStream_t stream) {
   PeGroupArgs copy = args;
   void* params[] = {&copy};
-  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(pe_group_direct), dim3(args.pes * args.blocks_per_pe),
-                                     dim3(threads), params, 0, stream);
+  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(pe_group_direct),
+                                     dim3(args.pes * args.blocks_per_pe), dim3(threads), params, 0, stream);
 }
 
 cudaError_t preload_pe_group() {

@@ -182,7 +182,8 @@ TEST_P(CudaPeExchange, EveryPutCopiedOnceByTheBlockThatSignalsIt) {
       }
   for (std::uint32_t me = 0; me < x.pes; ++me)
     for (std::uint32_t j = 0; j + 1 < x.pes; ++j) {
-      EXPECT_EQ(copied_by[me * x.pes + j], block_of_put(x.width, j, x.blocks, x.threads)) << "PE " << me << " put " << j;
+      EXPECT_EQ(copied_by[me * x.pes + j], block_of_put(x.width, j, x.blocks, x.threads))
+          << "PE " << me << " put " << j;
       const std::uint32_t to = put_target(me, x.pes, j);
       for (std::uint64_t i = 0; i < x.n; ++i)
         ASSERT_EQ(base[to * h.slice + h.recv + me * x.n + i], pattern(me * 7919 + j * x.n + i))
