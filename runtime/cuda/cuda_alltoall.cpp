@@ -142,6 +142,37 @@ struct CudaAlltoall::Impl {
     stream = copies = nullptr;
   }
 
+  /// Picks this PE's GPU, loads the kernels, makes the streams, reads the SM clock.
+  void open_device() {
+    int count = 0;
+    check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+    if (count <= 0)
+      throw RuntimeError("cuda: no CUDA device: cudaGetDeviceCount: 0 devices");
+    devices = count;
+    device = static_cast<int>(me % static_cast<Rank>(count));
+    check(cudaSetDevice(device), "cudaSetDevice");
+    check(preload_kernels(), "loading the kernels");
+    // Streams that do not wait for the legacy default stream, nor it for
+    // them: a kernel spinning on one never holds up another's copies. Every
+    // copy and memset is asynchronous on one of them, then waited for.
+    check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    check(cudaStreamCreateWithFlags(&copies, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    int khz = 0;
+    check(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device), "cudaDeviceGetAttribute (clock rate)");
+    sm_cycles_per_second = khz * 1e3;
+  }
+
+  /// The proxy's thread, for the whole run, on this PE's GPU.
+  void start_proxy() {
+    proxy_thread = std::make_unique<ProxyThread>();
+    proxy_thread->start([gpu = device] {
+      const cudaError_t e = cudaSetDevice(gpu);
+      return e == cudaSuccess ? std::string() : std::string("cudaSetDevice: ") + cudaGetErrorString(e);
+    });
+    if (const std::string problem = proxy_thread->wait(); !problem.empty())
+      throw RuntimeError("cuda: the proxy's thread: " + problem);
+  }
+
   /// An empty ring and counter, after a failed exchange may have left commands in it.
   void reset_ring() {
     ring = CommandRing::create({static_cast<std::byte*>(ring_host), CommandRing::bytes_for(kRingEntries)}, kRingEntries);
@@ -222,22 +253,7 @@ CudaAlltoall::CudaAlltoall(Transport& transport, Worker& worker, Bytes max_size,
     throw std::invalid_argument("cuda alltoall: " + std::to_string(m.pes) + " PEs, not 2 to " +
                                 std::to_string(kCudaAlltoallMaxPes) + " (a block's threads)");
   try {
-    int count = 0;
-    check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
-    if (count <= 0)
-      throw RuntimeError("cuda: no CUDA device: cudaGetDeviceCount: 0 devices");
-    m.devices = count;
-    m.device = static_cast<int>(m.me % static_cast<Rank>(count));
-    check(cudaSetDevice(m.device), "cudaSetDevice");
-    check(preload_kernels(), "loading the kernels");
-    // Streams that do not wait for the legacy default stream, nor it for
-    // them: a kernel spinning on one never holds up another's copies. Every
-    // copy and memset below is asynchronous on one of them, then waited for.
-    check(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-    check(cudaStreamCreateWithFlags(&m.copies, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-    int khz = 0;
-    check(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, m.device), "cudaDeviceGetAttribute (clock rate)");
-    m.sm_cycles_per_second = khz * 1e3;
+    m.open_device();
     const Bytes recv_bytes = Bytes{m.pes} * max_size;
     check(cudaMalloc(&m.send, Bytes{m.pes - 1} * max_size), "cudaMalloc (send buffer)");
     check(cudaMalloc(&m.recv, recv_bytes), "cudaMalloc (receive buffer)");
@@ -256,14 +272,7 @@ CudaAlltoall::CudaAlltoall(Transport& transport, Worker& worker, Bytes max_size,
     check(cudaHostGetDevicePointer(&ring_device, m.ring_host, 0), "cudaHostGetDevicePointer (command ring)");
     m.ring_view = {static_cast<std::uint64_t*>(ring_device), kRingEntries, m.reserved + kCachedConsumedWord};
     m.reset_ring();
-    // The proxy's thread, for the whole run, on this PE's GPU.
-    m.proxy_thread = std::make_unique<ProxyThread>();
-    m.proxy_thread->start([device = m.device] {
-      const cudaError_t e = cudaSetDevice(device);
-      return e == cudaSuccess ? std::string() : std::string("cudaSetDevice: ") + cudaGetErrorString(e);
-    });
-    if (const std::string problem = m.proxy_thread->wait(); !problem.empty())
-      throw RuntimeError("cuda: the proxy's thread: " + problem);
+    m.start_proxy();
 
     CudaCard card;
     card.rank = m.me;
