@@ -42,6 +42,20 @@ std::vector<std::string> split(const std::string& list) {
   return out;
 }
 
+/// `text` as a whole number, for `flag`.
+std::uint32_t number(const std::string& flag, const std::string& text) {
+  std::size_t used = 0;
+  unsigned long value = 0;
+  try {
+    value = std::stoul(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || value > 1'000'000)
+    throw std::invalid_argument(flag + ": '" + text + "' is not a whole number");
+  return static_cast<std::uint32_t>(value);
+}
+
 Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
@@ -52,7 +66,7 @@ Options parse(int argc, char** argv) {
     if (flag == "--pes") {
       o.pes.clear();
       for (const std::string& p : split(value))
-        o.pes.push_back(static_cast<std::uint32_t>(std::stoul(p)));
+        o.pes.push_back(number(flag, p));
     } else if (flag == "--sizes") {
       o.sizes.clear();
       for (const std::string& s : split(value))
@@ -65,7 +79,7 @@ Options parse(int argc, char** argv) {
           throw std::invalid_argument("--widths: '" + w + "' is not thread, warp, block or auto");
       }
     } else if (flag == "--iterations") {
-      o.iterations = std::stoi(value);
+      o.iterations = static_cast<int>(number(flag, value));
       if (o.iterations < 1)
         throw std::invalid_argument("--iterations: at least 1");
     } else if (flag == "--json") {
