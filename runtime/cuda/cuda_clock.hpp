@@ -47,7 +47,7 @@ ClockOffset estimate_offset(std::span<const ClockSample> samples);
 /// the GPU's when it was written.
 struct ExchangeStamps {
   std::vector<std::uint64_t> post_begin, post_end;  ///< SM cycles, one per put
-  double sm_cycles_per_second = 1e9;                ///< the SM's clock rate
+  double sm_cycles_per_second = 1e9;                ///< the SM's clock rate; 0: unknown, no post figures
   std::vector<std::int64_t> seen, served;           ///< host ns, one per command
   std::vector<std::uint64_t> written;               ///< GPU ns, one per command
 };

@@ -109,7 +109,7 @@ struct CudaPeGroup::Impl {
     }
     out.span = last > first ? static_cast<Seconds>(last - first) * 1e-9 : 0;
     for (std::uint64_t c : cycles)
-      if (c != 0)
+      if (c != 0 && cycles_per_second > 0)
         out.post.push_back(static_cast<Seconds>(c) / cycles_per_second);
   }
 };

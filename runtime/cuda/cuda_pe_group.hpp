@@ -40,7 +40,8 @@ struct PeGroupExchange {
   /// coarser than a put).
   Seconds span = 0;
   /// Per block that posted: from its first store to its last signal add,
-  /// SM clock cycles over the SM's nominal clock rate.
+  /// SM clock cycles over the SM's nominal clock rate (none where the
+  /// runtime gives no clock rate).
   std::vector<Seconds> post;
 };
 

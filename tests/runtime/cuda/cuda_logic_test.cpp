@@ -199,6 +199,9 @@ TEST(CudaClock, FiguresFromTheStamps) {
   EXPECT_EQ(d.post.size(), 1U);
   EXPECT_TRUE(d.serve.empty());
   EXPECT_TRUE(d.wake.empty());
+  // A clock rate the runtime did not give: no o_device, not infinite ones.
+  direct.sm_cycles_per_second = 0;
+  EXPECT_TRUE(exchange_figures(direct, {}).post.empty());
 }
 
 // The proxy's thread exists before the first exchange and serves every
