@@ -5,16 +5,15 @@
 
 #include <atomic>
 #include <cstring>
-#include <thread>
 
 #include "base/clock.hpp"
 #include "protocols/coll/cmd_ring.hpp"
 #include "protocols/core/payload_pattern.hpp"
 #include "runtime/bootstrap.hpp"
-#include "runtime/cuda/cuda_transport.hpp"
 #include "runtime/cuda/cuda_card.hpp"
 #include "runtime/cuda/cuda_clock.hpp"
 #include "runtime/cuda/cuda_kernels.hpp"
+#include "runtime/cuda/cuda_proxy_thread.hpp"
 #include "runtime/cuda/cuda_sharing.hpp"
 #include "runtime/cuda/cuda_transport.hpp"
 
@@ -24,6 +23,10 @@ namespace {
 constexpr Tag kCardTag = 1;
 constexpr Tag kBarrierTag = 2;
 constexpr std::uint32_t kRingEntries = AlltoallPe::kRingEntries;
+/// The ring's two device words, a cache line apart: the reservation
+/// counter, and the writers' copy of the proxy's published position.
+constexpr std::size_t kRingCounterWords = 16;
+constexpr std::size_t kCachedConsumedWord = 8;
 
 void check(cudaError_t e, const std::string& what) {
   if (e != cudaSuccess)
@@ -79,7 +82,8 @@ struct CudaAlltoall::Impl {
   std::byte* send = nullptr;
   std::byte* recv = nullptr;
   std::uint64_t* signal = nullptr;
-  std::uint64_t* reserved = nullptr;  ///< the ring's reservation counter
+  std::uint64_t* reserved = nullptr;  ///< the ring's counter words (kRingCounterWords)
+  double sm_cycles_per_second = 0;   ///< the stamps' clock
   std::uint32_t* status = nullptr;
   std::uint64_t* stamps = nullptr;      ///< the kernels' two timer readings per put
   std::uint64_t* clock_word = nullptr;  ///< pinned: the GPU's timer as publish_timer stores it
@@ -100,6 +104,7 @@ struct CudaAlltoall::Impl {
   std::uint64_t exchanges = 0;
   std::vector<std::byte> staging;
   bool mapped = false;
+  std::unique_ptr<ProxyThread> proxy_thread;  ///< created at set-up, idle but for the proxy's exchanges
 
   void unmap() {
     if (!mapped)
@@ -113,6 +118,7 @@ struct CudaAlltoall::Impl {
   }
 
   void release() {
+    proxy_thread.reset();
     unmap();
     for (void* p : {static_cast<void*>(send), static_cast<void*>(recv), static_cast<void*>(signal),
                     static_cast<void*>(reserved), static_cast<void*>(status), static_cast<void*>(stamps),
@@ -136,10 +142,43 @@ struct CudaAlltoall::Impl {
     stream = copies = nullptr;
   }
 
+  /// Picks this PE's GPU, loads the kernels, makes the streams, reads the SM clock.
+  void open_device() {
+    int count = 0;
+    check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+    if (count <= 0)
+      throw RuntimeError("cuda: no CUDA device: cudaGetDeviceCount: 0 devices");
+    devices = count;
+    device = static_cast<int>(me % static_cast<Rank>(count));
+    check(cudaSetDevice(device), "cudaSetDevice");
+    check(preload_kernels(), "loading the kernels");
+    // Streams that do not wait for the legacy default stream, nor it for
+    // them: a kernel spinning on one never holds up another's copies. Every
+    // copy and memset is asynchronous on one of them, then waited for.
+    check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    check(cudaStreamCreateWithFlags(&copies, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    int khz = 0;
+    check(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device), "cudaDeviceGetAttribute (clock rate)");
+    sm_cycles_per_second = khz * 1e3;
+  }
+
+  /// The proxy's thread, for the whole run, on this PE's GPU.
+  void start_proxy() {
+    proxy_thread = std::make_unique<ProxyThread>();
+    proxy_thread->start([gpu = device] {
+      const cudaError_t e = cudaSetDevice(gpu);
+      return e == cudaSuccess ? std::string() : std::string("cudaSetDevice: ") + cudaGetErrorString(e);
+    });
+    if (const std::string problem = proxy_thread->wait(); !problem.empty())
+      throw RuntimeError("cuda: the proxy's thread: " + problem);
+  }
+
   /// An empty ring and counter, after a failed exchange may have left commands in it.
   void reset_ring() {
     ring = CommandRing::create({static_cast<std::byte*>(ring_host), CommandRing::bytes_for(kRingEntries)}, kRingEntries);
-    check(cudaMemset(reserved, 0, sizeof *reserved), "cudaMemset (ring counter)");
+    check(cudaMemsetAsync(reserved, 0, kRingCounterWords * sizeof *reserved, stream),
+          "cudaMemsetAsync (ring counters)");
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (ring counters)");
     next_command = 0;
   }
 
@@ -165,8 +204,6 @@ struct CudaAlltoall::Impl {
 
   /// The CPU proxy: serves `puts` commands, each a copy then a signal add on `copies`.
   std::string proxy(std::size_t puts, Bytes n, Seconds deadline) {
-    if (const cudaError_t e = cudaSetDevice(device); e != cudaSuccess)
-      return std::string("proxy: cudaSetDevice: ") + cudaGetErrorString(e);
     const CommandLimits limits{pes, Bytes{pes} * max_size, reinterpret_cast<std::uint64_t>(send),
                                Bytes{pes - 1} * max_size};
     proxy_stamps.seen.clear();
@@ -216,20 +253,13 @@ CudaAlltoall::CudaAlltoall(Transport& transport, Worker& worker, Bytes max_size,
     throw std::invalid_argument("cuda alltoall: " + std::to_string(m.pes) + " PEs, not 2 to " +
                                 std::to_string(kCudaAlltoallMaxPes) + " (a block's threads)");
   try {
-    int count = 0;
-    check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
-    if (count <= 0)
-      throw RuntimeError("cuda: no CUDA device: cudaGetDeviceCount: 0 devices");
-    m.devices = count;
-    m.device = static_cast<int>(m.me % static_cast<Rank>(count));
-    check(cudaSetDevice(m.device), "cudaSetDevice");
-    check(preload_kernels(), "loading the kernels");
+    m.open_device();
     const Bytes recv_bytes = Bytes{m.pes} * max_size;
     check(cudaMalloc(&m.send, Bytes{m.pes - 1} * max_size), "cudaMalloc (send buffer)");
     check(cudaMalloc(&m.recv, recv_bytes), "cudaMalloc (receive buffer)");
     check(cudaMalloc(&m.signal, sizeof *m.signal), "cudaMalloc (signal word)");
-    check(cudaMemset(m.signal, 0, sizeof *m.signal), "cudaMemset (signal word)");
-    check(cudaMalloc(&m.reserved, sizeof *m.reserved), "cudaMalloc (ring counter)");
+    check(cudaMemsetAsync(m.signal, 0, sizeof *m.signal, m.stream), "cudaMemsetAsync (signal word)");
+    check(cudaMalloc(&m.reserved, kRingCounterWords * sizeof *m.reserved), "cudaMalloc (ring counters)");
     check(cudaMalloc(&m.status, sizeof *m.status), "cudaMalloc (status)");
     check(cudaMalloc(&m.stamps, 2 * (m.pes - 1) * sizeof *m.stamps), "cudaMalloc (stamps)");
     check(cudaHostAlloc(&m.clock_word, sizeof *m.clock_word, cudaHostAllocMapped), "cudaHostAlloc (clock word)");
@@ -240,12 +270,9 @@ CudaAlltoall::CudaAlltoall(Transport& transport, Worker& worker, Bytes max_size,
           "cudaHostAlloc (command ring)");
     void* ring_device = nullptr;
     check(cudaHostGetDevicePointer(&ring_device, m.ring_host, 0), "cudaHostGetDevicePointer (command ring)");
-    m.ring_view = {static_cast<std::uint64_t*>(ring_device), kRingEntries};
+    m.ring_view = {static_cast<std::uint64_t*>(ring_device), kRingEntries, m.reserved + kCachedConsumedWord};
     m.reset_ring();
-    // Blocking streams: the plain cudaMemcpy and cudaMemset of set-up,
-    // prepare() and verify() wait for their work, and their work for them.
-    check(cudaStreamCreate(&m.stream), "cudaStreamCreate");
-    check(cudaStreamCreate(&m.copies), "cudaStreamCreate");
+    m.start_proxy();
 
     CudaCard card;
     card.rank = m.me;
@@ -275,10 +302,13 @@ CudaAlltoall::CudaAlltoall(Transport& transport, Worker& worker, Bytes max_size,
       m.peer_recv[p] = static_cast<std::byte*>(open_handle(d.card.recv, whose + "receive buffer"));
       m.peer_signal[p] = static_cast<std::uint64_t*>(open_handle(d.card.signal, whose + "signal word"));
     }
-    check(cudaMemcpy(m.peer_recv_dev, m.peer_recv.data(), m.pes * sizeof(std::byte*), cudaMemcpyHostToDevice),
-          "cudaMemcpy (peer buffers)");
-    check(cudaMemcpy(m.peer_signal_dev, m.peer_signal.data(), m.pes * sizeof(std::uint64_t*), cudaMemcpyHostToDevice),
-          "cudaMemcpy (peer signals)");
+    check(cudaMemcpyAsync(m.peer_recv_dev, m.peer_recv.data(), m.pes * sizeof(std::byte*), cudaMemcpyHostToDevice,
+                          m.stream),
+          "cudaMemcpyAsync (peer buffers)");
+    check(cudaMemcpyAsync(m.peer_signal_dev, m.peer_signal.data(), m.pes * sizeof(std::uint64_t*),
+                          cudaMemcpyHostToDevice, m.stream),
+          "cudaMemcpyAsync (peer signals)");
+    check(cudaStreamSynchronize(m.stream), "cudaStreamSynchronize (set-up)");
   } catch (...) {
     m.release();
     throw;
@@ -307,7 +337,9 @@ void CudaAlltoall::prepare(Bytes n) {
   m.staging.resize(Bytes{m.pes - 1} * n);
   for (Rank i = 0; i + 1 < m.pes; ++i)
     fill_payload(m.staging.data() + i * n, n, m.seed, m.me, alltoall_put_seq(m.exchanges, (m.me + i + 1) % m.pes));
-  check(cudaMemcpy(m.send, m.staging.data(), m.staging.size(), cudaMemcpyHostToDevice), "cudaMemcpy (send buffer)");
+  check(cudaMemcpyAsync(m.send, m.staging.data(), m.staging.size(), cudaMemcpyHostToDevice, m.stream),
+        "cudaMemcpyAsync (send buffer)");
+  check(cudaStreamSynchronize(m.stream), "cudaStreamSynchronize (send buffer)");
   // The GPU's clock, for the deadline and the figures, read before the exchange's time starts.
   m.offset = m.sample_clock();
 }
@@ -317,7 +349,7 @@ DeviceExchange CudaAlltoall::exchange(AlltoallFlavour flavour, Bytes n, Seconds 
   const std::size_t puts = m.pes - 1;
   m.expected += puts;
   const ClockOffset offset = m.offset;
-  check(cudaMemset(m.status, 0, sizeof *m.status), "cudaMemset (status)");
+  check(cudaMemsetAsync(m.status, 0, sizeof *m.status, m.stream), "cudaMemsetAsync (status)");
   AlltoallKernelArgs args;
   args.send = m.send;
   args.peer_recv = m.peer_recv_dev;
@@ -338,20 +370,20 @@ DeviceExchange CudaAlltoall::exchange(AlltoallFlavour flavour, Bytes n, Seconds 
     check(launch_alltoall_direct(args, m.stream), "the direct kernel");
     check(cudaStreamSynchronize(m.stream), "the direct kernel");
   } else {
-    check(launch_alltoall_proxy(args, m.ring_view, m.reserved, m.stream), "the proxy kernel");
-    check(launch_wait_signal(args, m.stream), "the wait kernel");
-    std::string proxy_problem;
-    std::thread proxy([&] {
-      proxy_problem = m.proxy(puts, n, start + timeout);
-    });
-    const cudaError_t e = cudaStreamSynchronize(m.stream);
-    proxy.join();
+    m.proxy_thread->start([&m, puts, n, deadline = start + timeout] { return m.proxy(puts, n, deadline); });
+    cudaError_t e = launch_alltoall_proxy(args, m.ring_view, m.reserved, m.stream);
+    if (e == cudaSuccess)
+      e = launch_wait_signal(args, m.stream);
+    if (e == cudaSuccess)
+      e = cudaStreamSynchronize(m.stream);
+    out.problem = m.proxy_thread->wait();
     check(e, "the proxy and wait kernels");
-    out.problem = proxy_problem;
   }
   out.time = clock_now() - start;
   std::uint32_t status = 0;
-  check(cudaMemcpy(&status, m.status, sizeof status, cudaMemcpyDeviceToHost), "cudaMemcpy (status)");
+  check(cudaMemcpyAsync(&status, m.status, sizeof status, cudaMemcpyDeviceToHost, m.stream),
+        "cudaMemcpyAsync (status)");
+  check(cudaStreamSynchronize(m.stream), "cudaStreamSynchronize (status)");
   out.complete = status == static_cast<std::uint32_t>(KernelStatus::Done) && out.problem.empty();
   if (!out.complete && flavour == AlltoallFlavour::Proxy) {
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
@@ -359,8 +391,11 @@ DeviceExchange CudaAlltoall::exchange(AlltoallFlavour flavour, Bytes n, Seconds 
   }
   if (out.complete) {
     ExchangeStamps stamps = flavour == AlltoallFlavour::Proxy ? m.proxy_stamps : ExchangeStamps{};
+    stamps.sm_cycles_per_second = m.sm_cycles_per_second;
     std::vector<std::uint64_t> raw(2 * puts);
-    check(cudaMemcpy(raw.data(), m.stamps, raw.size() * sizeof raw[0], cudaMemcpyDeviceToHost), "cudaMemcpy (stamps)");
+    check(cudaMemcpyAsync(raw.data(), m.stamps, raw.size() * sizeof raw[0], cudaMemcpyDeviceToHost, m.stream),
+          "cudaMemcpyAsync (stamps)");
+    check(cudaStreamSynchronize(m.stream), "cudaStreamSynchronize (stamps)");
     for (std::size_t i = 0; i < puts; ++i) {
       stamps.post_begin.push_back(raw[2 * i]);
       stamps.post_end.push_back(raw[2 * i + 1]);
@@ -378,7 +413,9 @@ Findings CudaAlltoall::verify(Bytes n) {
   Impl& m = *impl_;
   Findings out;
   m.staging.resize(Bytes{m.pes} * n);
-  check(cudaMemcpy(m.staging.data(), m.recv, m.staging.size(), cudaMemcpyDeviceToHost), "cudaMemcpy (receive buffer)");
+  check(cudaMemcpyAsync(m.staging.data(), m.recv, m.staging.size(), cudaMemcpyDeviceToHost, m.stream),
+        "cudaMemcpyAsync (receive buffer)");
+  check(cudaStreamSynchronize(m.stream), "cudaStreamSynchronize (receive buffer)");
   for (Rank from = 0; from < m.pes; ++from) {
     if (from == m.me)
       continue;
@@ -391,7 +428,9 @@ Findings CudaAlltoall::verify(Bytes n) {
     }
   }
   std::uint64_t shows = 0;
-  check(cudaMemcpy(&shows, m.signal, sizeof shows, cudaMemcpyDeviceToHost), "cudaMemcpy (signal word)");
+  check(cudaMemcpyAsync(&shows, m.signal, sizeof shows, cudaMemcpyDeviceToHost, m.stream),
+        "cudaMemcpyAsync (signal word)");
+  check(cudaStreamSynchronize(m.stream), "cudaStreamSynchronize (verify)");
   if (shows != m.expected) {
     ++out.errors;
     out.problems.push_back("PE " + std::to_string(m.me) + ": its signal shows " + std::to_string(shows) + ", not " +

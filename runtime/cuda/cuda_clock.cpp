@@ -1,5 +1,6 @@
 #include "runtime/cuda/cuda_clock.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace xover::runtime {
@@ -27,8 +28,12 @@ ClockOffset estimate_offset(std::span<const ClockSample> samples) {
 
 ExchangeFigures exchange_figures(const ExchangeStamps& s, const ClockOffset& offset) {
   ExchangeFigures out;
-  for (std::size_t i = 0; i < s.post_begin.size() && i < s.post_end.size(); ++i)
-    out.post.push_back(seconds(static_cast<std::int64_t>(s.post_end[i] - s.post_begin[i])));
+  // No clock rate (the runtime reported none): no o_device rather than infinite ones.
+  const std::size_t posts = s.sm_cycles_per_second > 0 ? std::min(s.post_begin.size(), s.post_end.size()) : 0;
+  for (std::size_t i = 0; i < posts; ++i)
+    out.post.push_back(s.post_end[i] > s.post_begin[i]
+                           ? static_cast<Seconds>(s.post_end[i] - s.post_begin[i]) / s.sm_cycles_per_second
+                           : 0);
   for (std::size_t i = 0; i < s.seen.size() && i < s.served.size() && i < s.written.size(); ++i) {
     out.serve.push_back(seconds(s.served[i] - s.seen[i]));
     const std::int64_t written_host = static_cast<std::int64_t>(s.written[i]) - offset.gpu_minus_host;

@@ -1,5 +1,7 @@
 // The GPU's clock against the host's, and the alltoall's figures from the
-// stamps each side leaves: o_device from the GPU's global timer alone,
+// stamps each side leaves: o_device from the SM's cycle counter alone
+// (clock64: a put takes well under a microsecond, finer than the global
+// timer resolves on some GPUs),
 // o_proxy from the host's steady clock alone, and W (from a command
 // written on the GPU to the proxy seeing it) across the two, through an
 // offset estimated as NTP does: a kernel keeps storing its timer into
@@ -39,12 +41,13 @@ struct ClockOffset {
 /// @throws std::invalid_argument for no samples or one whose host readings go backwards.
 ClockOffset estimate_offset(std::span<const ClockSample> samples);
 
-/// What one PE's exchange leaves: per put, its posting thread's GPU timer
-/// before and after its work; per command (proxy only), the host's clock
+/// What one PE's exchange leaves: per put, its SM's cycle counter before
+/// and after its work; per command (proxy only), the host's clock
 /// when the proxy saw it and when it had issued the copy and the add, and
 /// the GPU's when it was written.
 struct ExchangeStamps {
-  std::vector<std::uint64_t> post_begin, post_end;  ///< GPU ns, one per put
+  std::vector<std::uint64_t> post_begin, post_end;  ///< SM cycles, one per put
+  double sm_cycles_per_second = 1e9;                ///< the SM's clock rate; 0: unknown, no post figures
   std::vector<std::int64_t> seen, served;           ///< host ns, one per command
   std::vector<std::uint64_t> written;               ///< GPU ns, one per command
 };

@@ -1,5 +1,6 @@
 #include <cuda/atomic>
 
+#include "runtime/cuda/cuda_copy16.hpp"
 #include "runtime/cuda/cuda_kernels.hpp"
 
 namespace xover::runtime {
@@ -11,16 +12,6 @@ __device__ std::uint64_t global_timer_ns() {
   std::uint64_t t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
-}
-
-/// Copies n bytes, 16 at a time where both ends allow it.
-__device__ void store_block(std::byte* to, const std::byte* from, std::uint64_t n) {
-  std::uint64_t done = 0;
-  if ((reinterpret_cast<std::uintptr_t>(to) | reinterpret_cast<std::uintptr_t>(from)) % 16 == 0)
-    for (; done + 16 <= n; done += 16)
-      *reinterpret_cast<uint4*>(to + done) = *reinterpret_cast<const uint4*>(from + done);
-  for (; done < n; ++done)
-    to[done] = from[done];
 }
 
 /// Thread 0's wait for this PE's signal; the status says whether it came.
@@ -36,24 +27,29 @@ __device__ void wait_signal(const AlltoallKernelArgs& a) {
 __global__ void alltoall_direct(AlltoallKernelArgs a) {
   const std::uint32_t i = threadIdx.x;
   if (i + 1 < a.pes) {
-    const std::uint64_t begin = global_timer_ns();
+    a.stamps[2 * i] = clock64();
     const std::uint32_t to = (a.me + i + 1) % a.pes;
-    store_block(a.peer_recv[to] + std::uint64_t{a.me} * a.n, a.send + i * a.n, a.n);
-    __threadfence_system();
-    SystemWord(*a.peer_signal[to]).fetch_add(1, cuda::std::memory_order_relaxed);
-    a.stamps[2 * i] = begin;
-    a.stamps[2 * i + 1] = global_timer_ns();
+    copy_lanes(a.peer_recv[to] + std::uint64_t{a.me} * a.n, a.send + i * a.n, a.n, 0, 1);
   }
   __syncthreads();
-  if (i == 0)
-    wait_signal(a);
+  if (i != 0)
+    return;
+  // One fence for the block's puts, at system scope (the peers are other
+  // processes' PEs, perhaps on other GPUs); the barrier made the other
+  // threads' stores this thread's to order, so this thread adds every signal.
+  __threadfence_system();
+  for (std::uint32_t k = 0; k + 1 < a.pes; ++k) {
+    SystemWord(*a.peer_signal[(a.me + k + 1) % a.pes]).fetch_add(1, cuda::std::memory_order_relaxed);
+    a.stamps[2 * k + 1] = clock64();
+  }
+  wait_signal(a);
 }
 
 __global__ void alltoall_proxy(AlltoallKernelArgs a, RingView ring, std::uint64_t* reserved) {
   const std::uint32_t i = threadIdx.x;
   if (i + 1 >= a.pes)
     return;
-  const std::uint64_t begin = global_timer_ns();
+  const std::uint64_t begin = clock64();
   const std::uint32_t to = (a.me + i + 1) % a.pes;
   const std::uint64_t pos = atomicAdd(reinterpret_cast<unsigned long long*>(reserved), 1ULL);
   while (!ring_has_room(ring, pos))
@@ -61,11 +57,10 @@ __global__ void alltoall_proxy(AlltoallKernelArgs a, RingView ring, std::uint64_
       *a.status = static_cast<std::uint32_t>(KernelStatus::TimedOut);
       return;
     }
-  const std::uint64_t written = global_timer_ns();
   ring_write_put_signal(ring, pos, to, std::uint64_t{a.me} * a.n, reinterpret_cast<std::uint64_t>(a.send + i * a.n),
-                        a.n, written);
+                        a.n, global_timer_ns());
   a.stamps[2 * i] = begin;
-  a.stamps[2 * i + 1] = written;
+  a.stamps[2 * i + 1] = clock64();
 }
 
 __global__ void signal_add(std::uint64_t* signal, std::uint64_t value) {

@@ -32,16 +32,17 @@ struct AlltoallKernelArgs {
   std::uint64_t expected = 0;     ///< what my_signal shows once this exchange's puts have all landed
   std::uint64_t deadline_ns = 0;  ///< on the GPU's global timer (%globaltimer)
   std::uint32_t* status = nullptr;  ///< a KernelStatus
-  /// Two per put, thread i's GPU timer (ns) at 2i before its work and at
-  /// 2i + 1 after it (direct: after the signal's add; proxy: as it writes
-  /// the command, the time the command carries).
+  /// Two per put, SM clock cycles (clock64) at 2i before put i's work and
+  /// at 2i + 1 after it (direct: after its signal's add; proxy: after its
+  /// command is written). The command itself carries the global timer (ns),
+  /// which W sets against the host's clock.
   std::uint64_t* stamps = nullptr;
 };
 
 /// `direct`: one block of P − 1 threads; thread i stores its block into the
-/// peer's mapped buffer, __threadfence_system(), then adds 1 to the peer's
-/// signal at system scope; thread 0 then waits until this PE's signal
-/// shows `expected`.
+/// peer's mapped buffer (16-byte stores at any alignment, cuda_copy16.hpp);
+/// then thread 0 fences once at system scope for the block, adds 1 to each
+/// peer's signal, and waits until this PE's signal shows `expected`.
 cudaError_t launch_alltoall_direct(const AlltoallKernelArgs& args, cudaStream_t stream);
 
 /// `proxy`: one block of P − 1 threads; thread i reserves a ring position

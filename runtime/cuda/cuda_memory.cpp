@@ -37,6 +37,12 @@ using GetPointerAttribute = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr
 
 CudaMemory::CudaMemory(int device, std::vector<bool> same_node) : device_(device), same_node_(std::move(same_node)) {
   check(cudaSetDevice(device_), "cudaSetDevice(" + std::to_string(device_) + ")");
+  // The copies' own stream, non-blocking: a copy on the legacy default
+  // stream would wait for every kernel of the context (a spinning one
+  // included), and they for it.
+  cudaStream_t stream = nullptr;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  stream_ = stream;
   get_address_range_ = reinterpret_cast<void*>(driver_function<GetAddressRange>("cuMemGetAddressRange"));
   get_pointer_attribute_ = reinterpret_cast<void*>(driver_function<GetPointerAttribute>("cuPointerGetAttribute"));
   measure();
@@ -47,6 +53,7 @@ CudaMemory::~CudaMemory() {
     cudaIpcCloseMemHandle(const_cast<std::byte*>(mapping.mapped));
   if (staging_)
     cudaFreeHost(staging_);
+  cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
 }
 
 std::byte* CudaMemory::allocate(Bytes n) {
@@ -70,25 +77,25 @@ void CudaMemory::release(std::byte* p) {
 bool CudaMemory::copy(void* to, const void* from, Bytes n, int kind, const char* call) {
   if (n == 0 || !to || !from)
     return true;
-  if (const cudaError_t e = cudaMemcpy(to, from, n, static_cast<cudaMemcpyKind>(kind)); e != cudaSuccess)
+  const auto stream = static_cast<cudaStream_t>(stream_);
+  if (const cudaError_t e = cudaMemcpyAsync(to, from, n, static_cast<cudaMemcpyKind>(kind), stream); e != cudaSuccess)
     return failed(std::string(call) + ": " + cudaGetErrorString(e));
-  // cudaMemcpy returns before a copy between device buffers is done: the
-  // copy is synchronous here, as the protocols take it.
-  if (const cudaError_t e = cudaStreamSynchronize(nullptr); e != cudaSuccess)
+  // Waited for: the protocols take a copy as done when it returns.
+  if (const cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess)
     return failed(std::string(call) + ": cudaStreamSynchronize: " + cudaGetErrorString(e));
   return true;
 }
 
 bool CudaMemory::to_host(std::byte* host, const std::byte* device, Bytes n) {
-  return copy(host, device, n, cudaMemcpyDeviceToHost, "cudaMemcpy (device to host)");
+  return copy(host, device, n, cudaMemcpyDeviceToHost, "cudaMemcpyAsync (device to host)");
 }
 
 bool CudaMemory::to_device(std::byte* device, const std::byte* host, Bytes n) {
-  return copy(device, host, n, cudaMemcpyHostToDevice, "cudaMemcpy (host to device)");
+  return copy(device, host, n, cudaMemcpyHostToDevice, "cudaMemcpyAsync (host to device)");
 }
 
 bool CudaMemory::copy_device(std::byte* to, const std::byte* from, Bytes n) {
-  return copy(to, from, n, cudaMemcpyDefault, "cudaMemcpy (device to device)");
+  return copy(to, from, n, cudaMemcpyDefault, "cudaMemcpyAsync (device to device)");
 }
 
 // The handle is the driver's allocation's, which may be larger than the

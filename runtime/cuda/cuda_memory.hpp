@@ -1,7 +1,7 @@
 // A rank's GPU memory (protocols/core/device_memory.hpp) through the CUDA
 // runtime, for payloads in device memory (<payload memory="cuda"/>) on any
-// hardware backend: cudaMalloc'd buffers, synchronous cudaMemcpy through a
-// pinned staging buffer, CUDA IPC handles exported per allocation and peer
+// hardware backend: cudaMalloc'd buffers, copies on its own non-blocking
+// stream, each waited for, through a pinned staging buffer, CUDA IPC handles exported per allocation and peer
 // mappings opened once and kept (UCX's cuda_copy and cuda_ipc).
 #pragma once
 
@@ -45,6 +45,7 @@ class CudaMemory final : public DeviceMemory {
   int device_;
   std::vector<bool> same_node_;
   DeviceCopy figures_;
+  void* stream_ = nullptr;                 ///< the copies' cudaStream_t, non-blocking
   void* get_address_range_ = nullptr;      ///< the driver's cuMemGetAddressRange
   void* get_pointer_attribute_ = nullptr;  ///< the driver's cuPointerGetAttribute
   std::byte* staging_ = nullptr;  ///< pinned host memory

@@ -7,10 +7,13 @@
 // CommandRing's (cuda_ring_test checks the words and the offsets against
 // it); the reservation counter is the caller's, in device memory for the
 // kernel, since GPU atomics on host memory are not atomic for the CPU
-// (NVSHMEM keeps its channel's counter on the device too).
+// (NVSHMEM keeps its channel's counter on the device too). So does the
+// writers' cached copy of the proxy's published position: a writer reads
+// the ring's own word, across PCIe, only when the copy says the ring is
+// full, and raises the copy to what it read (NVSHMEM's flow control).
 //
 //   pos = atomicAdd(reserved, 1);                  // the caller's counter
-//   while (!ring_has_room(ring, pos)) ...;         // the proxy publishes
+//   while (!ring_has_room(ring, pos)) ...;         // the cache, else the proxy's word
 //   ring_write_put_signal(ring, pos, pe, offset, local, size, now_ns);
 #pragma once
 
@@ -30,6 +33,9 @@ namespace xover::runtime {
 struct RingView {
   std::uint64_t* words = nullptr;  ///< the ring's first byte (CommandRing::create's memory)
   std::uint32_t entries = 0;
+  /// The writers' copy of the proxy's published position (device memory
+  /// for the kernel; zero with the ring), never ahead of the ring's word.
+  std::uint64_t* cached_consumed = nullptr;
 };
 
 namespace ring_layout {
@@ -42,19 +48,29 @@ inline constexpr std::uint64_t kPutSignalOp = 1;  ///< CommandOp::PutSignal
 
 #if defined(__CUDACC__)
 using RingAtomic = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>;
+using RingCacheAtomic = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>;
 inline constexpr auto kRingAcquire = cuda::std::memory_order_acquire;
 inline constexpr auto kRingRelease = cuda::std::memory_order_release;
 inline constexpr auto kRingRelaxed = cuda::std::memory_order_relaxed;
 #else
 using RingAtomic = std::atomic_ref<std::uint64_t>;
+using RingCacheAtomic = std::atomic_ref<std::uint64_t>;
 inline constexpr auto kRingAcquire = std::memory_order_acquire;
 inline constexpr auto kRingRelease = std::memory_order_release;
 inline constexpr auto kRingRelaxed = std::memory_order_relaxed;
 #endif
 
-/// Whether the proxy has taken the command a lap before `pos`.
+/// Whether the proxy has taken the command a lap before `pos`: the
+/// writers' cached copy first; the ring's word only when that says no,
+/// and the copy raised to it.
 XOVER_HOST_DEVICE inline bool ring_has_room(RingView ring, std::uint64_t pos) {
+  RingCacheAtomic cache(*ring.cached_consumed);
+  std::uint64_t cached = cache.load(kRingAcquire);
+  if (pos - cached < ring.entries)
+    return true;
   const std::uint64_t consumed = RingAtomic(ring.words[ring_layout::kConsumedWord]).load(kRingAcquire);
+  while (cached < consumed && !cache.compare_exchange_weak(cached, consumed, kRingRelease, kRingAcquire)) {
+  }
   return pos - consumed < ring.entries;
 }
 

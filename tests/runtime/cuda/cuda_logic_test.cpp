@@ -19,6 +19,7 @@
 #include "runtime/cuda/cuda_card.hpp"
 #include "runtime/cuda/cuda_clock.hpp"
 #include "runtime/cuda/cuda_probe.hpp"
+#include "runtime/cuda/cuda_proxy_thread.hpp"
 #include "runtime/cuda/cuda_ring_writer.hpp"
 #include "runtime/cuda/cuda_sharing.hpp"
 #include "tests/support/ring_memory.hpp"
@@ -173,8 +174,9 @@ TEST(CudaClock, TheTightestSampleGivesTheOffset) {
 
 TEST(CudaClock, FiguresFromTheStamps) {
   ExchangeStamps s;
-  s.post_begin = {1000, 2000, 3000};
-  s.post_end = {1100, 2250, 2900};  // the last goes backwards: 0, not negative
+  s.post_begin = {1000, 2000, 3000};  // SM cycles at 2 GHz
+  s.post_end = {1200, 2500, 2900};    // the last goes backwards: 0, not negative
+  s.sm_cycles_per_second = 2e9;
   s.written = {1100, 2250};         // GPU ns
   s.seen = {150, 1300};             // host ns; GPU = host + 1000
   s.served = {1150, 1800};
@@ -197,6 +199,30 @@ TEST(CudaClock, FiguresFromTheStamps) {
   EXPECT_EQ(d.post.size(), 1U);
   EXPECT_TRUE(d.serve.empty());
   EXPECT_TRUE(d.wake.empty());
+  // A clock rate the runtime did not give: no o_device, not infinite ones.
+  direct.sm_cycles_per_second = 0;
+  EXPECT_TRUE(exchange_figures(direct, {}).post.empty());
+}
+
+// The proxy's thread exists before the first exchange and serves every
+// one: no exchange creates a thread in its timed region.
+TEST(CudaProxyThread, EveryJobRunsOnTheOneThreadStartedAtSetUp) {
+  ProxyThread proxy;
+  const std::thread::id started = proxy.id();
+  EXPECT_NE(started, std::thread::id{});
+  EXPECT_NE(started, std::this_thread::get_id());
+  for (int job = 0; job < 3; ++job) {
+    std::thread::id ran_on;
+    proxy.start([&, job] {
+      ran_on = std::this_thread::get_id();
+      return "job " + std::to_string(job);
+    });
+    EXPECT_EQ(proxy.wait(), "job " + std::to_string(job));
+    EXPECT_EQ(ran_on, started);
+  }
+  proxy.start([] { return std::string(); });
+  EXPECT_THROW(proxy.start([] { return std::string(); }), std::logic_error) << "the first was not waited for";
+  EXPECT_EQ(proxy.wait(), "");
 }
 
 using test::RingMemory;
@@ -238,7 +264,8 @@ TEST(CudaRingWriter, WritesCommandRingsFormat) {
   RingMemory memory(4);
   const std::span<std::byte> span = memory.span(4);
   const CommandRing ring = CommandRing::create(span, 4);
-  const RingView view{reinterpret_cast<std::uint64_t*>(span.data()), 4};
+  std::uint64_t cached = 0;
+  const RingView view{reinterpret_cast<std::uint64_t*>(span.data()), 4, &cached};
   const CommandLimits limits{8, 8 * 4096, 0x10000, 7 * 4096};
   // Two laps: the flag flips, and the words are encode_command's.
   for (std::uint64_t pos = 0; pos < 8; ++pos) {
@@ -260,6 +287,31 @@ TEST(CudaRingWriter, WritesCommandRingsFormat) {
   }
 }
 
+// The writers read the proxy's published position (pinned host memory,
+// across PCIe for the kernel) only when their cached copy says the ring is
+// full, and raise the copy to it; a copy that says there is room is
+// believed without a read.
+TEST(CudaRingWriter, ReadsTheProxysPositionOnlyWhenTheCachedCopySaysFull) {
+  RingMemory memory(4);
+  const std::span<std::byte> span = memory.span(4);
+  const CommandRing ring = CommandRing::create(span, 4);
+  std::uint64_t cached = 0;
+  const RingView view{reinterpret_cast<std::uint64_t*>(span.data()), 4, &cached};
+  EXPECT_TRUE(ring_has_room(view, 3));
+  EXPECT_FALSE(ring_has_room(view, 4)) << "a lap ahead, and the proxy has taken nothing";
+  EXPECT_EQ(cached, 0U);
+  ring.publish(3);
+  EXPECT_TRUE(ring_has_room(view, 6)) << "the copy said full: the proxy's word read";
+  EXPECT_EQ(cached, 3U) << "and the copy raised to it";
+  // The copy ahead of the ring's word (never so in use): believed, so the word was not read.
+  cached = 5;
+  EXPECT_TRUE(ring_has_room(view, 8));
+  EXPECT_EQ(ring.consumed(), 3U);
+  // A stale read never lowers the copy.
+  EXPECT_FALSE(ring_has_room(view, 9));
+  EXPECT_EQ(cached, 5U);
+}
+
 // The kernel's producer role played by CPU threads: each reserves positions
 // from a shared counter (the kernel's counter in device memory), waits for
 // room and writes; one proxy thread takes every command once, in ring
@@ -272,7 +324,8 @@ TEST(CudaRingWriter, ManyWritersOneProxyEveryCommandOnce) {
   RingMemory memory(kEntries);
   const std::span<std::byte> span = memory.span(kEntries);
   const CommandRing ring = CommandRing::create(span, kEntries);
-  const RingView view{reinterpret_cast<std::uint64_t*>(span.data()), kEntries};
+  std::uint64_t cached = 0;
+  const RingView view{reinterpret_cast<std::uint64_t*>(span.data()), kEntries, &cached};
   std::atomic<std::uint64_t> reserved{0};
   std::vector<std::thread> writers;
   for (std::uint32_t w = 0; w < kWriters; ++w)
