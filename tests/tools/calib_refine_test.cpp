@@ -15,6 +15,7 @@
 #include <cmath>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 
 namespace xover::calib {
@@ -111,6 +112,35 @@ TEST(RefineLanes, NothingMovesWithoutPoints) {
   EXPECT_TRUE(r.changes.empty());
   EXPECT_EQ(d.lanes[0].o_send, off_by_factors().lanes[0].o_send);
   EXPECT_EQ(d.memcpy_bw, off_by_factors().memcpy_bw);
+}
+
+// The figures a probe identifies stay as the probes gave them, their steps
+// by size too, and no change line names them; what no probe identifies
+// (here the lane mm's latency and the cma lane's o_send) is fitted, and
+// the sweeps are met as far as those figures can.
+TEST(RefineLanes, IdentifiedFiguresStayAsTheProbesGaveThem) {
+  const std::vector<SweepPoint> points = sweeps_of(truth(), 0);
+  const PlatformDraft start = off_by_factors();
+  PlatformDraft d = start;
+  const std::set<std::string> identified{"mm.o_send", "mm.o_recv", "mm.gap", "mm.bandwidth",
+                                         "cma.o_recv", "cma.latency", "cma.gap", "cma.bandwidth", "memcpy"};
+  const RefineReport r = refine_lanes(d, points, identified);
+  EXPECT_EQ(d.lanes[0].o_send, start.lanes[0].o_send);
+  EXPECT_EQ(d.lanes[0].o_recv, start.lanes[0].o_recv);
+  EXPECT_EQ(d.lanes[0].gap, start.lanes[0].gap);
+  EXPECT_EQ(d.lanes[0].bandwidth, start.lanes[0].bandwidth);
+  EXPECT_TRUE(d.lanes[0].bandwidth_steps.empty());
+  EXPECT_TRUE(d.lanes[0].o_send_steps.empty());
+  EXPECT_EQ(d.lanes[1].bandwidth, start.lanes[1].bandwidth);
+  EXPECT_TRUE(d.lanes[1].bandwidth_steps.empty());
+  EXPECT_EQ(d.memcpy_bw, start.memcpy_bw);
+  EXPECT_NE(d.lanes[0].latency, start.lanes[0].latency);
+  EXPECT_NE(d.lanes[1].o_send, start.lanes[1].o_send);
+  for (const std::string& change : r.changes)
+    EXPECT_THAT(change, ::testing::AnyOf(::testing::HasSubstr("lane mm: latency"),
+                                         ::testing::HasSubstr("lane cma: o_send"),
+                                         ::testing::HasSubstr("message factor")));
+  EXPECT_LT(r.rel_rms_after, r.rel_rms_before);
 }
 
 // Sweeps whose fragments pace at 1 us each: the fit would take a gap of
