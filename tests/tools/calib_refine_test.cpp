@@ -287,7 +287,14 @@ TEST(RefineLanes, NoOverheadStepWhereTheSweepsHaveNone) {
 // bends the eager curve from 64 KiB (the fit once left it 15-19 % fast
 // from 64 to 512 KiB, and the simulated eager/rndv crossover at 211 KiB
 // against the hardware's 144); searched beside the bandwidth it scales,
-// every curve is met to within a few per cent.
+// every curve is met to within 7 % RMS. The lines hold what the simulation
+// pays for a message's last, near-empty fragment (protocols/fragment_tail.hpp:
+// 64 KiB to 512 KiB are 2 to 8 fragments of 65520 B and a few bytes), so
+// this is what the simulation can meet too; before they did, the lines met
+// these sweeps to 3 % while the simulation ran up to a fragment's fixed
+// costs above them, and multi-eager's points from 64 KiB are within 25 %
+// (the fit paces the fragments by a gap of 7.3 us, which the near-empty
+// one pays whole, where the lines alone took 4 us).
 TEST(RefineLanes, MeetsARealTcpLoopbackCalibrationsSweeps) {
   std::ifstream in(std::string(XOVER_SOURCE_DIR) + "/tests/data/calib/tcp-loopback-sweeps.csv");
   ASSERT_TRUE(in) << "tests/data/calib/tcp-loopback-sweeps.csv";
@@ -328,7 +335,7 @@ TEST(RefineLanes, MeetsARealTcpLoopbackCalibrationsSweeps) {
   d.memcpy_bw = 47.7543e9;
   const RefineReport r = refine_lanes(d, points);
   EXPECT_GT(r.rel_rms_before, 0.15);
-  EXPECT_LT(r.rel_rms_after, 0.03);
+  EXPECT_LT(r.rel_rms_after, 0.07);
   for (const char* curve : {"eager/multi/zcopy", "rndv/get"}) {
     SelectConfig config;
     config.forced = {curve};
@@ -337,7 +344,7 @@ TEST(RefineLanes, MeetsARealTcpLoopbackCalibrationsSweeps) {
       if (p.curve == curve && p.size >= 65536) {
         const std::optional<Seconds> t = model_time(table, p.size);
         ASSERT_TRUE(t) << curve << " at " << p.size;
-        EXPECT_NEAR(*t / p.measured, 1, 0.06) << curve << " at " << p.size;
+        EXPECT_NEAR(*t / p.measured, 1, curve == std::string("rndv/get") ? 0.06 : 0.25) << curve << " at " << p.size;
       }
   }
 }
