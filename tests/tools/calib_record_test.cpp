@@ -119,12 +119,14 @@ TEST(CalibrationRecord, TheFitToTheSweepsMovesNoFigureAProbeIdentifies) {
 
 // G per size range: a stream whose copies pace at 30 GB/s up to 2 KiB and
 // at 6 GB/s from 8 KiB (its buffers past the caches) gives the copy
-// bandwidth in steps by size, each the stream's own, from the probe alone.
+// bandwidth in steps by size, each the stream's own, from the probe alone;
+// where a range's fixed cost (1 us) outweighs its bytes, that range takes
+// the stream's one G.
 TEST(CalibrationRecord, TheStreamGivesTheCopyBandwidthPerSizeRange) {
   Measurements m = measured();
   for (PrttPoint& p : m.lanes.at(0).am) {
     const double x = static_cast<double>(p.size);
-    const double per_message = x <= 2048 ? 0.1e-6 + x / 30e9 : 0.1e-6 + 2048 / 30e9 + (x - 2048) / 6e9;
+    const double per_message = x <= 2048 ? 0.01e-6 + x / 30e9 : 0.01e-6 + 2048 / 30e9 + (x - 2048) / 6e9;
     p.stream = p.rtt1 + (p.stream_messages - 1) * per_message;
   }
   const Calibration c = calibrate(m, FitDepth::Probes);
@@ -136,6 +138,16 @@ TEST(CalibrationRecord, TheStreamGivesTheCopyBandwidthPerSizeRange) {
   EXPECT_EQ(steps[2].from, (Bytes{512} << 10) + 1);  // past the largest size probed
   EXPECT_EQ(c.draft.memcpy_bw, steps[0].value);
   EXPECT_EQ(c.draft.sources.at("memcpy"), "stream-segments");
+  // Where a range's fixed cost outweighs its bytes, its slope is noise:
+  // that range takes the stream's one G.
+  for (PrttPoint& p : m.lanes.at(0).am) {
+    const double x = static_cast<double>(p.size);
+    const double per_message = x <= 2048 ? 1e-6 + x / 30e9 : 1e-6 + 2048 / 30e9 + (x - 2048) / 6e9;
+    p.stream = p.rtt1 + (p.stream_messages - 1) * per_message;
+  }
+  const Calibration small = calibrate(m, FitDepth::Probes);
+  ASSERT_GE(small.draft.memcpy_steps.steps().size(), 2u);
+  EXPECT_EQ(small.draft.memcpy_steps.steps().front().value, small.draft.memcpy_steps.steps().back().value);
 }
 
 TEST(CalibrationRecord, AFigureTheSweepsMovedIsTheFitSets) {
@@ -152,6 +164,24 @@ TEST(CalibrationRecord, AFigureTheSweepsMovedIsTheFitSets) {
   set_refined_sources(before, after, sources);
   EXPECT_EQ(sources.at("mm.latency"), "fit-set");
   EXPECT_EQ(sources.at("mm.gap"), "train");
+}
+
+// A TCP lane carries active messages and gets: its L is the PRTTs', its
+// bandwidth the gets'; its gets' own lane (NAME-rma) takes the gets' L.
+TEST(CalibrationRecord, ALaneOfMessagesAndGetsKeepsThePrttsLatency) {
+  LaneAttrs tcp;
+  tcp.name = "tcp-lo";
+  tcp.caps = {LaneCap::AmBcopy, LaneCap::AmZcopy};
+  LaneAttrs rma = tcp;
+  rma.name = "tcp-lo-rma";
+  rma.caps = {LaneCap::GetZcopy};
+  std::map<std::string, std::string> sources;
+  set_probe_sources(tcp, true, true, sources);
+  set_probe_sources(rma, true, true, sources);
+  EXPECT_EQ(sources.at("tcp-lo.latency"), "prtt");
+  EXPECT_EQ(sources.at("tcp-lo.bandwidth"), "get");
+  EXPECT_EQ(sources.at("tcp-lo-rma.latency"), "get");
+  EXPECT_EQ(sources.at("tcp-lo-rma.o_send"), "post");
 }
 
 TEST(CalibrationRecord, APlatformWithoutOneReadsUnrecordedAndABadEntryFailsAtItsLine) {

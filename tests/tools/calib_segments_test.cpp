@@ -1,11 +1,8 @@
 // Segmented least squares on synthetic curves whose breakpoints are known:
 // recovered within one sample step, and one segment on lines, exact or
-// with noise below the tolerance; the copy steps calibrate fits with it.
+// with noise below the tolerance (calibrate cuts the stream's time per
+// message with it: the copy bandwidth per size range).
 #include "tools/calib/segments.hpp"
-
-#include "protocols/select/threshold_table.hpp"
-#include "tests/support/paths.hpp"
-#include "tools/calib/calibration.hpp"
 
 #include <gtest/gtest.h>
 

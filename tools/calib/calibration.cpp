@@ -285,9 +285,11 @@ void add_core_overhead(const Measurements& m, const std::string& curve, std::vec
 /// PRTT(1,0,s))/(N − 1), in segments by least squares (segments.hpp: a new
 /// line only where it cuts the relative residuals past the noise), each
 /// segment's slope a copy bandwidth from its first size; past the
-/// largest size probed, `whole` (the one line's G) again. Empty where one
-/// line fits, or a segment's slope is not positive (noise on a range of
-/// small messages: their copies are the fixed cost's).
+/// largest size probed, `whole` (the one line's G) again. A segment whose
+/// bytes cost less than its fixed part even at its largest size (small
+/// messages: their slope is the noise of a fixed cost, and once gave a
+/// 0.9 GB/s copy below 512 B) takes `whole` too. Empty where one line fits,
+/// or a segment's slope is not positive.
 SizeSteps stream_copy_steps(const std::vector<PrttPoint>& am, BytesPerSecond whole) {
   std::vector<double> x, y;
   for (const PrttPoint& p : am) {
@@ -306,7 +308,8 @@ SizeSteps stream_copy_steps(const std::vector<PrttPoint>& am, BytesPerSecond who
   for (const Segment& part : parts) {
     if (!(part.line.m > 0))
       return {};
-    steps.push_back({steps.empty() ? 0 : static_cast<Bytes>(x[part.first]), 1 / part.line.m});
+    const bool bytes_seen = part.line.m * x[part.last] >= part.line.c;
+    steps.push_back({steps.empty() ? 0 : static_cast<Bytes>(x[part.first]), bytes_seen ? 1 / part.line.m : whole});
   }
   steps.push_back({static_cast<Bytes>(x.back()) + 1, whole});
   return SizeSteps(std::move(steps));
