@@ -6,7 +6,9 @@
 //
 //   n ≤ S:  one fragment: o_s [+ n/M_s] + L + (h+n)/B + o_r + n/M_r
 //   n > S:  cost::fragment_pipeline with per fragment
-//           t_s = o_s + S/M_s (bcopy) or o_s (zcopy), t_r = o_r + S/M_r;
+//           t_s = o_s + S/M_s (bcopy) or o_s (zcopy), t_r = o_r + S/M_r,
+//           and for 2 to 8 fragments the last, shorter one's own costs
+//           (cost::pipeline_ranges, fragment_tail.hpp);
 //   zcopy adds reg(n) on every eager lane's memory domain before the first.
 // n/M_s (S/M_s) only where the first lane's transport copies a bcopy
 // message (LaneAttrs::bcopy_copies). The sender's stage keeps all of o_s;
@@ -27,6 +29,7 @@
 
 #include "protocols/core/stages.hpp"
 #include "protocols/eager/eager.hpp"
+#include "protocols/fragment_tail.hpp"
 #include "protocols/proto_costs.hpp"
 #include "protocols/wire.hpp"
 
@@ -63,15 +66,19 @@ std::optional<ProtoCandidate> probe_multi(const ProbeContext& ctx, bool zcopy) {
   PerfFactors one = cost::am_message(first, wire::kMultiHdr);
   one[Factor::LocalCpu] += send_copy;
   one[Factor::RemoteCpu] += recv_copy;
-  PerfFactors many = cost::fragment_pipeline(fragment, lanes, payload, wire::kMultiHdr,
-                                             LinearFunc::constant(first_fragment.o_send) + fragment_send_copy,
-                                             LinearFunc::constant(first_fragment.o_recv) + fragment_recv_copy);
+  const LinearFunc send_stage = LinearFunc::constant(first_fragment.o_send) + fragment_send_copy;
+  const LinearFunc recv_stage = LinearFunc::constant(first_fragment.o_recv) + fragment_recv_copy;
+  PerfFactors many = cost::fragment_pipeline(fragment, lanes, payload, wire::kMultiHdr, send_stage, recv_stage);
   if (zcopy) {
     const LinearFunc reg = cost::registration(ctx.path, lanes, ctx.config.reg_cache);
     one[Factor::LocalCpu] += reg;
     many[Factor::LocalCpu] += reg;
   }
-  return ProtoCandidate{{PerfRange{0, payload, one}, PerfRange{payload + 1, kSizeMax, many}}, lanes};
+  // Past one fragment, the last one's fixed costs too (fragment_tail.hpp).
+  std::vector<PerfRange> ranges{PerfRange{0, payload, one}};
+  for (PerfRange& range : cost::pipeline_ranges(fragment, lanes, payload, wire::kMultiHdr, send_stage, recv_stage, many))
+    ranges.push_back(std::move(range));
+  return ProtoCandidate{std::move(ranges), lanes};
 }
 
 std::optional<ProtoCandidate> probe_multi_bcopy(const ProbeContext& ctx) {

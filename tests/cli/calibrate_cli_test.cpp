@@ -119,7 +119,9 @@ TEST(CalibrateCli, QuickShmRunWritesAPlatformThatLoads) {
   expect_mm_lane_measured(xml);
   expect_device_figures(r.out, xml);
   EXPECT_THAT(xml, HasSubstr("<prop id=\"xover:threads\" value=\"1\"/>"));
-  EXPECT_THAT(xml, HasSubstr("figures fitted to the protocols' sweeps (the relative errors' Huber loss, 10 %, over "));
+  EXPECT_THAT(xml, HasSubstr("figures no probe identifies fitted to the protocols' sweeps (the relative errors' "
+                             "Huber loss, 10 %, over "));
+  EXPECT_THAT(xml, HasSubstr("left as the probes gave them: "));
 
 #ifdef XOVER_WITH_SIMGRID
   // The draft's simulation of the sweeps, against its cost lines, twice.

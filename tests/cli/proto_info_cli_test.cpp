@@ -39,15 +39,18 @@ test::CommandResult json_checked(const std::string& platform, const std::string&
 //   eager/multi/zcopy  S = 8160, bound by the receiver's copy:
 //                      t_r = 0.1 us + 8160/12 GB/s = 780 ns, m* = t_r/S;
 //                      fill 2021.33 ns → 1241.33 ns + 0.0955882 n, below
-//                      eager/zcopy from 8182.7, past its last size 8176
-//   rndv/get           0.99 (3004.67 ns + n/48 GB/s), crossing multi at 23121.6
+//                      eager/zcopy from 8182.7, past its last size 8176;
+//                      with 3 fragments (16321..24480) the last, r bytes,
+//                      takes the receiver's 100 + r/12 GB/s where the line
+//                      had r·m*: 1541.33 ns + n/12 GB/s
+//   rndv/get           0.99 (3004.67 ns + n/48 GB/s), crossing multi at 22856.6
 TEST(ProtoInfoCli, DefaultPlatformTable) {
   const auto r = proto_info("--platform " + kSource + "/platforms/hdr-2rail.xml");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("| 0..204                     | eager/short"));
   EXPECT_THAT(r.out, HasSubstr("| 205..8176                  | eager/zcopy"));
-  EXPECT_THAT(r.out, HasSubstr("| 8177..23121                | eager/multi/zcopy"));
-  EXPECT_THAT(r.out, HasSubstr("| 23122..inf                 | rndv/get           | r0 50%, r1 50%"));
+  EXPECT_THAT(r.out, HasSubstr("| 8177..22856                | eager/multi/zcopy"));
+  EXPECT_THAT(r.out, HasSubstr("| 22857..inf                 | rndv/get           | r0 50%, r1 50%"));
   EXPECT_EQ(r.err, "");
 }
 
@@ -96,13 +99,14 @@ TEST(ProtoInfoCli, SendOverlapAndBcopyCopyShowOnTheLaneAndInTheCostLines) {
 // A message factor (one_rail_factor_mixed.xml: the smaller of the two
 // nodes' at each size) shows under the lanes and in the JSON, and splits
 // the cost lines at its sizes: eager/multi/bcopy's slope grows by 1/0.8
-// from 16 KiB.
+// from 16 KiB (where its ranges by fragment count, protocols/fragment_tail.hpp,
+// are split again).
 TEST(ProtoInfoCli, MessageFactorShowsAndSplitsTheCostLines) {
   const auto r = proto_info("--platform " + data("one_rail_factor_mixed.xml"));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("#     message factor by size: 0:1; 16K:0.8; 64K:0.5; 1M:0.25\n"));
-  EXPECT_THAT(r.out, HasSubstr("eager/multi/bcopy    4065..16383"));
-  EXPECT_THAT(r.out, HasSubstr("eager/multi/bcopy    16384..65535"));
+  EXPECT_THAT(r.out, HasSubstr("eager/multi/bcopy    16257..16383 "));
+  EXPECT_THAT(r.out, HasSubstr("eager/multi/bcopy    16384.."));
   const auto json = json_checked(data("one_rail_factor_mixed.xml"),
                                  "assert [s[\"value\"] for s in d[\"message_factor\"]] == [1, 0.8, 0.5, 0.25]\n");
   EXPECT_EQ(json.status, 0) << json.err;
@@ -119,8 +123,8 @@ TEST(ProtoInfoCli, LaneMessageFactorShowsUnderItsLane) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("#     lane r0 message factor by size: 0:1; 16K:0.8; 1M:0.25\n"));
   EXPECT_THAT(r.out, HasSubstr("#     message factor by size: 0:1; 64K:0.5\n"));
-  EXPECT_THAT(r.out, HasSubstr("eager/multi/bcopy    4065..16383"));
-  EXPECT_THAT(r.out, HasSubstr("eager/multi/bcopy    16384..65535"));
+  EXPECT_THAT(r.out, HasSubstr("eager/multi/bcopy    16257..16383 "));
+  EXPECT_THAT(r.out, HasSubstr("eager/multi/bcopy    16384.."));
   const auto json = json_checked(data("one_rail_lane_factor.xml"),
                                  "lane = d[\"lanes\"][0]\n"
                                  "assert [s[\"value\"] for s in lane[\"message_factor\"]] == [1, 0.8, 0.25]\n"

@@ -82,8 +82,11 @@ TEST(ThresholdTableGolden, OneLaneNoRegistrationCache) {
 //   eager/multi/zcopy, S = 4072, fragments copied at 1 ns/B: t_s = 400,
 //     t_w = 4104, t_r = 4472, m* = 4472/4072 = 1.0982318, fill 9976
 //     → 6434.1 + 1.0982318n past S
-//   rndv/get  6878.718 + 0.99n, as above (it copies nothing): meets
-//     multi/zcopy at 444.618 / 0.1082318 = 4108.02
+//   rndv/get  6878.718 + 0.99n, as above (it copies nothing): would meet
+//     that line at 4108.02, but a message of 4073..8144 B is one full
+//     fragment and a last of r bytes, which takes the receiver's 400 + r
+//     where the line had 1.0982318·r: multi/zcopy is 10924.7 + 398.3 at
+//     4089 against rndv/get's 10926.8, and never wins
 TEST(ThresholdTableGolden, MemcpyStepMovesTheCopyHandoverToItsBreakpoint) {
   Path path = test::path({one_lane()}, 4);
   path.memcpy_local_steps = SizeSteps({{0, 4e9}, {2048, 1e9}});
@@ -92,8 +95,7 @@ TEST(ThresholdTableGolden, MemcpyStepMovesTheCopyHandoverToItsBreakpoint) {
   EXPECT_EQ(rows(table), (std::vector<Row>{{0, 56, "eager/short"},
                                           {57, 2047, "eager/bcopy"},
                                           {2048, 4088, "eager/zcopy"},
-                                          {4089, 4108, "eager/multi/zcopy"},
-                                          {4109, kSizeMax, "rndv/get"}}));
+                                          {4089, kSizeMax, "rndv/get"}}));
   const std::size_t bcopy = table.lookup(100) - table.choices().data();
   EXPECT_NEAR(*table.selection_cost(bcopy, 2047), (1816 + 1.5 * 2047) * 1e-9, 1e-15);
   EXPECT_NEAR(*table.selection_cost(bcopy, 2048), (1816 + 3 * 2048) * 1e-9, 1e-15);
@@ -239,7 +241,10 @@ TEST(ThresholdTableGolden, DeviceMemoryStagedOrThroughIpc) {
 //     8201.4, where eager/zcopy has already stopped (8200)
 //   rndv/get over r0 and r1, 50 % each: 1509.6 (RTS, 96 B) + 2001.6 +
 //     n/20 GB/s + max(2·250 + 250, 250 + 2·250) + 250 (ACK) = 4511.2 +
-//     0.05n; times 0.99: 4466.088 + 0.0495n; meets multi/zcopy at 13225.8
+//     0.05n; times 0.99: 4466.088 + 0.0495n; would meet that line at
+//     13225.8, but with two fragments (8185..16368) the last, r bytes,
+//     takes the receiver's 250 + 0.2r where the line had 0.2305474r:
+//     2571.6 + 0.2n, which it meets at 12587.9
 TEST(ThresholdTableGolden, TwoEqualRailsStripeRendezvous) {
   LaneAttrs r0 = test::lane("r0", 1, 10, 0.25);
   r0.max_short = 136;
@@ -250,8 +255,8 @@ TEST(ThresholdTableGolden, TwoEqualRailsStripeRendezvous) {
   const ThresholdTable table = ThresholdTable::build(test::path({r0, r1}, 5), SelectConfig{});
   EXPECT_EQ(rows(table), (std::vector<Row>{{0, 120, "eager/short"},
                                           {121, 8200, "eager/zcopy"},
-                                          {8201, 13225, "eager/multi/zcopy"},
-                                          {13226, kSizeMax, "rndv/get"}}));
+                                          {8201, 12587, "eager/multi/zcopy"},
+                                          {12588, kSizeMax, "rndv/get"}}));
   const ProtoChoice* get = table.lookup(1 << 20);
   ASSERT_NE(get, nullptr);
   EXPECT_EQ(get->candidate.lanes, (std::vector<LaneShare>{{0, 0.5}, {1, 0.5}}));
@@ -272,7 +277,10 @@ TEST(ThresholdTableGolden, TwoEqualRailsStripeRendezvous) {
 //   eager/zcopy   5001.28 + 0.215n: meets bcopy at 17391, past its range
 //   eager/multi/bcopy, S = 8224: t_s = t_r = 500 + 1028 = 1528,
 //     t_w = 8256 × 0.08 = 660.48: CPU-bound, m* = 1528/8224; fill
-//     5716.48 → 4188.48 + 0.18579767n; cheaper than eager/bcopy from 8233
+//     5716.48 → 4188.48 + 0.18579767n, cheaper than eager/bcopy from
+//     8233; but with two fragments the last, r bytes, takes the receiver's
+//     500 + 0.125r where the line had 0.18579767r: 499.5 more at 8233, so
+//     eager/bcopy holds to its last size, 8240
 //   rndv/get  (2000 + 0.01n)·2 + 3005.76 (RTS, 72 B) + 4001.28 + 0.08n
 //     + 1000 + 500 (ACK) = 12507.04 + 0.1n, times 0.99: 12381.97 + 0.099n;
 //     meets multi/bcopy at 94397.9
@@ -288,8 +296,8 @@ TEST(ThresholdTableGolden, CapabilitiesAndBandwidthRatioShapeTheLanes) {
   SelectConfig config;
   config.reg_cache = false;
   const ThresholdTable table = ThresholdTable::build(path, config);
-  EXPECT_EQ(rows(table), (std::vector<Row>{{0, 8232, "eager/bcopy"},
-                                          {8233, 94397, "eager/multi/bcopy"},
+  EXPECT_EQ(rows(table), (std::vector<Row>{{0, 8240, "eager/bcopy"},
+                                          {8241, 94397, "eager/multi/bcopy"},
                                           {94398, kSizeMax, "rndv/get"}}));
   EXPECT_EQ(table.lanes().am, 1u);
   EXPECT_EQ(table.lanes().bootstrap, 0u);

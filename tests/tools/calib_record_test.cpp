@@ -89,6 +89,67 @@ TEST(CalibrationRecord, ThePlatformRecordsItsFitSetAndEachFiguresProbe) {
   EXPECT_EQ(lanes, "1");
 }
 
+// The fit to the sweeps moves no figure a probe identifies: the lane's L,
+// o_s, o_r, g and bandwidth and the copy bandwidth are the probes' (the
+// protocol core's own time on top of the overheads measured once, before
+// it), and their sources say so; the comment block names what was left.
+TEST(CalibrationRecord, TheFitToTheSweepsMovesNoFigureAProbeIdentifies) {
+  const Calibration probes = calibrate(measured(), FitDepth::Probes);
+  const Calibration fitted = calibrate(measured(), FitDepth::Sweeps);
+  const LaneAttrs& a = probes.draft.lanes.at(0);
+  const LaneAttrs& b = fitted.draft.lanes.at(0);
+  EXPECT_EQ(b.latency, a.latency);
+  EXPECT_EQ(b.o_send, a.o_send);
+  EXPECT_EQ(b.o_recv, a.o_recv);
+  EXPECT_EQ(b.gap, a.gap);
+  EXPECT_EQ(b.bandwidth, a.bandwidth);
+  EXPECT_TRUE(b.o_send_steps.empty());
+  EXPECT_TRUE(b.bandwidth_steps.empty());
+  EXPECT_EQ(fitted.draft.memcpy_bw, probes.draft.memcpy_bw);
+  EXPECT_EQ(fitted.draft.sources.at("tcp-lo.latency"), "prtt");
+  EXPECT_EQ(fitted.draft.sources.at("tcp-lo.gap"), "train");
+  EXPECT_EQ(fitted.draft.sources.at("tcp-lo.bandwidth"), "prtt");
+  EXPECT_EQ(fitted.draft.sources.at("memcpy"), "stream");
+  bool said = false;
+  for (const std::string& line : fitted.draft.comments)
+    said = said || line.find("left as the probes gave them: memcpy, tcp-lo.bandwidth, tcp-lo.gap, tcp-lo.latency, "
+                             "tcp-lo.o_recv, tcp-lo.o_send") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+// G per size range: a stream whose copies pace at 30 GB/s up to 2 KiB and
+// at 6 GB/s from 8 KiB (its buffers past the caches) gives the copy
+// bandwidth in steps by size, each the stream's own, from the probe alone;
+// where a range's fixed cost (1 us) outweighs its bytes, that range takes
+// the stream's one G.
+TEST(CalibrationRecord, TheStreamGivesTheCopyBandwidthPerSizeRange) {
+  Measurements m = measured();
+  for (PrttPoint& p : m.lanes.at(0).am) {
+    const double x = static_cast<double>(p.size);
+    const double per_message = x <= 2048 ? 0.01e-6 + x / 30e9 : 0.01e-6 + 2048 / 30e9 + (x - 2048) / 6e9;
+    p.stream = p.rtt1 + (p.stream_messages - 1) * per_message;
+  }
+  const Calibration c = calibrate(m, FitDepth::Probes);
+  const std::vector<SizeStep>& steps = c.draft.memcpy_steps.steps();
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_NEAR(steps[0].value, 30e9, 0.1 * 30e9);
+  EXPECT_EQ(steps[1].from, 8192u);
+  EXPECT_NEAR(steps[1].value, 6e9, 0.05 * 6e9);
+  EXPECT_EQ(steps[2].from, (Bytes{512} << 10) + 1);  // past the largest size probed
+  EXPECT_EQ(c.draft.memcpy_bw, steps[0].value);
+  EXPECT_EQ(c.draft.sources.at("memcpy"), "stream-segments");
+  // Where a range's fixed cost outweighs its bytes, its slope is noise:
+  // that range takes the stream's one G.
+  for (PrttPoint& p : m.lanes.at(0).am) {
+    const double x = static_cast<double>(p.size);
+    const double per_message = x <= 2048 ? 1e-6 + x / 30e9 : 1e-6 + 2048 / 30e9 + (x - 2048) / 6e9;
+    p.stream = p.rtt1 + (p.stream_messages - 1) * per_message;
+  }
+  const Calibration small = calibrate(m, FitDepth::Probes);
+  ASSERT_GE(small.draft.memcpy_steps.steps().size(), 2u);
+  EXPECT_EQ(small.draft.memcpy_steps.steps().front().value, small.draft.memcpy_steps.steps().back().value);
+}
+
 TEST(CalibrationRecord, AFigureTheSweepsMovedIsTheFitSets) {
   PlatformDraft before;
   LaneAttrs lane;
@@ -103,6 +164,24 @@ TEST(CalibrationRecord, AFigureTheSweepsMovedIsTheFitSets) {
   set_refined_sources(before, after, sources);
   EXPECT_EQ(sources.at("mm.latency"), "fit-set");
   EXPECT_EQ(sources.at("mm.gap"), "train");
+}
+
+// A TCP lane carries active messages and gets: its L is the PRTTs', its
+// bandwidth the gets'; its gets' own lane (NAME-rma) takes the gets' L.
+TEST(CalibrationRecord, ALaneOfMessagesAndGetsKeepsThePrttsLatency) {
+  LaneAttrs tcp;
+  tcp.name = "tcp-lo";
+  tcp.caps = {LaneCap::AmBcopy, LaneCap::AmZcopy};
+  LaneAttrs rma = tcp;
+  rma.name = "tcp-lo-rma";
+  rma.caps = {LaneCap::GetZcopy};
+  std::map<std::string, std::string> sources;
+  set_probe_sources(tcp, true, true, sources);
+  set_probe_sources(rma, true, true, sources);
+  EXPECT_EQ(sources.at("tcp-lo.latency"), "prtt");
+  EXPECT_EQ(sources.at("tcp-lo.bandwidth"), "get");
+  EXPECT_EQ(sources.at("tcp-lo-rma.latency"), "get");
+  EXPECT_EQ(sources.at("tcp-lo-rma.o_send"), "post");
 }
 
 TEST(CalibrationRecord, APlatformWithoutOneReadsUnrecordedAndABadEntryFailsAtItsLine) {

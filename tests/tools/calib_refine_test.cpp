@@ -15,6 +15,7 @@
 #include <cmath>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 
 namespace xover::calib {
@@ -111,6 +112,35 @@ TEST(RefineLanes, NothingMovesWithoutPoints) {
   EXPECT_TRUE(r.changes.empty());
   EXPECT_EQ(d.lanes[0].o_send, off_by_factors().lanes[0].o_send);
   EXPECT_EQ(d.memcpy_bw, off_by_factors().memcpy_bw);
+}
+
+// The figures a probe identifies stay as the probes gave them, their steps
+// by size too, and no change line names them; what no probe identifies
+// (here the lane mm's latency and the cma lane's o_send) is fitted, and
+// the sweeps are met as far as those figures can.
+TEST(RefineLanes, IdentifiedFiguresStayAsTheProbesGaveThem) {
+  const std::vector<SweepPoint> points = sweeps_of(truth(), 0);
+  const PlatformDraft start = off_by_factors();
+  PlatformDraft d = start;
+  const std::set<std::string> identified{"mm.o_send", "mm.o_recv", "mm.gap", "mm.bandwidth",
+                                         "cma.o_recv", "cma.latency", "cma.gap", "cma.bandwidth", "memcpy"};
+  const RefineReport r = refine_lanes(d, points, identified);
+  EXPECT_EQ(d.lanes[0].o_send, start.lanes[0].o_send);
+  EXPECT_EQ(d.lanes[0].o_recv, start.lanes[0].o_recv);
+  EXPECT_EQ(d.lanes[0].gap, start.lanes[0].gap);
+  EXPECT_EQ(d.lanes[0].bandwidth, start.lanes[0].bandwidth);
+  EXPECT_TRUE(d.lanes[0].bandwidth_steps.empty());
+  EXPECT_TRUE(d.lanes[0].o_send_steps.empty());
+  EXPECT_EQ(d.lanes[1].bandwidth, start.lanes[1].bandwidth);
+  EXPECT_TRUE(d.lanes[1].bandwidth_steps.empty());
+  EXPECT_EQ(d.memcpy_bw, start.memcpy_bw);
+  EXPECT_NE(d.lanes[0].latency, start.lanes[0].latency);
+  EXPECT_NE(d.lanes[1].o_send, start.lanes[1].o_send);
+  for (const std::string& change : r.changes)
+    EXPECT_THAT(change, ::testing::AnyOf(::testing::HasSubstr("lane mm: latency"),
+                                         ::testing::HasSubstr("lane cma: o_send"),
+                                         ::testing::HasSubstr("message factor")));
+  EXPECT_LT(r.rel_rms_after, r.rel_rms_before);
 }
 
 // Sweeps whose fragments pace at 1 us each: the fit would take a gap of
@@ -257,7 +287,14 @@ TEST(RefineLanes, NoOverheadStepWhereTheSweepsHaveNone) {
 // bends the eager curve from 64 KiB (the fit once left it 15-19 % fast
 // from 64 to 512 KiB, and the simulated eager/rndv crossover at 211 KiB
 // against the hardware's 144); searched beside the bandwidth it scales,
-// every curve is met to within a few per cent.
+// every curve is met to within 7 % RMS. The lines hold what the simulation
+// pays for a message's last, near-empty fragment (protocols/fragment_tail.hpp:
+// 64 KiB to 512 KiB are 2 to 8 fragments of 65520 B and a few bytes), so
+// this is what the simulation can meet too; before they did, the lines met
+// these sweeps to 3 % while the simulation ran up to a fragment's fixed
+// costs above them, and multi-eager's points from 64 KiB are within 25 %
+// (the fit paces the fragments by a gap of 7.3 us, which the near-empty
+// one pays whole, where the lines alone took 4 us).
 TEST(RefineLanes, MeetsARealTcpLoopbackCalibrationsSweeps) {
   std::ifstream in(std::string(XOVER_SOURCE_DIR) + "/tests/data/calib/tcp-loopback-sweeps.csv");
   ASSERT_TRUE(in) << "tests/data/calib/tcp-loopback-sweeps.csv";
@@ -298,7 +335,7 @@ TEST(RefineLanes, MeetsARealTcpLoopbackCalibrationsSweeps) {
   d.memcpy_bw = 47.7543e9;
   const RefineReport r = refine_lanes(d, points);
   EXPECT_GT(r.rel_rms_before, 0.15);
-  EXPECT_LT(r.rel_rms_after, 0.03);
+  EXPECT_LT(r.rel_rms_after, 0.07);
   for (const char* curve : {"eager/multi/zcopy", "rndv/get"}) {
     SelectConfig config;
     config.forced = {curve};
@@ -307,7 +344,7 @@ TEST(RefineLanes, MeetsARealTcpLoopbackCalibrationsSweeps) {
       if (p.curve == curve && p.size >= 65536) {
         const std::optional<Seconds> t = model_time(table, p.size);
         ASSERT_TRUE(t) << curve << " at " << p.size;
-        EXPECT_NEAR(*t / p.measured, 1, 0.06) << curve << " at " << p.size;
+        EXPECT_NEAR(*t / p.measured, 1, curve == std::string("rndv/get") ? 0.06 : 0.25) << curve << " at " << p.size;
       }
   }
 }

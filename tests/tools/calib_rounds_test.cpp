@@ -122,54 +122,5 @@ TEST(CalibRounds, ShuffledKeepsTheSizesAndFollowsTheSeed) {
   EXPECT_EQ(a, sizes);
 }
 
-/// A shared-memory-like lane: copies at both ends, a fast ring between.
-Path copy_path(BytesPerSecond memcpy_bw) {
-  LaneAttrs mm;
-  mm.name = "mm";
-  mm.latency = 0.05e-6;
-  mm.bandwidth = 140e9;
-  mm.o_send = 0.02e-6;
-  mm.o_recv = 0.06e-6;
-  mm.max_short = 112;
-  mm.max_bcopy = 8176;
-  mm.seg_size = 8192;
-  mm.max_zcopy = 0;
-  return Path{"node0", "node1", {mm}, memcpy_bw, memcpy_bw};
-}
-
-/// The model's time of `curve` at n bytes on `path`.
-Seconds model(const Path& path, const std::string& curve, Bytes n) {
-  SelectConfig config;
-  config.forced = {curve};
-  const ThresholdTable table = ThresholdTable::build(path, config);
-  const ProtoChoice* choice = table.lookup(n);
-  EXPECT_NE(choice, nullptr);
-  for (const PerfRange& range : choice->candidate.ranges)
-    if (n >= range.from && n <= range.to) {
-      Seconds t = 0;
-      evaluate(range.factors.cost(PerfType::Latency, n, n), n, t);
-      return t;
-    }
-  return 0;
-}
-
-TEST(CopyBandwidth, TheSweepsOwnCopyBandwidthIsFoundAgain) {
-  const std::string curve = "eager/multi/bcopy";
-  std::vector<std::pair<Bytes, Seconds>> sweep;
-  for (Bytes n = 8192; n <= Bytes{4} << 20; n *= 2)
-    sweep.emplace_back(n, model(copy_path(50e9), curve, n));
-  // From a copy bandwidth 2.5 times too low, and from one 3 times too high.
-  EXPECT_NEAR(fit_copy_bandwidth(copy_path(20e9), curve, sweep), 50e9, 0.5e9);
-  EXPECT_NEAR(fit_copy_bandwidth(copy_path(150e9), curve, sweep), 50e9, 0.5e9);
-  // Times 10 % above the model everywhere pull it down, not to the start.
-  for (auto& point : sweep)
-    point.second *= 1.1;
-  EXPECT_LT(fit_copy_bandwidth(copy_path(50e9), curve, sweep), 48e9);
-}
-
-TEST(CopyBandwidth, NoSizeToFitKeepsTheStart) {
-  EXPECT_DOUBLE_EQ(fit_copy_bandwidth(copy_path(20e9), "eager/multi/bcopy", {}), 20e9);
-}
-
 }  // namespace
 }  // namespace xover::calib

@@ -1,11 +1,8 @@
 // Segmented least squares on synthetic curves whose breakpoints are known:
 // recovered within one sample step, and one segment on lines, exact or
-// with noise below the tolerance; the copy steps calibrate fits with it.
+// with noise below the tolerance (calibrate cuts the stream's time per
+// message with it: the copy bandwidth per size range).
 #include "tools/calib/segments.hpp"
-
-#include "protocols/select/threshold_table.hpp"
-#include "tests/support/paths.hpp"
-#include "tools/calib/calibration.hpp"
 
 #include <gtest/gtest.h>
 
@@ -91,51 +88,6 @@ TEST(FitSegments, KeepsToItsLimits) {
   for (const Segment& s : parts)
     EXPECT_GE(s.last - s.first + 1, 5u);
   EXPECT_THROW(fit_segments(std::vector<double>{}, std::vector<double>{}), std::invalid_argument);
-}
-
-// eager/bcopy's sweep on a lane whose copies leave the cache at 32 KiB
-// (30 GB/s, then 8 GB/s), as its model gives it with 1 % noise: the copy
-// steps come back within one sample of the breakpoint and 5 % of each
-// bandwidth, and past the sweep the path's own; with one copy bandwidth,
-// no steps.
-TEST(FitCopySteps, RecoversACacheStepFromTheBcopySweep) {
-  LaneAttrs lane = test::lane("mm", 0.5, 20, 0.2);
-  lane.max_bcopy = lane.seg_size = Bytes{1} << 20;
-  const Path plain = test::path({lane}, 10);
-  Path stepped = plain;
-  stepped.memcpy_local_steps = stepped.memcpy_remote_steps = SizeSteps({{0, 30e9}, {32768, 8e9}});
-  stepped.memcpy_bw_local = stepped.memcpy_bw_remote = 30e9;
-  SelectConfig config;
-  config.forced = {"eager/bcopy"};
-  std::mt19937_64 rng(5);
-  std::uniform_real_distribution<double> u(-0.01, 0.01);
-  const auto sweep_of = [&](const Path& path) {
-    const ThresholdTable table = ThresholdTable::build(path, config);
-    std::vector<std::pair<Bytes, Seconds>> sweep;
-    for (int i = 0; i < 40; ++i) {
-      const auto n = static_cast<Bytes>(std::round(64 * std::pow(16000.0, i / 39.0)));
-      sweep.emplace_back(n, *table.selection_cost(0, n) * (1 + u(rng)));
-    }
-    return sweep;
-  };
-  const std::vector<std::pair<Bytes, Seconds>> sweep = sweep_of(stepped);
-  const SizeSteps steps = fit_copy_steps(plain, "eager/bcopy", sweep);
-  ASSERT_EQ(steps.steps().size(), 3u);
-  std::size_t knee = 0;
-  while (sweep[knee].first < 32768)
-    ++knee;
-  EXPECT_GE(steps.steps()[1].from, sweep[knee - 1].first);
-  EXPECT_LE(steps.steps()[1].from, sweep[knee + 1].first);
-  EXPECT_NEAR(steps.steps()[0].value, 30e9, 0.05 * 30e9);
-  EXPECT_NEAR(steps.steps()[1].value, 8e9, 0.05 * 8e9);
-  // Past the sweep's largest copy, the path's own figure: the sweep's last
-  // slope says nothing there.
-  EXPECT_EQ(steps.steps()[2].from, sweep.back().first + 1);
-  EXPECT_EQ(steps.steps()[2].value, plain.memcpy_bw_local);
-
-  Path flat = plain;
-  flat.memcpy_bw_local = flat.memcpy_bw_remote = 12e9;
-  EXPECT_TRUE(fit_copy_steps(plain, "eager/bcopy", sweep_of(flat)).empty());
 }
 
 }  // namespace

@@ -10,20 +10,16 @@
 //   o_send_after     0, or where that latency is negative (the two
 //                    overheads overlap in time), o_s + o_r − PRTT(1,0,0)/2:
 //                    the part of o_s after the message has left, at most
-//                    o_s, o_r taking off the rest; at most o_s once the
-//                    sweeps have moved o_s (refine_to_sweeps)
+//                    o_s, o_r taking off the rest
 //   bcopy_copy       as the transport reports it (LaneAttrs::bcopy_copies)
 //   gap              the intercept g of (PRTT(n,0,s) − PRTT(1,0,s))/(n−1)
 //   memcpy_bw        where the active-message lane is itself a copy (no
-//                    get on it: shared memory), the M with which the
-//                    eager/multi/bcopy model fits its own sweep best
-//                    (fit_copy_bandwidth; a message that fits the caches
-//                    copies faster than the 4 MiB stream, whose 1/G it
-//                    replaces, and one M holds the sweep's sizes between
-//                    the two); elsewhere the transport's memcpy figure;
-//                    by copy size (memcpy steps) where the eager/bcopy
-//                    sweep, whose copies are its messages, needs more than
-//                    one line (fit_copy_steps: segmented least squares)
+//                    get on it: shared memory), 1/G of its stream (4 MiB
+//                    of messages through 4 MiB buffers), and G per size
+//                    range where the stream's time per message needs more
+//                    than one line (stream_copy_steps: segmented least
+//                    squares, memcpy size steps); elsewhere the
+//                    transport's memcpy probe at set-up
 //   bandwidth        a lane with gets: 1/slope of the get time (a get lands
 //                    in the user's buffer, with no copy of the core); a lane
 //                    of active messages only: what is left of one message's
@@ -41,14 +37,17 @@
 // active-message lane) and the rndv/get sweep's likewise (added to the get
 // lanes, when they are not the active-message lane), half to o_send and
 // half to o_recv.
-// Last, every figure above (but the limits) is moved to the least squares
-// of the protocols' own sweeps (refine.hpp): the probes are where the fit
-// starts, the sweeps what it answers to.
+// Each figure comes from the probe that identifies it, and stays as that
+// probe gave it. Last, what no probe identifies (a lane's figures the
+// transport reports rather than a probe measures, such as a lane of gets'
+// overheads and gap; the message factors past the caches) is fitted to the
+// protocols' own sweeps (refine.hpp), and the record says which.
 #include "tools/calib/calibration.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <stdexcept>
 
 #include "protocols/perf/envelope.hpp"
@@ -86,6 +85,13 @@ struct FittedLane {
   bool timed_gets = false;                  ///< the bandwidth came from gets
   bool probed_am = false;                   ///< its active messages were probed (PRTTs)
 };
+
+std::string keys_text(const std::set<std::string>& keys) {
+  std::string out;
+  for (const std::string& key : keys)
+    out += (out.empty() ? "" : ", ") + key;
+  return out.empty() ? "none" : out;
+}
 
 std::vector<const Point*> curve_points(const Results& results, const std::string& curve) {
   std::vector<const Point*> out;
@@ -275,56 +281,58 @@ void add_core_overhead(const Measurements& m, const std::string& curve, std::vec
                                         static_cast<double>(extra.size()), core * 1e6));
 }
 
-/// Copies that change pace with their size (in cache, past it): the
-/// eager/bcopy sweep, whose copies are its messages, in segments; memcpy
-/// steps when it has more than one, the draft's memcpy figure otherwise.
-/// Past the sweep's largest message the draft's figure holds (on shared
-/// memory, the one fitted to the eager/multi/bcopy sweep, whose fragments
-/// are those copies).
-void fit_copy_steps_from_sweep(const Measurements& m, Calibration& out) {
-  const std::string curve = "eager/bcopy";
-  std::vector<std::pair<Bytes, Seconds>> sweep;
-  for (const Point* p : curve_points(m.sweeps, curve))
-    sweep.emplace_back(p->size, p->median());
-  const Path path{"node0", "node1", out.draft.lanes, out.draft.memcpy_bw, out.draft.memcpy_bw};
-  SizeSteps steps = fit_copy_steps(path, curve, sweep);
-  if (steps.empty())
-    return;
-
-  std::string text;
-  for (const SizeStep& step : steps.steps())
-    text += (text.empty() ? "" : ", ") + format("%.4f GB/s from ", step.value / 1e9) + format_size(step.from);
-  out.draft.comments.push_back("memcpy bandwidth by copy size, written to the platform: " + text + " (the " + curve +
-                               " sweep in segments by least squares, the copy bandwidth fitted to each)");
-  out.draft.memcpy_steps = std::move(steps);
-  out.draft.memcpy_bw = out.draft.memcpy_steps.steps().front().value;
-  out.draft.sources["memcpy"] = "fit-set";
-}
-
-/// Where the copies are the lane (shared memory): the copy bandwidth fitted
-/// to the eager/multi/bcopy sweep, the protocol that copies most.
-void fit_copy_from_sweep(const Measurements& m, Calibration& out) {
-  const std::string curve = "eager/multi/bcopy";
-  std::vector<std::pair<Bytes, Seconds>> sweep;
-  for (const Point* p : curve_points(m.sweeps, curve))
-    sweep.emplace_back(p->size, p->median());
-  if (sweep.size() < 3) {
-    out.notes.push_back("no " + curve + " sweep to fit the copy bandwidth to: the stream's kept");
-    return;
+/// G per size range: the stream's time per message, (PRTT(N,0,s) −
+/// PRTT(1,0,s))/(N − 1), in segments by least squares (segments.hpp: a new
+/// line only where it cuts the relative residuals past the noise), each
+/// segment's slope a copy bandwidth from its first size; past the
+/// largest size probed, `whole` (the one line's G) again. A segment whose
+/// bytes cost less than its fixed part even at its largest size (small
+/// messages: their slope is the noise of a fixed cost, and once gave a
+/// 0.9 GB/s copy below 512 B) takes `whole` too. Empty where one line fits,
+/// or a segment's slope is not positive.
+SizeSteps stream_copy_steps(const std::vector<PrttPoint>& am, BytesPerSecond whole) {
+  std::vector<double> x, y;
+  for (const PrttPoint& p : am) {
+    const double per_message = (p.stream - p.rtt1) / std::max(1, p.stream_messages - 1);
+    if (!(per_message > 0))
+      return {};
+    x.push_back(static_cast<double>(p.size));
+    y.push_back(per_message);
   }
-  const Path path{"node0", "node1", out.draft.lanes, out.draft.memcpy_bw, out.draft.memcpy_bw};
-  const BytesPerSecond stream = out.draft.memcpy_bw;
-  out.draft.memcpy_bw = fit_copy_bandwidth(path, curve, sweep);
-  out.draft.sources["memcpy"] = "fit-set";
-  out.draft.comments.push_back(format("memcpy bandwidth written to the platform: %.4f GB/s, fitted to the ",
-                                      out.draft.memcpy_bw / 1e9) +
-                               curve + format(" sweep (relative least squares over %.0f sizes; the stream gave %.4f "
-                                              "GB/s: copies that fit the caches run faster)",
-                                              static_cast<double>(sweep.size()), stream / 1e9));
+  if (x.size() < 6)
+    return {};
+  const std::vector<Segment> parts = fit_segments(x, y);
+  if (parts.size() < 2)
+    return {};
+  std::vector<SizeStep> steps;
+  for (const Segment& part : parts) {
+    if (!(part.line.m > 0))
+      return {};
+    const bool bytes_seen = part.line.m * x[part.last] >= part.line.c;
+    steps.push_back({steps.empty() ? 0 : static_cast<Bytes>(x[part.first]), bytes_seen ? 1 / part.line.m : whole});
+  }
+  steps.push_back({static_cast<Bytes>(x.back()) + 1, whole});
+  return SizeSteps(std::move(steps));
 }
 
-/// The lanes' figures and the copy bandwidth fitted to every forced
-/// protocol's sweep (refine.hpp), the probes' figures the start.
+/// The figures a probe identifies, by the record's key: every one whose
+/// source is a probe of its own, not "transport" (a figure the transport
+/// reports, which no probe here measured) nor the fit set alone. A probe's
+/// figure with the protocol core's own time from the fit set on top
+/// ("post+fit-set") is the probe's: the core's share is measured once, as
+/// the eager/short sweep's excess over the probes' model, not fitted.
+std::set<std::string> identified_figures(const std::map<std::string, std::string>& sources) {
+  std::set<std::string> out;
+  for (const auto& [key, source] : sources) {
+    const std::string probe = source.substr(0, source.find('+'));
+    if (!probe.empty() && probe != "transport" && probe != "fit-set")
+      out.insert(key);
+  }
+  return out;
+}
+
+/// The figures no probe identifies fitted to every forced protocol's sweep
+/// (refine.hpp); the probes' figures stay as they are.
 void refine_to_sweeps(const Measurements& m, Calibration& out) {
   std::vector<SweepPoint> points;
   std::vector<double> excess;
@@ -346,7 +354,8 @@ void refine_to_sweeps(const Measurements& m, Calibration& out) {
                "measured time (median over %.0f points; worst %.1f %%): fitted to the measured times less that",
                quantile(excess, 0.5) * 100, static_cast<double>(excess.size()), quantile(excess, 1) * 100));
   const PlatformDraft before = out.draft;
-  const RefineReport r = refine_lanes(out.draft, points);
+  const std::set<std::string> identified = identified_figures(out.draft.sources);
+  const RefineReport r = refine_lanes(out.draft, points, identified);
   set_refined_sources(before, out.draft, out.draft.sources);
   // The sweeps move o_s but not o_send_after, which must stay a part of it.
   for (LaneAttrs& lane : out.draft.lanes) {
@@ -365,10 +374,10 @@ void refine_to_sweeps(const Measurements& m, Calibration& out) {
   for (const std::string& change : r.changes)
     moved += (moved.empty() ? "" : "; ") + change;
   out.draft.comments.push_back(
-      format("figures fitted to the protocols' sweeps (the relative errors' Huber loss, 10 %%, over %.0f points, "
-             "%.0f passes): relative RMS %.1f %% with the probes' figures, %.1f %% after; ",
+      format("figures no probe identifies fitted to the protocols' sweeps (the relative errors' Huber loss, 10 %%, "
+             "over %.0f points, %.0f passes): relative RMS %.1f %% with the probes' figures, %.1f %% after; ",
              static_cast<double>(r.points), r.passes, r.rel_rms_before * 100, r.rel_rms_after * 100) +
-      (moved.empty() ? "none moved" : moved));
+      (moved.empty() ? "none moved" : moved) + "; left as the probes gave them: " + keys_text(identified));
   if (r.factor_from > 0)
     out.draft.comments.push_back("message factor written to the platform (xover:bw_factor): past " +
                                  format_size(r.factor_from) +
@@ -434,76 +443,6 @@ void find_protocol_changes(const Measurements& m, Calibration& out) {
 
 }  // namespace
 
-SizeSteps fit_copy_steps(const Path& path, const std::string& curve,
-                         const std::vector<std::pair<Bytes, Seconds>>& sweep) {
-  std::vector<double> x, y;
-  for (const auto& [size, seconds] : sweep) {
-    if (!(seconds > 0))
-      return {};
-    x.push_back(static_cast<double>(size));
-    y.push_back(seconds);
-  }
-  if (sweep.size() < 6)
-    return {};
-  const std::vector<Segment> parts = fit_segments(x, y);
-  if (parts.size() < 2)
-    return {};
-  std::vector<SizeStep> steps;
-  for (const Segment& part : parts) {
-    const std::vector<std::pair<Bytes, Seconds>> points(sweep.begin() + static_cast<std::ptrdiff_t>(part.first),
-                                                        sweep.begin() + static_cast<std::ptrdiff_t>(part.last) + 1);
-    steps.push_back({steps.empty() ? 0 : sweep[part.first].first, fit_copy_bandwidth(path, curve, points)});
-  }
-  // The sweep says nothing of larger copies: the path's own figure again.
-  steps.push_back({sweep.back().first + 1, path.memcpy_bw_local});
-  return SizeSteps(std::move(steps));
-}
-
-BytesPerSecond fit_copy_bandwidth(const Path& path, const std::string& curve,
-                                  const std::vector<std::pair<Bytes, Seconds>>& sweep) {
-  SelectConfig config;
-  config.forced = {curve};
-  // Σ ((model − measured) / measured)² at copy bandwidth exp(log_m); none
-  // when the protocol carries no size of the sweep.
-  auto cost = [&](double log_m) -> std::optional<double> {
-    Path p = path;
-    p.memcpy_bw_local = p.memcpy_bw_remote = std::exp(log_m);
-    const ThresholdTable table = ThresholdTable::build(p, config);
-    double sum = 0;
-    std::size_t used = 0;
-    for (const auto& [size, measured] : sweep)
-      if (const std::optional<Seconds> t = model_time(table, size); t && measured > 0) {
-        sum += (*t - measured) * (*t - measured) / (measured * measured);
-        ++used;
-      }
-    return used ? std::optional<double>(sum) : std::nullopt;
-  };
-  const double centre = std::log(path.memcpy_bw_local);
-  const double step = std::log(16.0) / 40;
-  double best = centre;
-  std::optional<double> best_cost;
-  for (int i = -20; i <= 20; ++i)
-    if (const std::optional<double> c = cost(centre + i * step); c && (!best_cost || *c < *best_cost)) {
-      best_cost = c;
-      best = centre + i * step;
-    }
-  if (!best_cost)
-    return path.memcpy_bw_local;
-  // Golden section within one step either side of the best grid point.
-  const double golden = (std::sqrt(5.0) - 1) / 2;
-  double a = best - step, b = best + step;
-  for (int i = 0; i < 40; ++i) {
-    const double x1 = b - golden * (b - a), x2 = a + golden * (b - a);
-    const std::optional<double> c1 = cost(x1), c2 = cost(x2);
-    if (!c1 || !c2)
-      break;
-    (*c1 < *c2 ? b : a) = *c1 < *c2 ? x2 : x1;
-  }
-  const double refined = (a + b) / 2;
-  const std::optional<double> c = cost(refined);
-  return std::exp(c && *c <= *best_cost ? refined : best);
-}
-
 Calibration calibrate(const Measurements& m, FitDepth depth) {
   Calibration out;
   out.draft.title = "Calibrated on " + m.host + " by xover calibrate with backend " + m.backend + ", " + m.date +
@@ -520,22 +459,32 @@ Calibration calibrate(const Measurements& m, FitDepth depth) {
   // transfer where the lane itself is a copy (shared memory: no get on the
   // active-message lane); elsewhere at the transport's memcpy figure.
   out.draft.memcpy_bw = m.memcpy_bw;
-  out.draft.sources["memcpy"] = "transport";
+  out.draft.sources["memcpy"] = "memcpy-probe";
   std::string copy_source = "the transport's memcpy measurement at set-up";
-  bool copy_lane = false;
-  for (const FittedLane& lane : lanes)
-    if (lane.copy_per_byte > 0 && !lane.timed_gets) {
-      out.draft.memcpy_bw = 1 / lane.copy_per_byte;
-      copy_source = "the stream's G on lane " + lane.attrs.name;
+  const LaneMeasurement* copy_lane = nullptr;
+  for (std::size_t i = 0; i < lanes.size() && !copy_lane; ++i)
+    if (lanes[i].copy_per_byte > 0 && !lanes[i].timed_gets) {
+      out.draft.memcpy_bw = 1 / lanes[i].copy_per_byte;
+      copy_source = "the stream's G on lane " + lanes[i].attrs.name;
       out.draft.sources["memcpy"] = "stream";
-      copy_lane = true;
-      break;
+      for (const LaneMeasurement& lm : m.lanes)
+        if (rail_name(lm.hardware.name) == lanes[i].attrs.name)
+          copy_lane = &lm;
     }
   out.draft.comments.push_back(format("memcpy bandwidth: %.4f GB/s, from ", out.draft.memcpy_bw / 1e9) + copy_source +
                                format(" (the transport's memcpy figure: %.4f GB/s)", m.memcpy_bw / 1e9));
   for (FittedLane& lane : lanes)
     if (lane.copy_per_byte > 0 && !lane.timed_gets)
       am_only_bandwidth(lane, out.draft.memcpy_bw, out);
+  if (copy_lane)
+    if (SizeSteps steps = stream_copy_steps(copy_lane->am, out.draft.memcpy_bw); !steps.empty()) {
+      out.draft.comments.push_back("memcpy bandwidth by copy size, written to the platform (G per size range: the "
+                                   "stream's time per message in segments by least squares): " +
+                                   steps.to_string([](double v) { return format("%.4f GB/s", v / 1e9); }));
+      out.draft.memcpy_steps = std::move(steps);
+      out.draft.memcpy_bw = out.draft.memcpy_steps.steps().front().value;
+      out.draft.sources["memcpy"] = "stream-segments";
+    }
   for (const FittedLane& lane : lanes) {
     out.draft.lanes.push_back(lane.attrs);
     set_probe_sources(lane.attrs, lane.probed_am, lane.timed_gets, out.draft.sources);
@@ -545,9 +494,6 @@ Calibration calibrate(const Measurements& m, FitDepth depth) {
   std::vector<std::size_t> taken;
   add_core_overhead(m, "eager/short", taken, out);
   add_core_overhead(m, "rndv/get", taken, out);
-  if (copy_lane)
-    fit_copy_from_sweep(m, out);
-  fit_copy_steps_from_sweep(m, out);
   if (depth == FitDepth::Sweeps)
     refine_to_sweeps(m, out);
   for (const LaneAttrs& a : out.draft.lanes)

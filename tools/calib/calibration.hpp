@@ -76,27 +76,6 @@ struct Calibration {
   Seconds device_o_burst = 0;            ///< Measurements::device_o_burst, for the report
 };
 
-/// The copy bandwidth M with which `curve`'s model on `path` (path's own
-/// memcpy figures replaced by M at both ends) best fits the measured times
-/// `sweep` (size, median seconds): relative least squares, searched over M
-/// from a quarter to four times path.memcpy_bw_local on a log scale, then
-/// refined (golden section). Sizes the forced protocol does not carry are
-/// left out; path.memcpy_bw_local when none is left.
-BytesPerSecond fit_copy_bandwidth(const Path& path, const std::string& curve,
-                                  const std::vector<std::pair<Bytes, Seconds>>& sweep);
-
-/// The copy bandwidth of `curve` by copy size, for a protocol whose copies
-/// are as large as its messages (eager/bcopy): the sweep in segments
-/// (fit_segments: a new one only where it cuts the residuals materially,
-/// at most four), fit_copy_bandwidth on each; a step from each segment's
-/// first size; past the sweep's largest size, which says nothing of larger
-/// copies, path.memcpy_bw_local again (a last segment's slope carried to
-/// 8 KiB fragments put a shared-memory simulation 55–67 % too slow at
-/// 32 KiB). Empty when one segment fits, or the sweep has fewer than six
-/// sizes; the sweep in increasing size.
-SizeSteps fit_copy_steps(const Path& path, const std::string& curve,
-                         const std::vector<std::pair<Bytes, Seconds>>& sweep);
-
 /// How much of the fitting calibrate() does.
 enum class FitDepth {
   Probes,  ///< the probes' figures and the protocols' cost lines: a round's quick look

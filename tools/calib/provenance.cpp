@@ -14,7 +14,10 @@ void set_probe_sources(const LaneAttrs& lane, bool am_probed, bool timed_gets,
                        std::map<std::string, std::string>& sources) {
   const std::string am = am_probed ? "" : "transport";
   const std::string prefix = lane.name + ".";
-  sources[prefix + "latency"] = timed_gets ? "get" : am.empty() ? "prtt" : am;
+  // A lane of active messages and gets keeps the PRTTs' L (its gets go on a
+  // lane of their own, whose L the gets give).
+  const bool gets_latency = timed_gets && !(am.empty() && lane.caps.has(LaneCap::AmBcopy));
+  sources[prefix + "latency"] = gets_latency ? "get" : am.empty() ? "prtt" : am;
   sources[prefix + "bandwidth"] = timed_gets ? "get" : am.empty() ? "prtt" : am;
   sources[prefix + "o_send"] = am.empty() ? "post" : am;
   sources[prefix + "o_recv"] = am.empty() ? "delayed-prtt" : am;

@@ -13,7 +13,8 @@ namespace xover::calib {
 
 /// The probes a lane's figures come from, before anything of the fit set
 /// is added (calibration.cpp says how each is fitted):
-///   latency    "prtt" (PRTT(1,0,0)/2 − o_s − o_r) or "get" (the gets' intercept)
+///   latency    "prtt" (PRTT(1,0,0)/2 − o_s − o_r) or "get" (the gets'
+///              intercept; not on a lane whose active messages were probed)
 ///   bandwidth  "prtt" (PRTT(1,0,s)'s slope less the copies) or "get" (the gets' slope)
 ///   o_send     "post" (timed around the posts); o_recv "delayed-prtt" (PRTT(n,d,s)
 ///              less the posts and delays); gap "train" (PRTT(n,0,s))

@@ -22,9 +22,10 @@ std::string describe_change(const Knob& knob, double before, double after) {
 }
 
 /// The figures the coordinate descent moves: each lane's overheads,
-/// latency, gap and bandwidth, and the copy bandwidth; `fastest` the
-/// quickest measured time, which bounds the time figures' search.
-std::vector<Knob> lane_knobs(const PlatformDraft& draft, Seconds fastest) {
+/// latency, gap and bandwidth, and the copy bandwidth, but those a probe
+/// identifies; `fastest` the quickest measured time, which bounds the time
+/// figures' search.
+std::vector<Knob> lane_knobs(const PlatformDraft& draft, Seconds fastest, const std::set<std::string>& identified) {
   std::vector<Knob> knobs;
   for (std::size_t i = 0; i < draft.lanes.size(); ++i) {
     const LaneAttrs& lane = draft.lanes[i];
@@ -34,6 +35,7 @@ std::vector<Knob> lane_knobs(const PlatformDraft& draft, Seconds fastest) {
     // in time): a ping-pong sees o_s less it, a pipeline's sender all of o_s.
     if (lane.o_send_after > 0) {
       Knob after = time_knob(i, "o_send_after", &LaneAttrs::o_send_after, fastest, draft);
+      after.key = lane.name + ".o_send";
       after.log_scale = false;
       after.lo = 0;
       after.hi = lane.o_send;
@@ -51,6 +53,7 @@ std::vector<Knob> lane_knobs(const PlatformDraft& draft, Seconds fastest) {
   }
   if (draft.memcpy_bw > 0)
     knobs.push_back(memcpy_knob(draft));
+  std::erase_if(knobs, [&identified](const Knob& k) { return identified.contains(k.key); });
   return knobs;
 }
 
@@ -72,24 +75,29 @@ void refine_passes(PlatformDraft& d, const std::vector<Knob>& knobs,
 /// bandwidth step and overhead step — then the lanes again, in rounds until
 /// one gains less than 0.1 % (4 at most).
 void refine_by_size(bool factor_first, PlatformDraft& d, const std::vector<Knob>& knobs,
-                    const SweepsByCurve& by_curve, double& c,
+                    const SweepsByCurve& by_curve, const std::set<std::string>& identified, double& c,
                     RefineReport& r) {
+  const bool copy_free = !identified.contains("memcpy");
   for (int round = 0; round < 4; ++round) {
     const double start = c;
     if (factor_first)
-      fit_message_factor(d, by_curve, c, r);
+      fit_message_factor(d, by_curve, copy_free, c, r);
     for (std::size_t i = 0; i < d.lanes.size(); ++i) {
+      const std::string lane = d.lanes[i].name + ".";
+      const bool bandwidth_free = !identified.contains(lane + "bandwidth");
       // The lane's own factor before its bandwidth step: on a get the
       // step's slope can stand in for it, and whichever comes first takes
       // the bend, which is the message's size, not the operation's.
       if (d.lanes[i].bandwidth > 0) {
-        fit_lane_message_factor(d, i, by_curve, c);
-        fit_bandwidth_step(d, i, by_curve, c);
+        fit_lane_message_factor(d, i, by_curve, bandwidth_free, c);
+        if (bandwidth_free)
+          fit_bandwidth_step(d, i, by_curve, c);
       }
-      fit_overhead_step(d, i, by_curve, c);
+      if (!identified.contains(lane + "o_send") || !identified.contains(lane + "o_recv"))
+        fit_overhead_step(d, i, by_curve, c);
     }
     if (!factor_first)
-      fit_message_factor(d, by_curve, c, r);
+      fit_message_factor(d, by_curve, copy_free, c, r);
     refine_passes(d, knobs, by_curve, c, r);
     if (c > start * (1 - 1e-3))
       break;
@@ -155,7 +163,8 @@ double model_rel_rms(const PlatformDraft& draft, const std::vector<SweepPoint>& 
   return std::sqrt(cost(draft, by_curve, true) / static_cast<double>(points.size()));
 }
 
-RefineReport refine_lanes(PlatformDraft& draft, const std::vector<SweepPoint>& points) {
+RefineReport refine_lanes(PlatformDraft& draft, const std::vector<SweepPoint>& points,
+                          const std::set<std::string>& identified) {
   RefineReport report;
   report.points = points.size();
   SweepsByCurve by_curve;
@@ -171,7 +180,7 @@ RefineReport refine_lanes(PlatformDraft& draft, const std::vector<SweepPoint>& p
   if (by_curve.empty())
     return report;
 
-  const std::vector<Knob> knobs = lane_knobs(draft, fastest);
+  const std::vector<Knob> knobs = lane_knobs(draft, fastest, identified);
   std::vector<double> before;
   for (const Knob& knob : knobs)
     before.push_back(knob.get(draft));
@@ -184,8 +193,8 @@ RefineReport refine_lanes(PlatformDraft& draft, const std::vector<SweepPoint>& p
   PlatformDraft lanes_first = draft;
   double lanes_first_cost = current;
   RefineReport lanes_first_report = report;
-  refine_by_size(true, draft, knobs, by_curve, current, report);
-  refine_by_size(false, lanes_first, knobs, by_curve, lanes_first_cost, lanes_first_report);
+  refine_by_size(true, draft, knobs, by_curve, identified, current, report);
+  refine_by_size(false, lanes_first, knobs, by_curve, identified, lanes_first_cost, lanes_first_report);
   if (lanes_first_cost < current) {
     draft = lanes_first;
     current = lanes_first_cost;

@@ -6,7 +6,8 @@
 // stack's, a stream's pace that fragments of one message do not reach),
 // the model, and the simulation that follows it, inherit the probes'
 // error. As SMPI fits its factors to ping-pong measurements, refine_lanes
-// moves each lane figure and the copy bandwidth, one at a time, to the
+// moves each lane figure and the copy bandwidth that no probe identifies
+// (calibrate leaves a probe's figure as it is), one at a time, to the
 // value that minimises the relative errors (model − measured) / measured
 // over every forced protocol's sweep, squared up to 10 % and linearly past
 // it (Huber's loss: a point the machine spoiled pulls no harder than a
@@ -23,6 +24,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "protocols/select/threshold_table.hpp"
@@ -94,6 +96,15 @@ double model_rel_rms(const PlatformDraft& draft, const std::vector<SweepPoint>& 
 /// lane's bandwidth for a lane's), which must then hold the sizes below n0
 /// alone. The lanes are fitted again beside them.
 /// Nothing moves when `points` is empty.
-RefineReport refine_lanes(PlatformDraft& draft, const std::vector<SweepPoint>& points);
+///
+/// `identified`: the figures a probe identifies, by the calibration
+/// record's key ("mm.o_send", "mm.gap", "cma.bandwidth", "memcpy";
+/// provenance.hpp): none of them moves, nor a step by size of one (a
+/// lane's overhead steps stay where both its overheads are identified, its
+/// bandwidth steps where its bandwidth is), nor does a message factor's
+/// search move one beside it. What is left to the fit is what no probe
+/// identifies; the report's changes name every figure it moved.
+RefineReport refine_lanes(PlatformDraft& draft, const std::vector<SweepPoint>& points,
+                          const std::set<std::string>& identified = {});
 
 }  // namespace xover::calib

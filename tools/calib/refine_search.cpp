@@ -19,6 +19,7 @@ Knob time_knob(std::size_t lane, const char* what, Seconds LaneAttrs::*field, Se
                const PlatformDraft& draft, SizeSteps LaneAttrs::*steps) {
   Knob k;
   k.name = "lane " + draft.lanes[lane].name + ": " + what;
+  k.key = draft.lanes[lane].name + "." + what;
   const Seconds v = draft.lanes[lane].*field;
   k.log_scale = v > 0;
   k.lo = v > 0 ? std::log(v / 4) : 0;
@@ -38,6 +39,7 @@ Knob time_knob(std::size_t lane, const char* what, Seconds LaneAttrs::*field, Se
 Knob bandwidth_knob(std::size_t lane, const PlatformDraft& draft) {
   Knob k;
   k.name = "lane " + draft.lanes[lane].name + ": bandwidth";
+  k.key = draft.lanes[lane].name + ".bandwidth";
   k.log_scale = true;
   k.lo = std::log(draft.lanes[lane].bandwidth / 8);
   k.hi = std::log(draft.lanes[lane].bandwidth * 8);
@@ -55,6 +57,7 @@ Knob bandwidth_knob(std::size_t lane, const PlatformDraft& draft) {
 Knob memcpy_knob(const PlatformDraft& draft) {
   Knob k;
   k.name = "memcpy bandwidth";
+  k.key = "memcpy";
   k.log_scale = true;
   k.lo = std::log(draft.memcpy_bw / 8);
   k.hi = std::log(draft.memcpy_bw * 8);

@@ -20,6 +20,9 @@ using SweepsByCurve = std::map<std::string, std::vector<const SweepPoint*>>;
 /// value itself (times) or its logarithm (bandwidths).
 struct Knob {
   std::string name;
+  /// The calibration record's key of the figure it moves ("mm.o_send",
+  /// "memcpy"; o_send_after goes with its lane's o_send).
+  std::string key;
   bool log_scale = false;
   double lo = 0, hi = 0;
   std::function<double(const PlatformDraft&)> get;

@@ -104,21 +104,22 @@ double factor_slope(const SizeSteps& factor) {
   return factor.steps().size() > 1 ? 1 / factor.steps()[1].value - 1 : 0;
 }
 
-void fit_message_factor(PlatformDraft& draft, const SweepsByCurve& by_curve,
-                        double& current, RefineReport& report) {
+void fit_message_factor(PlatformDraft& draft, const SweepsByCurve& by_curve, bool move_copy, double& current,
+                        RefineReport& report) {
   const auto nodes = [](PlatformDraft& d) -> SizeSteps& { return d.bw_factor; };
-  const std::vector<Knob> beside = draft.memcpy_bw > 0 ? std::vector<Knob>{memcpy_knob(draft)} : std::vector<Knob>{};
+  const std::vector<Knob> beside =
+      move_copy && draft.memcpy_bw > 0 ? std::vector<Knob>{memcpy_knob(draft)} : std::vector<Knob>{};
   if (const std::optional<Bytes> n0 = fit_factor(draft, nodes, beside, by_curve, current)) {
     report.factor_from = *n0;
     report.factor_slope = factor_slope(draft.bw_factor);
   }
 }
 
-void fit_lane_message_factor(PlatformDraft& draft, std::size_t lane,
-                             const SweepsByCurve& by_curve,
-                             double& current) {
+void fit_lane_message_factor(PlatformDraft& draft, std::size_t lane, const SweepsByCurve& by_curve,
+                             bool move_bandwidth, double& current) {
   fit_factor(draft, [lane](PlatformDraft& d) -> SizeSteps& { return d.lanes[lane].message_factor; },
-             {bandwidth_knob(lane, draft)}, by_curve, current);
+             move_bandwidth ? std::vector<Knob>{bandwidth_knob(lane, draft)} : std::vector<Knob>{}, by_curve,
+             current);
 }
 
 bool fit_bandwidth_step(PlatformDraft& draft, std::size_t lane,

@@ -15,14 +15,18 @@ namespace xover::calib {
 double factor_slope(const SizeSteps& factor);
 
 /// The message factor every lane and copy sees (Path::message_factor,
-/// draft.bw_factor), by fit_factor.
-void fit_message_factor(PlatformDraft& draft, const SweepsByCurve& by_curve, double& current, RefineReport& report);
+/// draft.bw_factor), by fit_factor, the copy bandwidth searched beside it
+/// where `move_copy` (not where a probe identifies it).
+void fit_message_factor(PlatformDraft& draft, const SweepsByCurve& by_curve, bool move_copy, double& current,
+                        RefineReport& report);
 
 /// One lane's own message factor (LaneAttrs::message_factor), which paces
 /// its transfers in place of the nodes' while the copies keep theirs (a
 /// cma get bends past the caches otherwise than shared memory's copies),
-/// by fit_factor.
-void fit_lane_message_factor(PlatformDraft& draft, std::size_t lane, const SweepsByCurve& by_curve, double& current);
+/// by fit_factor, the lane's bandwidth searched beside it where
+/// `move_bandwidth` (not where a probe identifies it).
+void fit_lane_message_factor(PlatformDraft& draft, std::size_t lane, const SweepsByCurve& by_curve,
+                             bool move_bandwidth, double& current);
 
 /// One lane's bandwidth for operations of b bytes and more (a TCP stream of
 /// 64 KiB fragments paces far slower per byte than one 32 KiB message,
