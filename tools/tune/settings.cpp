@@ -132,6 +132,10 @@ void ucx_zcopy_setting(TuneResult& r, const UcxLimits& limits, Bytes thresh) {
   const std::vector<LibLine>& lines = r.lines;
   const Policy bcopy = [&](Bytes n) { return cheapest_if(lines, n, [](const LibLine& l) { return l.phase == Phase::Eager && !is_zcopy(l); }); };
   const Policy zcopy = [&](Bytes n) { return cheapest_if(lines, n, is_zcopy); };
+  if (std::none_of(lines.begin(), lines.end(), [](const LibLine& l) { return l.phase == Phase::Eager && !is_zcopy(l); })) {
+    r.notes.push_back("UCX_ZCOPY_THRESH: the copied eager protocols were not measured: left alone");
+    return;
+  }
   const Bytes top = thresh == kSizeMax ? Bytes{64} << 20 : thresh - 1;
   const std::optional<Bytes> z = handover(bcopy, zcopy, 1, top);
   Setting s;
@@ -194,7 +198,8 @@ const LibLine* cheapest(const std::vector<LibLine>& lines, Bytes n, std::optiona
   return cheapest_if(lines, n, [&](const LibLine& l) { return !phase || l.phase == *phase; });
 }
 
-TuneResult tune_ucx(const Path& path, const std::string& backend, const Installed& installed) {
+TuneResult tune_ucx(const Path& path, const std::string& backend, const Installed& installed,
+                    const Probes* probes) {
   TuneResult r;
   r.library = Library::Ucx;
   r.backend = backend;
@@ -204,6 +209,8 @@ TuneResult tune_ucx(const Path& path, const std::string& backend, const Installe
   r.transports_env = limits.env;
   r.limits_source = limits.source;
   r.lines = ucx_lines(path, limits);
+  if (probes)
+    apply_probes(r.lines, *probes, Library::Ucx, backend, r.notes);
   const std::vector<LibLine>& lines = r.lines;
   const Policy eager = [&](Bytes n) { return cheapest(lines, n, Phase::Eager); };
   const Policy rndv = [&](Bytes n) { return cheapest(lines, n, Phase::Rndv); };
