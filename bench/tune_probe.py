@@ -19,7 +19,8 @@ one message's latency (the median half round trip):
 
 These sizes are none that bench/tune_check.py judges (it judges the library's
 own hand-over D, D/2, the powers of two, xover's threshold T and 2T). Each
-point is the median of `--repeats` runs. Writes the probe file
+point is the median of `--repeats` runs, taken in rounds (every point once
+per round) so that a slow spell of the machine weighs on every line alike. Writes the probe file
 (tools/tune/probes.hpp) to `--out` and prints it.
 
 usage: bench/tune_probe.py --for ucx|ompi --backend shm|tcp [--platform CAL.xml] --out FILE
@@ -105,16 +106,24 @@ def main():
     out = [f"# the installed library's own one-message latency (median half round trip, median of "
            f"{args.repeats} runs), protocol forced; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores",
            f"library {args.library}", f"backend {args.backend}"]
-    for protocol, size, env in plan:
-        iterations = args.iterations if size <= (256 << 10) else max(args.iterations // 5, 50)
-        if args.library == "ucx":
-            times = [ucx_run(args.backend, env, "tag_lat", size, iterations) for _ in range(args.repeats)]
-        else:
-            times = [ompi_run(args.backend, env, args.pingpong, size, iterations) for _ in range(args.repeats)]
+    # Every point once per round, the rounds one after another: a slow
+    # spell of the machine falls on every line alike, not on one.
+    times = [[] for _ in plan]
+    for _ in range(args.repeats):
+        for i, (protocol, size, env) in enumerate(plan):
+            iterations = args.iterations if size <= (256 << 10) else max(args.iterations // 5, 50)
+            if args.library == "ucx":
+                times[i].append(ucx_run(args.backend, env, "tag_lat", size, iterations))
+            else:
+                times[i].append(ompi_run(args.backend, env, args.pingpong, size, iterations))
+    for (protocol, size, env), t in zip(plan, times):
         forced = " ".join(f"{k}={v}" for k, v in env.items()) or "defaults"
-        out.append(f"{protocol} {size} {statistics.median(times):.6e}  # {forced}")
+        spread = ", ".join(f"{x * 1e6:.2f}" for x in t)
+        out.append(f"{protocol} {size} {statistics.median(t):.6e}  # {forced}; runs (us) {spread}")
         print(out[-1], flush=True)
     out.append(f"# load average {os.getloadavg()[0]:.2f} after")
+    if os.path.dirname(args.out):
+        os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         f.write("\n".join(out) + "\n")
     return 0
