@@ -277,6 +277,9 @@ TEST(TuneProbes, OneProbeALineAddsAConstant) {
   const TuneResult r = tune_ompi(hand_path(), "verbs", absent(Library::Ompi), &probes);
   ASSERT_NE(find(r, "btl_openib_eager_limit"), nullptr);
   EXPECT_EQ(find(r, "btl_openib_eager_limit")->value, "6357");
+  // The probes measured ob1's rendezvous with its own phase 1 and fragment.
+  EXPECT_EQ(find(r, "btl_openib_max_send_size"), nullptr);
+  EXPECT_THAT(r.notes, ::testing::Contains(HasSubstr("the probes measured ob1's rendezvous with the installed values")));
 }
 
 TEST(TuneProbes, BadInputNamesTheFileAndLine) {

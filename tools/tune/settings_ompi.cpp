@@ -96,6 +96,11 @@ TuneResult tune_ompi(const Path& path, const std::string& backend, const Install
   e.cost = difference(lib, rec, std::min(own, first_rndv), std::max(own, first_rndv) - 1);
   r.settings.push_back(e);
 
+  if (probes) {
+    r.notes.push_back("btl_" + btl.name + "_rndv_eager_limit and btl_" + btl.name +
+                      "_max_send_size: the probes measured ob1's rendezvous with the installed values: left alone");
+    return r;
+  }
   if (btl.get) {
     r.notes.push_back("ob1 reads every message past the eager limit with RGET over " + btl.name +
                       ": btl_" + btl.name + "_rndv_eager_limit and btl_" + btl.name +
