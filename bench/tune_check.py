@@ -9,7 +9,13 @@ rc_verbs), two processes pinned to cores 0 and 1. For Open MPI
 (`--for ompi`): bench/mpi_pingpong (osu_latency-style: the median half
 round trip) under `mpirun -np 2 --mca pml ob1 --mca btl self,BTL`.
 
-It runs `xover tune --json` on the platform, then, at the sizes around every
+It first probes the library itself (bench/tune_probe.py: one message's
+latency with each protocol forced, at sizes this check does not judge) and
+runs `xover tune --json --probes` on the platform with those probes, so
+that the settings are the crossover of the library's own lines: the
+platform's figures plus the library's own per-message and per-fragment
+costs (`--probes FILE` reuses a probe file, `--no-probes` leaves them out).
+Then, at the sizes around every
 threshold the settings change (the library's own hand-over D and the
 recommended T: D/2, D, the powers of two between, T, 2T; up to 4 MiB),
 measures the defaults (A) and the settings (B) in pairs, A B then B A
@@ -29,6 +35,7 @@ one is MISSED, 2 for bad input.
 usage: bench/tune_check.py --for ucx|ompi --backend shm|tcp|verbs [--platform CAL.xml]
                            [--xover build/tools/xover] [--pingpong build/bench/mpi_pingpong]
                            [--pairs 5] [--iterations N] [--tests tag_lat,tag_bw]
+                           [--probes FILE | --no-probes]
 """
 import argparse
 import json
@@ -71,16 +78,34 @@ def skip_reason(library, backend, pingpong):
     return None
 
 
-def tune(xover, library, backend, platform):
+def default_platform(backend):
+    """The shipped calibrated platform of `backend` (a verbs one for verbs)."""
+    return "platforms/roce-1rail.xml" if backend == "verbs" else f"platforms/{backend}-calibrated.xml"
+
+
+def tune(xover, library, backend, platform, probes=None):
     out = tempfile.NamedTemporaryFile(suffix=".sh", delete=False).name
     cmd = [xover, "tune", "--json", "--for", library, "--backend", backend, "--out", out]
     if platform:
         cmd += ["--platform", platform]
+    if probes:
+        cmd += ["--probes", probes]
     run = subprocess.run(cmd, capture_output=True, text=True)
     os.unlink(out)
     if run.returncode != 0:
         sys.exit(f"xover tune failed ({run.returncode}): {run.stderr.strip()}")
     return json.loads(run.stdout)
+
+
+def probe_sizes(path):
+    """The sizes a probe file measured."""
+    sizes = set()
+    with open(path) as f:
+        for line in f:
+            words = line.split("#")[0].split()
+            if len(words) == 3:
+                sizes.add(int(words[1]))
+    return sizes
 
 
 def leading_int(text):
@@ -161,22 +186,36 @@ def main():
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--iterations", type=int, default=1000)
     parser.add_argument("--tests", default="tag_lat,tag_bw", help="UCX: ucx_perftest tests")
+    parser.add_argument("--probes", help="a probe file of bench/tune_probe.py to use (default: probe now)")
+    parser.add_argument("--no-probes", action="store_true", help="the platform's lines alone, no probe of the library")
     args = parser.parse_args()
     if args.pairs < 5:
         parser.error("--pairs: at least 5")
-    platform = args.platform
-    if platform is None:
-        platform = "platforms/roce-1rail.xml" if args.backend == "verbs" else f"platforms/{args.backend}-calibrated.xml"
+    platform = args.platform or default_platform(args.backend)
 
     why = skip_reason(args.library, args.backend, args.pingpong)
-    result = tune(args.xover, args.library, args.backend, platform) if why is None or args.backend == "verbs" else None
     if why is not None:
+        result = tune(args.xover, args.library, args.backend, platform) if args.backend == "verbs" else None
         if result:
             print(f"settings from {result['platform']}: " +
                   ", ".join(f"{s['env']}={s['value']}" for s in result["settings"]))
         print(f"tune_check {args.library} on {args.backend}: SKIPPED: {why}")
         return 0
+    probes = args.probes
+    if probes is None and not args.no_probes:
+        probes = f"results/tune-probe-{args.library}-{args.backend}.txt"
+        os.makedirs(os.path.dirname(probes), exist_ok=True)
+        print(f"probing the library itself (bench/tune_probe.py) into {probes}", flush=True)
+        cmd = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "tune_probe.py"),
+               "--for", args.library, "--backend", args.backend, "--platform", platform, "--out", probes,
+               "--xover", args.xover, "--pingpong", args.pingpong]
+        if subprocess.run(cmd).returncode != 0:
+            sys.exit("tune_probe.py failed")
+    result = tune(args.xover, args.library, args.backend, platform, probes)
+    probed = probe_sizes(probes) if probes else set()
     settings = {s["env"]: s["value"] for s in result["settings"]}
+    if probes:
+        print(f"the library's own probes: {probes} (sizes {', '.join(str(n) for n in sorted(probed))}: not judged)")
     print(f"tune_check {args.library} on {args.backend} ({result['transports']}), platform {result['platform']}, "
           f"{args.pairs} interleaved pairs per point, load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     print("settings (B): " + " ".join(f"{k}={v}" for k, v in settings.items()))
@@ -188,6 +227,8 @@ def main():
     for name, own, value in changed:
         lo, hi = min(own, value), max(own, value)
         for size in sizes_around(own, value):
+            if size in probed:
+                sys.exit(f"size {size} is both probed and judged: the check would judge what the model was given")
             points.append((name, size, lo <= size < hi))
     tests = args.tests.split(",") if args.library == "ucx" else ["pingpong"]
     print(f"{'threshold':24} {'test':9} {'size':>8} {'default':>11} {'tuned':>11} {'ratio':>6} {'range':>13}  "

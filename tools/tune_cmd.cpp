@@ -11,6 +11,7 @@
 #include "sim/platform_loader.hpp"
 #include "tools/commands.hpp"
 #include "tools/tune/library_model.hpp"
+#include "tools/tune/probes.hpp"
 #include "tools/tune/report.hpp"
 #include "tools/tune/settings.hpp"
 
@@ -60,7 +61,8 @@ Path platform_path(const std::string& file) {
 
 int tune_command(const std::vector<std::string>& args) {
   po::options_description opts(
-      "usage: xover tune --backend shm|tcp|verbs --for ucx|ompi [--platform CAL.xml] [--out FILE] [--json]\n\n"
+      "usage: xover tune --backend shm|tcp|verbs --for ucx|ompi [--platform CAL.xml] [--probes FILE] [--out FILE]\n"
+      "                  [--json]\n\n"
       "The settings that make UCX (its environment) or Open MPI's ob1 (the MCA parameters of the BTL\n"
       "in use) hand over where that library's own protocols cross on the platform's path from the\n"
       "first node to the second, each with the size it comes from and why; beside each, what the\n"
@@ -72,6 +74,9 @@ int tune_command(const std::vector<std::string>& args) {
       "platform,p", po::value<std::string>(), "a calibrated platform (default: calibrate now)")(
       "out,o", po::value<std::string>(), "the shell file (default results/tune-LIB-BACKEND.sh)")(
       "time-limit", po::value<double>()->default_value(60), "seconds calibrating may take, without --platform")(
+      "probes", po::value<std::string>(),
+      "the installed library's own times at a few sizes (bench/tune_probe.py writes them): its per-message and "
+      "per-fragment costs added to its lines")(
       "no-installed", "leave the installed library out: its defaults as this xover knows them (settings for another machine)")(
       "json", "print JSON for scripts instead of the table");
   po::variables_map vm;
@@ -110,10 +115,17 @@ int tune_command(const std::vector<std::string>& args) {
     installed.absent_reason = "left out (--no-installed)";
     if (!vm.count("no-installed"))
       installed = tune::probe_installed(*library, tune::ucx_env(backend));
-    result = *library == tune::Library::Ucx ? tune::tune_ucx(path, backend, installed)
-                                            : tune::tune_ompi(path, backend, installed);
+    std::optional<tune::Probes> probes;
+    if (vm.count("probes"))
+      probes = tune::load_probes(vm["probes"].as<std::string>());
+    const tune::Probes* measured = probes ? &*probes : nullptr;
+    result = *library == tune::Library::Ucx ? tune::tune_ucx(path, backend, installed, measured)
+                                            : tune::tune_ompi(path, backend, installed, measured);
   } catch (const sim::PlatformError& e) {
     std::cerr << "xover tune: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const tune::ProbeError& e) {
+    std::cerr << "xover tune: --probes: " << e.what() << "\n";
     return kExitBadInput;
   } catch (const tune::PathError& e) {
     std::cerr << "xover tune: " << platform << ": " << e.what() << "\n";

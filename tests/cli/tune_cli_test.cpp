@@ -114,6 +114,33 @@ TEST(TuneCli, AnAbsentLibraryIsSaidAndSettingsStillCome) {
   EXPECT_THAT(read(out), HasSubstr("export OMPI_MCA_btl_tcp_eager_limit=218899\n"));
 }
 
+// The same platform with UCX's own times on posix,cma (a recorded probe
+// file): its eager fragments cost 0.68 us each beyond the platform's
+// copies, its CMA read 0.76 us more per message: the lines cross at 80133 B.
+TEST(TuneCli, UcxOnTheShippedShmPlatformWithTheLibrarysOwnProbes) {
+  const std::string out = out_file("ucx-shm-probed");
+  const auto r = tune("--backend shm --for ucx --no-installed --platform " + shipped("shm") + " --probes " + kSource +
+                      "/tests/data/tune/probes_ucx_shm.txt --out " + out);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(read(out), HasSubstr("export UCX_RNDV_THRESH=80133\n"));
+  EXPECT_THAT(r.out, HasSubstr("ucx/rndv/get_zcopy drops below ucx/eager/bcopy/multi"));
+  EXPECT_THAT(r.out, HasSubstr("per fragment of 8248"));
+  EXPECT_THAT(r.out, HasSubstr("ucx/eager/short: left out, no probe"));
+}
+
+TEST(TuneCli, BadProbesExit2WithFileAndLine) {
+  const std::string probes = ::testing::TempDir() + "tune-probes-tcp.txt";
+  std::ofstream(probes) << "library ucx\nbackend tcp\nucx/eager/zcopy 1000 1e-6\n";
+  auto r = tune("--backend shm --for ucx --no-installed --platform " + shipped("shm") + " --probes " + probes +
+                " --out " + out_file("bad-probes"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("--probes: " + probes + ":2: probes of the tcp path, not of shm"));
+  r = tune("--backend shm --for ucx --no-installed --platform " + shipped("shm") +
+           " --probes /nonexistent/probes.txt --out " + out_file("bad-probes"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("/nonexistent/probes.txt: cannot be read"));
+}
+
 TEST(TuneCli, BadInputExits2WithTheReason) {
   const std::string data = kSource + "/tests/data/platforms/";
   const std::string out = " --out " + out_file("bad");

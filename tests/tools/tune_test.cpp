@@ -233,5 +233,92 @@ TEST(TuneUcx, SetsTheSchemeWhereAutoRunsAnotherOne) {
   EXPECT_GT(scheme->cost->worst_ratio, 1);
 }
 
+// The library's own probes on the hand-built path, UCX over posix,cma (no AM
+// zcopy): its bcopy measured 2000 ns + 0.5 ns/B above the platform's line
+// (3008 ns + 1.2 n), its get_zcopy 1000 ns above (7048 ns + 0.25 n):
+//   eager 5008 ns + 1.7 n, rendezvous 8048 ns + 0.25 n, crossing at
+//   3040 / 1.45 = 2096.55: 2097 (the platform's lines alone cross at
+//   4040 / 0.95 = 4252.6: 4253). The lines no probe measured are left out.
+constexpr const char* kHandProbes =
+    "# measured\n"
+    "library ucx\n"
+    "backend shm\n"
+    "ucx/eager/bcopy 1000 6708e-9\n"
+    "ucx/eager/bcopy 5000 13508e-9  # two sizes: a line\n"
+    "ucx/rndv/get_zcopy 1000 8298e-9\n"
+    "ucx/rndv/get_zcopy 5000 9298e-9\n";
+
+TEST(TuneProbes, TheLibrarysOwnTimesMoveTheThreshold) {
+  EXPECT_EQ(find(tune_ucx(hand_path(), "shm", absent(Library::Ucx)), "UCX_RNDV_THRESH")->value, "4253");
+  const Probes probes = parse_probes(kHandProbes, "probes.txt");
+  const TuneResult r = tune_ucx(hand_path(), "shm", absent(Library::Ucx), &probes);
+  ASSERT_NE(find(r, "UCX_RNDV_THRESH"), nullptr);
+  EXPECT_EQ(find(r, "UCX_RNDV_THRESH")->value, "2097");
+  EXPECT_THAT(find(r, "UCX_RNDV_THRESH")->why, HasSubstr("ucx/rndv/get_zcopy drops below ucx/eager/bcopy"));
+  const LibLine* bcopy = cheapest(r.lines, 1000, Phase::Eager);
+  ASSERT_NE(bcopy, nullptr);
+  ASSERT_TRUE(bcopy->measured);
+  EXPECT_NEAR(bcopy->measured->c, 2000e-9, 1e-15);
+  EXPECT_NEAR(bcopy->measured->m, 0.5e-9, 1e-18);
+  EXPECT_NEAR(*cost_at(*bcopy, 3000), 5008e-9 + 1.7e-9 * 3000, 1e-15);
+  EXPECT_NEAR(*cost_at(*cheapest(r.lines, 3000, Phase::Rndv), 3000), 8048e-9 + 0.25e-9 * 3000, 1e-15);
+  EXPECT_THAT(r.notes, ::testing::Contains(HasSubstr("ucx/rndv/put_zcopy: left out, no probe of probes.txt")));
+  EXPECT_THAT(r.notes, ::testing::Contains(HasSubstr("ucx/eager/short: left out")));
+  EXPECT_THAT(format_json(r), HasSubstr("\"measured\":{\"c\":"));
+}
+
+// One probe per line: a constant. ob1 over openib: eager 3014 ns + 1.2 n
+// with 1000 ns more, RGET 7040 ns + 0.25 n with 3000 ns more: crossing at
+// 6026 / 0.95 = 6343.2, rendezvous from 6344, eager_limit 6344 - 1 + 14.
+TEST(TuneProbes, OneProbeALineAddsAConstant) {
+  const Probes probes = parse_probes("library ompi\nbackend verbs\nob1/eager 2000 6414e-9\n"
+                                     "ob1/rndv/rget 2000 10540e-9\n",
+                                     "ob1.txt");
+  const TuneResult r = tune_ompi(hand_path(), "verbs", absent(Library::Ompi), &probes);
+  ASSERT_NE(find(r, "btl_openib_eager_limit"), nullptr);
+  EXPECT_EQ(find(r, "btl_openib_eager_limit")->value, "6357");
+  // The probes measured ob1's rendezvous with its own phase 1 and fragment.
+  EXPECT_EQ(find(r, "btl_openib_max_send_size"), nullptr);
+  EXPECT_THAT(r.notes, ::testing::Contains(HasSubstr("the probes measured ob1's rendezvous with the installed values")));
+}
+
+TEST(TuneProbes, BadInputNamesTheFileAndLine) {
+  auto error = [](const std::string& text) {
+    try {
+      parse_probes(text, "p.txt");
+    } catch (const ProbeError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error("library ucx\nbackend shm\nucx/eager/bcopy 1k 1e-6\n"),
+            "p.txt:3: size '1k' is not a positive whole number of bytes");
+  EXPECT_EQ(error("library ucx\nbackend shm\nucx/eager/bcopy 1000 -1e-6\n"),
+            "p.txt:3: time '-1e-6' is not a positive number of seconds");
+  EXPECT_EQ(error("library ucx\n\nucx/eager/bcopy 1000\n"),
+            "p.txt:3: expected 'library NAME', 'backend NAME' or 'PROTOCOL SIZE SECONDS', got 'ucx/eager/bcopy 1000'");
+  EXPECT_EQ(error("library ucx\nucx/eager/bcopy 1000 1e-6\n"),
+            "p.txt: no 'backend' line: which library and path the probes measured");
+  EXPECT_THROW(load_probes("/nonexistent/probes.txt"), ProbeError);
+
+  auto applied = [](const std::string& text, const std::string& backend) {
+    const Probes p = parse_probes(text, "p.txt");
+    try {
+      tune_ucx(hand_path(), backend, absent(Library::Ucx), &p);
+    } catch (const ProbeError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(applied(kHandProbes, "tcp"), "p.txt:3: probes of the shm path, not of tcp");
+  EXPECT_EQ(applied("backend shm\nlibrary ompi\nob1/eager 10 1e-6\n", "shm"), "p.txt:2: probes of 'ompi', not of ucx");
+  EXPECT_THAT(applied("library ucx\nbackend shm\nucx/eager/zcopy 1000 1e-6\n", "shm"),
+              HasSubstr("p.txt:3: no protocol 'ucx/eager/zcopy' among ucx's on shm (ucx/eager/short, "));
+  EXPECT_EQ(applied("library ucx\nbackend shm\nucx/eager/bcopy 9000 1e-6\n", "shm"),
+            "p.txt:3: ucx/eager/bcopy does not carry 9000 B");
+  EXPECT_EQ(applied("library ucx\nbackend shm\nucx/eager/bcopy 1000 1e-6\n", "shm"),
+            "p.txt: no probe of ucx's rendezvous protocols: the hand-over needs both");
+}
+
 }  // namespace
 }  // namespace xover::tools::tune

@@ -112,11 +112,12 @@ void add_ucx_eager(std::vector<LibLine>& out, const Path& path, const UcxLimits&
                    "one receive segment of at most " + format_size(l.max_zcopy)});
   out.push_back({"ucx/eager/bcopy/multi", Phase::Eager,
                  priced(path, l.max_bcopy + 1, kSizeMax, [&](const Path& p) { return eager_pipeline(p, eager, l.max_bcopy, true); }),
-                 "fragments of " + format_size(l.max_bcopy) + " back to back: fill + (n - S)·max(stage)/S"});
+                 "fragments of " + format_size(l.max_bcopy) + " back to back: fill + (n - S)·max(stage)/S",
+                 l.max_bcopy});
   if (l.max_zcopy > 0)
     out.push_back({"ucx/eager/zcopy/multi", Phase::Eager,
                    priced(path, l.max_zcopy + 1, kSizeMax, [&](const Path& p) { return eager_pipeline(p, eager, l.max_zcopy, false); }),
-                   "fragments of " + format_size(l.max_zcopy) + " back to back, no sender copy"});
+                   "fragments of " + format_size(l.max_zcopy) + " back to back, no sender copy", l.max_zcopy});
 }
 
 void add_ucx_rndv(std::vector<LibLine>& out, const Path& path, const UcxLimits& l, std::size_t am,
@@ -142,7 +143,7 @@ void add_ucx_rndv(std::vector<LibLine>& out, const Path& path, const UcxLimits& 
                    return control(p, am, kUcxRtsHdr) + control(p, am, kUcxRtsHdr) +
                           eager_pipeline(p, one, frag, l.max_zcopy == 0);
                  }),
-                 "RTS + RTR + fragments of " + format_size(frag) + " as active messages"});
+                 "RTS + RTR + fragments of " + format_size(frag) + " as active messages", frag});
 }
 
 }  // namespace
@@ -270,7 +271,8 @@ std::vector<LibLine> ob1_lines(const Path& path, const Ob1Btl& btl) {
                                      rest.m};
                  }),
                  "RNDV with " + format_size(phase1) + " (rndv_eager_limit), ACK, then n - P in fragments of " +
-                     format_size(frag) + " (max_send_size) copied in and out"});
+                     format_size(frag) + " (max_send_size) copied in and out",
+                 frag});
   const std::vector<LaneShare> put = lanes_with(path, LaneCap::PutZcopy, 1);
   if (btl.put && !put.empty())
     out.push_back({"ob1/rndv/rdma-pipeline", Phase::Rndv,

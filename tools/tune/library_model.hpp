@@ -13,8 +13,10 @@
 // protocols/proto_costs.hpp; each line's `formula` says how.
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "protocols/lanes/lane.hpp"
@@ -32,12 +34,27 @@ class PathError : public std::runtime_error {
 
 enum class Phase { Eager, Rndv };
 
+/// What the installed library's own probes added to a line
+/// (tools/tune/probes.hpp): c + m·n on top of the platform's pieces.
+struct Measured {
+  Seconds c = 0;  ///< per message
+  double m = 0;   ///< per byte (times the fragment: per fragment)
+  std::vector<std::pair<Bytes, Seconds>> points;  ///< the probes: size, seconds measured
+};
+
 /// One protocol of the library as a cost line, by message size.
 struct LibLine {
+  LibLine() = default;
+  LibLine(std::string name_, Phase phase_, PiecewiseFunc cost_, std::string formula_, Bytes fragment_ = 0)
+      : name(std::move(name_)), phase(phase_), cost(std::move(cost_)), formula(std::move(formula_)),
+        fragment(fragment_) {}
+
   std::string name;     ///< "ucx/eager/zcopy/multi", "ob1/rndv/rget"
   Phase phase = Phase::Eager;
   PiecewiseFunc cost;   ///< seconds for one message of n payload bytes
   std::string formula;  ///< how it is priced, for the report
+  Bytes fragment = 0;   ///< the fragment of a multi-fragment line; 0 for one message
+  std::optional<Measured> measured;  ///< the library's own probes, where applied
 };
 
 /// UCX's limits on one backend's transports, in payload bytes (tag header

@@ -106,6 +106,24 @@ std::string format_json(const TuneResult& r) {
     w.key("protocol").value(l.name);
     w.key("phase").value(l.phase == Phase::Eager ? "eager" : "rndv");
     w.key("formula").value(l.formula);
+    w.key("fragment").value(std::uint64_t{l.fragment});
+    w.key("measured");
+    if (l.measured) {
+      w.begin_object();
+      w.key("c").value(l.measured->c);
+      w.key("m").value(l.measured->m);
+      w.key("points").begin_array();
+      for (const auto& [n, t] : l.measured->points) {
+        w.begin_object();
+        w.key("size").value(std::uint64_t{n});
+        w.key("seconds").value(t);
+        w.end_object();
+      }
+      w.end_array();
+      w.end_object();
+    } else {
+      w.null();
+    }
     w.key("ranges").begin_array();
     for (const Piece& p : l.cost) {
       w.begin_object();

@@ -70,6 +70,13 @@ std::string bytes_value(Bytes n) {
 
 namespace {
 
+/// A rendezvous scheme other than auto's is set only where auto's costs
+/// more than this times it at the threshold: below, the difference is
+/// within what the library's own runs of one size vary by (the probes'
+/// runs of UCX's rendezvous over tcp spread by 10-13 % on this machine).
+constexpr int kSchemeMarginPercent = 10;
+constexpr double kSchemeMargin = 1 + kSchemeMarginPercent / 100.0;
+
 bool is_zcopy(const LibLine& l) {
   return l.phase == Phase::Eager && l.name.find("zcopy") != std::string::npos;
 }
@@ -110,12 +117,21 @@ void ucx_rndv_setting(TuneResult& r, Bytes thresh, const std::optional<Bytes>& o
 
 /// UCX_RNDV_SCHEME where the cheapest scheme at the threshold is not the
 /// one UCX's auto picks.
-void ucx_scheme_setting(TuneResult& r, Bytes thresh, const Policy& rndv, const Policy& library_rndv) {
+/// `cheapest_at`: where the cheapest scheme crosses eager; `rndv` is the
+/// scheme chosen (auto's where another is within kSchemeMargin there).
+void ucx_scheme_setting(TuneResult& r, Bytes thresh, const Policy& rndv, const Policy& library_rndv,
+                        Bytes cheapest_at) {
   const LibLine* best = rndv(thresh);
   const LibLine* own = library_rndv(thresh);
   const std::string name = best->name.substr(best->name.rfind('/') + 1);
   if (own == best) {
-    r.notes.push_back("UCX_RNDV_SCHEME: UCX's auto already runs " + name + ", the cheapest scheme at the threshold: left alone");
+    const std::vector<LibLine>& lines = r.lines;
+    const LibLine* cheaper = cheapest(lines, cheapest_at, Phase::Rndv);
+    r.notes.push_back(cheaper == own ? "UCX_RNDV_SCHEME: UCX's auto already runs " + name +
+                                           ", the cheapest scheme at the threshold: left alone"
+                                     : "UCX_RNDV_SCHEME: " + cheaper->name + " is cheaper than auto's " + own->name +
+                                           " by less than " + std::to_string(kSchemeMarginPercent) +
+                                           " % where it crosses eager: left alone");
     return;
   }
   Setting s{"UCX_RNDV_SCHEME", name, thresh, best->name + " is cheaper than " + own->name + ", which auto runs, at the threshold",
@@ -132,6 +148,10 @@ void ucx_zcopy_setting(TuneResult& r, const UcxLimits& limits, Bytes thresh) {
   const std::vector<LibLine>& lines = r.lines;
   const Policy bcopy = [&](Bytes n) { return cheapest_if(lines, n, [](const LibLine& l) { return l.phase == Phase::Eager && !is_zcopy(l); }); };
   const Policy zcopy = [&](Bytes n) { return cheapest_if(lines, n, is_zcopy); };
+  if (std::none_of(lines.begin(), lines.end(), [](const LibLine& l) { return l.phase == Phase::Eager && !is_zcopy(l); })) {
+    r.notes.push_back("UCX_ZCOPY_THRESH: the copied eager protocols were not measured: left alone");
+    return;
+  }
   const Bytes top = thresh == kSizeMax ? Bytes{64} << 20 : thresh - 1;
   const std::optional<Bytes> z = handover(bcopy, zcopy, 1, top);
   Setting s;
@@ -194,7 +214,8 @@ const LibLine* cheapest(const std::vector<LibLine>& lines, Bytes n, std::optiona
   return cheapest_if(lines, n, [&](const LibLine& l) { return !phase || l.phase == *phase; });
 }
 
-TuneResult tune_ucx(const Path& path, const std::string& backend, const Installed& installed) {
+TuneResult tune_ucx(const Path& path, const std::string& backend, const Installed& installed,
+                    const Probes* probes) {
   TuneResult r;
   r.library = Library::Ucx;
   r.backend = backend;
@@ -204,6 +225,8 @@ TuneResult tune_ucx(const Path& path, const std::string& backend, const Installe
   r.transports_env = limits.env;
   r.limits_source = limits.source;
   r.lines = ucx_lines(path, limits);
+  if (probes)
+    apply_probes(r.lines, *probes, Library::Ucx, backend, r.notes);
   const std::vector<LibLine>& lines = r.lines;
   const Policy eager = [&](Bytes n) { return cheapest(lines, n, Phase::Eager); };
   const Policy rndv = [&](Bytes n) { return cheapest(lines, n, Phase::Rndv); };
@@ -216,15 +239,21 @@ TuneResult tune_ucx(const Path& path, const std::string& backend, const Installe
           return &l;
     return nullptr;
   };
-  const Bytes thresh = handover(eager, rndv, 1, kSizeMax / 2).value_or(kSizeMax);
+  // The scheme is set only where it beats auto's by more than the margin
+  // at the threshold; otherwise the threshold is where auto's scheme crosses.
+  const Bytes best = handover(eager, rndv, 1, kSizeMax / 2).value_or(kSizeMax);
+  const bool scheme_pays = best != kSizeMax && library_rndv(best) != rndv(best) &&
+                           *cost_at(*library_rndv(best), best) > kSchemeMargin * *cost_at(*rndv(best), best);
+  const Policy& runs = scheme_pays ? rndv : library_rndv;
+  const Bytes thresh = scheme_pays ? best : handover(eager, library_rndv, 1, kSizeMax / 2).value_or(kSizeMax);
   std::optional<Bytes> own;
   const bool v2 = installed.get("UCX_PROTO_ENABLE") == "y";
   if (installed.handover)
     own = v2 ? installed.handover->v2_rndv : installed.handover->v1_rndv;
-  ucx_rndv_setting(r, thresh, own, eager, rndv, library_rndv, backend);
+  ucx_rndv_setting(r, thresh, own, eager, runs, library_rndv, backend);
   ucx_zcopy_setting(r, limits, thresh);
   if (thresh != kSizeMax)
-    ucx_scheme_setting(r, thresh, rndv, library_rndv);
+    ucx_scheme_setting(r, thresh, scheme_pays ? rndv : library_rndv, library_rndv, best);
   ucx_lanes_settings(r, path, limits, thresh);
   if (v2)
     r.settings.push_back({"UCX_PROTO_ENABLE", "n", std::nullopt,

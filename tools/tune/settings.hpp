@@ -11,6 +11,7 @@
 #include "protocols/lanes/lane.hpp"
 #include "tools/tune/installed.hpp"
 #include "tools/tune/library_model.hpp"
+#include "tools/tune/probes.hpp"
 
 namespace xover::tools::tune {
 
@@ -53,13 +54,18 @@ struct TuneResult {
   std::vector<std::string> notes;
 };
 
-/// UCX's settings for `backend` on `path`.
-/// @throws PathError when the path lacks what UCX's protocols need.
-TuneResult tune_ucx(const Path& path, const std::string& backend, const Installed& installed);
+/// UCX's settings for `backend` on `path`, its lines corrected by the
+/// library's own `probes` where given (apply_probes).
+/// @throws PathError when the path lacks what UCX's protocols need;
+/// ProbeError for probes that do not fit the lines.
+TuneResult tune_ucx(const Path& path, const std::string& backend, const Installed& installed,
+                    const Probes* probes = nullptr);
 
-/// ob1's MCA parameters for the BTL of `backend` on `path`.
-/// @throws PathError when the path lacks what ob1's protocols need.
-TuneResult tune_ompi(const Path& path, const std::string& backend, const Installed& installed);
+/// ob1's MCA parameters for the BTL of `backend` on `path`, likewise.
+/// @throws PathError when the path lacks what ob1's protocols need;
+/// ProbeError for probes that do not fit the lines.
+TuneResult tune_ompi(const Path& path, const std::string& backend, const Installed& installed,
+                     const Probes* probes = nullptr);
 
 /// The cheapest line of `phase` at n (or of any phase when none), or null
 /// when no line covers n.

@@ -60,7 +60,8 @@ void send_size_setting(TuneResult& r, const Path& path, const Ob1Btl& btl) {
 
 }  // namespace
 
-TuneResult tune_ompi(const Path& path, const std::string& backend, const Installed& installed) {
+TuneResult tune_ompi(const Path& path, const std::string& backend, const Installed& installed,
+                     const Probes* probes) {
   TuneResult r;
   r.library = Library::Ompi;
   r.backend = backend;
@@ -70,6 +71,8 @@ TuneResult tune_ompi(const Path& path, const std::string& backend, const Install
   r.transports_env = "OMPI_MCA_pml=ob1 OMPI_MCA_btl=self," + btl.name;
   r.limits_source = btl.source;
   r.lines = ob1_lines(path, btl);
+  if (probes)
+    apply_probes(r.lines, *probes, Library::Ompi, backend, r.notes);
   const std::vector<LibLine>& lines = r.lines;
   const LibLine* eager_line = named(lines, "ob1/eager");
   const Policy eager = [=](Bytes n) { return cost_at(*eager_line, n) ? eager_line : nullptr; };
@@ -93,6 +96,11 @@ TuneResult tune_ompi(const Path& path, const std::string& backend, const Install
   e.cost = difference(lib, rec, std::min(own, first_rndv), std::max(own, first_rndv) - 1);
   r.settings.push_back(e);
 
+  if (probes) {
+    r.notes.push_back("btl_" + btl.name + "_rndv_eager_limit and btl_" + btl.name +
+                      "_max_send_size: the probes measured ob1's rendezvous with the installed values: left alone");
+    return r;
+  }
   if (btl.get) {
     r.notes.push_back("ob1 reads every message past the eager limit with RGET over " + btl.name +
                       ": btl_" + btl.name + "_rndv_eager_limit and btl_" + btl.name +

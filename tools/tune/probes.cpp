@@ -1,0 +1,170 @@
+#include "tools/tune/probes.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace xover::tools::tune {
+namespace {
+
+std::string at(const std::string& file, int line) {
+  return file + ":" + std::to_string(line) + ": ";
+}
+
+std::vector<std::string> words(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;)
+    out.push_back(w);
+  return out;
+}
+
+std::optional<Bytes> whole(const std::string& text) {
+  Bytes n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  return ec == std::errc() && end == text.data() + text.size() && n > 0 ? std::optional<Bytes>(n) : std::nullopt;
+}
+
+std::optional<Seconds> seconds(const std::string& text) {
+  std::size_t used = 0;
+  try {
+    const double s = std::stod(text, &used);
+    return used == text.size() && std::isfinite(s) && s > 0 ? std::optional<Seconds>(s) : std::nullopt;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+/// The constant through one size's residuals, the least-squares line
+/// through two sizes or more.
+LinearFunc residual_line(const std::vector<std::pair<Bytes, Seconds>>& residuals) {
+  double sx = 0, sy = 0;
+  for (const auto& [n, r] : residuals) {
+    sx += static_cast<double>(n);
+    sy += r;
+  }
+  const double k = static_cast<double>(residuals.size());
+  const double mx = sx / k, my = sy / k;
+  double sxx = 0, sxy = 0;
+  for (const auto& [n, r] : residuals) {
+    sxx += (static_cast<double>(n) - mx) * (static_cast<double>(n) - mx);
+    sxy += (static_cast<double>(n) - mx) * (r - my);
+  }
+  if (sxx == 0)
+    return {my, 0};
+  const double m = sxy / sxx;
+  return {my - m * mx, m};
+}
+
+std::string measured_text(const LibLine& l, const LinearFunc& added) {
+  std::ostringstream out;
+  out << "; the library's own probes (";
+  for (std::size_t i = 0; i < l.measured->points.size(); ++i)
+    out << (i ? ", " : "") << l.measured->points[i].first << " B " << format_time(l.measured->points[i].second);
+  out << ") add " << format_time(added.c) << " per message";
+  if (l.fragment > 0)
+    out << " and " << format_time(added.m * static_cast<double>(l.fragment)) << " per fragment of "
+        << format_size(l.fragment);
+  else
+    out << " and " << added.m * 1e9 << " ns/B";
+  return out.str();
+}
+
+}  // namespace
+
+Probes parse_probes(const std::string& text, const std::string& file) {
+  Probes p;
+  p.file = file;
+  std::istringstream in(text);
+  int number = 0;
+  for (std::string raw; std::getline(in, raw);) {
+    ++number;
+    const std::vector<std::string> w = words(raw.substr(0, raw.find('#')));
+    if (w.empty())
+      continue;
+    if (w.size() == 2 && (w[0] == "library" || w[0] == "backend")) {
+      (w[0] == "library" ? p.library : p.backend) = w[1];
+      (w[0] == "library" ? p.library_line : p.backend_line) = number;
+      continue;
+    }
+    if (w.size() != 3)
+      throw ProbeError(at(file, number) + "expected 'library NAME', 'backend NAME' or 'PROTOCOL SIZE SECONDS', got '" +
+                       raw + "'");
+    const std::optional<Bytes> size = whole(w[1]);
+    if (!size)
+      throw ProbeError(at(file, number) + "size '" + w[1] + "' is not a positive whole number of bytes");
+    const std::optional<Seconds> t = seconds(w[2]);
+    if (!t)
+      throw ProbeError(at(file, number) + "time '" + w[2] + "' is not a positive number of seconds");
+    p.points.push_back({w[0], *size, *t, number});
+  }
+  if (p.library.empty() || p.backend.empty())
+    throw ProbeError(file + ": no '" + std::string(p.library.empty() ? "library" : "backend") +
+                     "' line: which library and path the probes measured");
+  return p;
+}
+
+Probes load_probes(const std::string& file) {
+  std::ifstream in(file);
+  if (!in)
+    throw ProbeError(file + ": cannot be read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_probes(text.str(), file);
+}
+
+void apply_probes(std::vector<LibLine>& lines, const Probes& probes, Library library, const std::string& backend,
+                  std::vector<std::string>& notes) {
+  const std::string lib(library_name(library));
+  if (probes.library != lib)
+    throw ProbeError(at(probes.file, probes.library_line) + "probes of '" + probes.library + "', not of " + lib);
+  if (probes.backend != backend)
+    throw ProbeError(at(probes.file, probes.backend_line) + "probes of the " + probes.backend + " path, not of " +
+                     backend);
+  std::map<std::string, std::vector<std::pair<Bytes, Seconds>>> residuals;
+  std::map<std::string, std::vector<std::pair<Bytes, Seconds>>> measured;
+  for (const Probe& probe : probes.points) {
+    std::string known;
+    const LibLine* line = nullptr;
+    for (const LibLine& l : lines) {
+      known += (known.empty() ? "" : ", ") + l.name;
+      if (l.name == probe.protocol)
+        line = &l;
+    }
+    if (!line)
+      throw ProbeError(at(probes.file, probe.line) + "no protocol '" + probe.protocol + "' among " + lib + "'s on " +
+                       backend + " (" + known + ")");
+    Seconds model = 0;
+    if (!evaluate(line->cost, probe.size, model))
+      throw ProbeError(at(probes.file, probe.line) + probe.protocol + " does not carry " +
+                       std::to_string(probe.size) + " B");
+    residuals[probe.protocol].push_back({probe.size, probe.seconds - model});
+    measured[probe.protocol].push_back({probe.size, probe.seconds});
+  }
+  if (residuals.empty())
+    return;
+  std::vector<LibLine> kept;
+  for (LibLine& l : lines) {
+    const auto it = residuals.find(l.name);
+    if (it == residuals.end()) {
+      notes.push_back(l.name + ": left out, no probe of " + probes.file + " measured it");
+      continue;
+    }
+    const LinearFunc added = residual_line(it->second);
+    for (Piece& piece : l.cost)
+      piece.f += added;
+    l.measured = Measured{added.c, added.m, measured[l.name]};
+    l.formula += measured_text(l, added);
+    kept.push_back(std::move(l));
+  }
+  for (const Phase phase : {Phase::Eager, Phase::Rndv})
+    if (std::none_of(kept.begin(), kept.end(), [&](const LibLine& l) { return l.phase == phase; }))
+      throw ProbeError(probes.file + ": no probe of " + lib + "'s " + (phase == Phase::Eager ? "eager" : "rendezvous") +
+                       " protocols: the hand-over needs both");
+  lines = std::move(kept);
+}
+
+}  // namespace xover::tools::tune
