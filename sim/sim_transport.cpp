@@ -85,6 +85,7 @@ SimNetwork::SimNetwork(const LogGPPlatform& platform, std::vector<std::string> r
   }
   shape_of_.resize(nodes);
   shapes_.resize(nodes);
+  last_key_.resize(nodes);
   for (const std::string& node : rank_nodes_) {
     node_index_.push_back(static_cast<std::uint32_t>(platform_.node_index(node)));  // throws for an unknown node
     hosts_.push_back(s4u::Host::by_name(node));
@@ -117,9 +118,15 @@ SimNetwork::Route SimNetwork::route(Rank from, Rank to) {
 std::uint32_t SimNetwork::shape(std::uint32_t a, std::uint32_t b) {
   // A pair of nodes whose route is made as another's was takes its shape:
   // one look-up in SimGrid, no lane built.
-  LogGPPlatform::RouteKey key = platform_.route_key(a, b);
-  if (const auto known = shape_of_key_.find(key); known != shape_of_key_.end())
+  LogGPPlatform::RouteKey& key = key_;
+  platform_.route_key(a, b, key);
+  LastKey& last = last_key_[a];
+  if (last.shape != 0 && last.key == key)
+    return last.shape;
+  if (const auto known = shape_of_key_.find(key); known != shape_of_key_.end()) {
+    last = {key, known->second};
     return known->second;
+  }
   LogGPPlatform::IndexedRoute found = platform_.route(a, b);
   // Routes from one node with the same lanes, NICs and ends share one shape.
   auto& mine = shapes_[a];
@@ -136,7 +143,8 @@ std::uint32_t SimNetwork::shape(std::uint32_t a, std::uint32_t b) {
     same = std::prev(mine.end());
   }
   const std::uint32_t index = static_cast<std::uint32_t>(same - mine.begin()) + 1;
-  shape_of_key_.emplace(std::move(key), index);
+  shape_of_key_.emplace(key, index);
+  last = {key, index};
   return index;
 }
 
