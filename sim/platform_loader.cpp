@@ -410,11 +410,17 @@ s4u::Host* LogGPPlatform::nic_host(std::size_t node, std::size_t nic) const {
 }
 
 LogGPPlatform::RouteKey LogGPPlatform::route_key(std::size_t from, std::size_t to) const {
+  RouteKey key;
+  route_key(from, to, key);
+  return key;
+}
+
+void LogGPPlatform::route_key(std::size_t from, std::size_t to, RouteKey& key) const {
   // What lanes() builds a route from, in numbers: the NICs of each lane,
   // its SimGrid route's latency and links, its rails; and the nodes.
   const Impl& impl = *impl_;
-  RouteKey key{from, impl.node_kind_.at(to)};
-  std::vector<s4u::Link*> links;
+  key.assign({from, impl.node_kind_.at(to)});
+  thread_local std::vector<s4u::Link*> links;  // its storage kept from call to call
   for (std::uint32_t a = 0; a < impl.nic_hosts_.at(from).size(); ++a) {
     for (std::uint32_t b = 0; b < impl.nic_hosts_.at(to).size(); ++b) {
       s4u::Host* const a_host = impl.nic_hosts_[from][a];
@@ -437,7 +443,6 @@ LogGPPlatform::RouteKey LogGPPlatform::route_key(std::size_t from, std::size_t t
         key.push_back(Impl::info(link).kind);
     }
   }
-  return key;
 }
 
 LogGPPlatform::IndexedRoute LogGPPlatform::route(std::size_t from, std::size_t to) const {

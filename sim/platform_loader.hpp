@@ -145,6 +145,9 @@ class LogGPPlatform {
   /// (a pair with no route has a key of its nodes only).
   using RouteKey = std::vector<std::uint64_t>;
   RouteKey route_key(std::size_t from, std::size_t to) const;
+  /// The same into `key`, whose storage is reused: no allocation once it
+  /// has held a key as long.
+  void route_key(std::size_t from, std::size_t to, RouteKey& key) const;
 
  private:
   struct Impl;

@@ -1,3 +1,6 @@
+// SimTransport's data path: the network's routes and NIC gates, the
+// operations (am_send, get, put, put_signal), copies, and what a transfer
+// does when it lands. Its wake-up machinery is in sim_wakeup.cpp.
 #include "sim/sim_transport.hpp"
 
 #include <algorithm>
@@ -9,6 +12,7 @@
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 
 #include "protocols/wire.hpp"
+#include "sim/sim_transfer.hpp"
 
 namespace s4u = simgrid::s4u;
 
@@ -49,22 +53,10 @@ void install_rate_factor() {
       });
 }
 
-constexpr std::size_t kNoSlot = ~std::size_t{0};
+}  // namespace
 
-// Host-to-host transfers made by a waiting rank and never started: SimGrid
-// 3.32 keeps an unstarted one on the maestro's activity list for good (only
-// its end takes it off, and cancel() does not end one), so the slot a rank
-// holds when its body ends comes here, for the next rank that arms one.
-// Never freed: its transfers outlive every network, and the engine too.
-std::vector<s4u::CommPtr>& spare_slots() {
-  static auto* spare = new std::vector<s4u::CommPtr>;
-  return *spare;
-}
+namespace detail {
 
-// Starts moving `bytes` from `src` to `dst` in `comm` (a transfer made by
-// Comm::sendto_init() and not started yet), at `rate` when it is not 0
-// (L + bytes/rate on a free link), else at the links' bandwidth: what
-// Comm::sendto_async() does, in a transfer made beforehand.
 s4u::CommPtr transfer(s4u::CommPtr comm, s4u::Host* src, s4u::Host* dst, Bytes bytes, double rate) {
   if (rate != 0) {
     install_rate_factor();
@@ -79,7 +71,9 @@ s4u::CommPtr transfer(s4u::Host* src, s4u::Host* dst, Bytes bytes, double rate) 
   return transfer(s4u::Comm::sendto_init(), src, dst, bytes, rate);
 }
 
-}  // namespace
+}  // namespace detail
+
+using detail::transfer;
 
 SimNetwork::SimNetwork(const LogGPPlatform& platform, std::vector<std::string> rank_nodes)
     : platform_(platform), rank_nodes_(std::move(rank_nodes)) {
@@ -91,6 +85,7 @@ SimNetwork::SimNetwork(const LogGPPlatform& platform, std::vector<std::string> r
   }
   shape_of_.resize(nodes);
   shapes_.resize(nodes);
+  last_key_.resize(nodes);
   for (const std::string& node : rank_nodes_) {
     node_index_.push_back(static_cast<std::uint32_t>(platform_.node_index(node)));  // throws for an unknown node
     hosts_.push_back(s4u::Host::by_name(node));
@@ -123,9 +118,15 @@ SimNetwork::Route SimNetwork::route(Rank from, Rank to) {
 std::uint32_t SimNetwork::shape(std::uint32_t a, std::uint32_t b) {
   // A pair of nodes whose route is made as another's was takes its shape:
   // one look-up in SimGrid, no lane built.
-  LogGPPlatform::RouteKey key = platform_.route_key(a, b);
-  if (const auto known = shape_of_key_.find(key); known != shape_of_key_.end())
+  LogGPPlatform::RouteKey& key = key_;
+  platform_.route_key(a, b, key);
+  LastKey& last = last_key_[a];
+  if (last.shape != 0 && last.key == key)
+    return last.shape;
+  if (const auto known = shape_of_key_.find(key); known != shape_of_key_.end()) {
+    last = {key, known->second};
     return known->second;
+  }
   LogGPPlatform::IndexedRoute found = platform_.route(a, b);
   // Routes from one node with the same lanes, NICs and ends share one shape.
   auto& mine = shapes_[a];
@@ -142,7 +143,8 @@ std::uint32_t SimNetwork::shape(std::uint32_t a, std::uint32_t b) {
     same = std::prev(mine.end());
   }
   const std::uint32_t index = static_cast<std::uint32_t>(same - mine.begin()) + 1;
-  shape_of_key_.emplace(std::move(key), index);
+  shape_of_key_.emplace(key, index);
+  last = {key, index};
   return index;
 }
 
@@ -179,31 +181,6 @@ SimTransport::SimTransport(SimNetwork& network, Rank rank)
   const PlatformNode& node = network.platform().node(network.node(rank));
   device_ = std::make_unique<SimDeviceMemory>(node.device_copy, node.name, [this](Seconds t) { busy(t); });
   attach_device_memory(device_.get());
-}
-
-void SimTransport::quiesce() {
-  settle();
-  if (bell_ && bell_->get_state() != s4u::Activity::State::CANCELED)
-    bell_->cancel();
-  bell_ = nullptr;
-  if (slot_)
-    spare_slots().push_back(std::move(slot_));
-}
-
-void SimTransport::incoming(std::unique_ptr<Flight> flight, s4u::Host* src, s4u::Host* dst, Bytes bytes,
-                            double rate) {
-  s4u::CommPtr comm = slot_ ? std::move(slot_) : s4u::Comm::sendto_init();
-  flight->comm = comm;
-  // Listed before the transfer starts: the start lets other actors run, and
-  // this rank, should it begin to wait meanwhile, must wait on this one too
-  // (land_finished() leaves it alone until it has started). A rank already
-  // waiting on this slot wakes when the transfer lands; one waiting on
-  // others is rung.
-  const bool ring_it = waiting_ && comm.get() != waited_slot_;
-  flights_.push_back(std::move(flight));
-  transfer(std::move(comm), src, dst, bytes, rate);
-  if (ring_it)
-    ring();
 }
 
 double SimTransport::factor(const Path& path, Bytes size) const {
@@ -430,23 +407,6 @@ void SimTransport::recycle(std::unique_ptr<Flight> flight) {
   spare_.push_back(std::move(flight));
 }
 
-void SimTransport::ring() {
-  if (waiting_ && bell_) {
-    bell_->resume();
-    bell_ = nullptr;
-  }
-}
-
-void SimTransport::add_flight(std::unique_ptr<Flight> flight) {
-  flights_.push_back(std::move(flight));
-  ring();
-}
-
-void SimTransport::add_event(Event event) {
-  ready_.push_back(std::move(event));
-  ring();
-}
-
 void SimTransport::landed(std::unique_ptr<Flight> flight) {
   switch (flight->kind) {
     case Flight::Kind::Am: {
@@ -491,122 +451,6 @@ void SimTransport::landed(std::unique_ptr<Flight> flight) {
   const Seconds cpu = path(flight->peer).lanes[flight->lane].o_recv_at(flight->size);
   ready_.push_back({nullptr, std::move(flight->done), Status::Ok, cpu});
   recycle(std::move(flight));
-}
-
-void SimTransport::land_finished(std::size_t first) {
-  // wait_any names the first finished transfer in list (send) order. One
-  // that finished just now is the only one; one that finished while this
-  // rank was busy may have company, and they must be taken in the order
-  // they arrived, not the order they were sent.
-  if (!(flights_[first]->comm->get_finish_time() < s4u::Engine::get_clock())) {
-    std::unique_ptr<Flight> flight = std::move(flights_[first]);  // the common case: no vectors
-    flights_.erase(flights_.begin() + static_cast<std::ptrdiff_t>(first));
-    landed(std::move(flight));
-    return;
-  }
-  std::vector<std::size_t> finished{first};
-  {
-    for (std::size_t i = 0; i < flights_.size(); ++i)
-      if (i != first && flights_[i]->comm->get_state() == s4u::Activity::State::STARTED && flights_[i]->comm->test())
-        finished.push_back(i);
-    std::stable_sort(finished.begin(), finished.end(), [this](std::size_t a, std::size_t b) {
-      return flights_[a]->comm->get_finish_time() < flights_[b]->comm->get_finish_time();
-    });
-  }
-  std::vector<std::unique_ptr<Flight>> arrived;
-  for (std::size_t i : finished)
-    arrived.push_back(std::move(flights_[i]));
-  std::erase(flights_, nullptr);
-  for (auto& flight : arrived)
-    landed(std::move(flight));
-}
-
-void SimTransport::wait(Seconds deadline) {
-  if (!bell_) {
-    // Arm the bell first: start() and suspend() let other actors run, and
-    // what they send meanwhile must be in the list below. It stays armed
-    // until it rings.
-    bell_ = s4u::this_actor::exec_init(0);
-    bell_owner_ = s4u::this_actor::get_pid();
-    bell_->suspend();  // before start(): one simcall instead of two
-    bell_->start();
-  }
-  // A slot only when nothing is on its way here: SimGrid 3.32 walks a list
-  // of every transfer made and not ended on each landing (Activity list of
-  // the maestro), so a slot per waiting rank would lengthen every walk, and
-  // a rank with a transfer on its way wakes with it anyway.
-  if (!slot_ && flights_.empty()) {
-    std::vector<s4u::CommPtr>& spare = spare_slots();
-    if (spare.empty()) {
-      slot_ = s4u::Comm::sendto_init();
-    } else {
-      slot_ = std::move(spare.back());
-      spare.pop_back();
-    }
-  }
-  std::vector<s4u::ActivityPtr>& activities = activities_;
-  activities.clear();
-  for (const auto& flight : flights_)
-    activities.push_back(flight->comm);
-  const std::size_t slot_at = slot_ ? activities.size() : kNoSlot;
-  if (slot_)
-    activities.push_back(slot_);
-  activities.push_back(bell_);  // last: bell_ is null once it has rung
-  const Seconds now = s4u::Engine::get_clock();
-  const double timeout = deadline == kForever ? -1.0 : std::max(0.0, deadline - now);
-  waiting_ = true;
-  waited_slot_ = slot_.get();
-  const ssize_t done = s4u::Activity::wait_any_for(activities, timeout);
-  waiting_ = false;
-  waited_slot_ = nullptr;
-  const s4u::Activity* finished = done < 0 ? nullptr : activities[static_cast<std::size_t>(done)].get();
-  const bool rung = static_cast<std::size_t>(done) + 1 == activities.size();
-  activities.clear();
-  if (!finished)
-    return;
-  if (rung) {
-    bell_ = nullptr;
-    return;
-  }
-  // The slot's transfer is the flight a sender added while this rank
-  // waited, wherever others were added around it.
-  std::size_t index = static_cast<std::size_t>(done);
-  if (static_cast<std::size_t>(done) == slot_at)
-    index = static_cast<std::size_t>(
-        std::find_if(flights_.begin(), flights_.end(), [&](const auto& f) { return f->comm.get() == finished; }) -
-        flights_.begin());
-  land_finished(index);
-}
-
-void SimTransport::progress(Seconds deadline) {
-  if (!has_ready())
-    settle();
-  if (bell_ && bell_owner_ != s4u::this_actor::get_pid()) {
-    // Armed by another of the rank's threads (SimThreads): an actor's
-    // activities end with it, so each thread that waits keeps its own.
-    if (bell_->get_state() != s4u::Activity::State::CANCELED)
-      bell_->cancel();
-    bell_ = nullptr;
-  }
-  if (!has_ready())
-    wait(deadline);
-  while (has_ready()) {
-    Event event = std::move(ready_[ready_head_++]);
-    if (!has_ready()) {
-      ready_.clear();
-      ready_head_ = 0;
-    }
-    busy(event.cpu);
-    if (event.arrived) {
-      const Flight& f = *event.arrived;
-      const ConstBuffer payload{f.phantom ? nullptr : f.bytes.data(), f.size};
-      if (f.id < handlers_.size() && handlers_[f.id])
-        handlers_[f.id](AmMessage{f.peer, f.lane, {f.header.data(), f.header.size()}, payload});
-      recycle(std::move(event.arrived));
-    } else if (event.done) {
-      event.done(event.status);
-    }
-  }
 }
 
 }  // namespace xover::sim

@@ -126,6 +126,17 @@ class SimNetwork {
   /// Each route key met so far (LogGPPlatform::route_key) and its shape's
   /// 1 + index in shapes_[source].
   std::unordered_map<LogGPPlatform::RouteKey, std::uint32_t, KeyHash> shape_of_key_;
+  /// Per source node, the key of its last pair met for the first time and
+  /// that key's shape (1 + index, or 0 before the first): where the next
+  /// pair's key is the same, as every pair of a cluster's is, it takes that
+  /// shape without a look-up in shape_of_key_. A pair meets its route once,
+  /// so an exchange with every peer pays this per message.
+  struct LastKey {
+    LogGPPlatform::RouteKey key;
+    std::uint32_t shape = 0;
+  };
+  std::vector<LastKey> last_key_;
+  LogGPPlatform::RouteKey key_;  ///< shape()'s key, its storage kept from call to call
   /// shape_of_ for a pair met for the first time.
   std::uint32_t shape(std::uint32_t a, std::uint32_t b);
   std::unordered_map<simgrid::s4u::Host*, Seconds> nic_free_;
