@@ -355,8 +355,8 @@ TEST(ValidateReport, AFailedVerdictSaysWhenTheCalibrationDrifted) {
   r.calibrations = 2;
   std::ostringstream text;
   print_validation_text(text, r);
-  EXPECT_THAT(text.str(), HasSubstr("(calibrated by this run, 2 times: the machine changed between a calibration "
-                                    "and its runs)"));
+  EXPECT_THAT(text.str(), HasSubstr("(calibrated by this run, one of its 2 calibrations interleaved with the "
+                                    "hardware rounds)"));
   EXPECT_THAT(text.str(), HasSubstr("the calibration's own eager sweep differs from these runs by 100.0 % in median, "
                                     "more than the limit: the machine changed between them"));
   EXPECT_THAT(text.str(), ::testing::Not(HasSubstr("own rndv/get sweep differs")));
