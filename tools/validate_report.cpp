@@ -20,10 +20,13 @@ std::string approx(double n) {
   return buf;
 }
 
+/// `text` padded to `width`; one as wide or wider keeps a space after it,
+/// so that two columns never run together.
 std::string cell(const std::string& text, int width) {
   char buf[256];
   std::snprintf(buf, sizeof buf, "%-*s", width, text.c_str());
-  return buf;
+  const std::string out = buf;
+  return out.size() > text.size() ? out : out + " ";
 }
 
 std::string handovers(const std::vector<SelectionThreshold>& list) {

@@ -366,6 +366,19 @@ TEST(ValidateReport, AFailedVerdictSaysWhenTheCalibrationDrifted) {
   EXPECT_THAT(json.str(), HasSubstr("\"calibrations\":2"));
 }
 
+// A curve's name as wide as its column (the alltoall's) ran into the
+// sizes: "coll/alltoall/direct4".
+TEST(ValidateReport, ANameAsWideAsItsColumnKeepsASpace) {
+  ValidateReport r;
+  CurveValidation c;
+  c.protocol = "coll/alltoall/direct";
+  c.matched = 4;
+  r.validation.curves.push_back(c);
+  std::ostringstream text;
+  print_validation_text(text, r);
+  EXPECT_THAT(text.str(), HasSubstr("coll/alltoall/direct 4 "));
+}
+
 TEST(UcxProtoInfo, ReadsV1ThresholdsAndTheV2Table) {
   const std::string v1 =
       "#                 lane[0]:  1:posix/memory.0 md[1]  -> md[1]/posix/sysdev[255] am am_bw#0\n"
