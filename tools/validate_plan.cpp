@@ -88,4 +88,16 @@ RoundsVerdict judge_rounds(const std::vector<ResultsFile>& sweeps, const std::ve
   return out;
 }
 
+std::optional<std::string> fit_unmet(const Validation& probe, const ValidateLimits& limits) {
+  std::string missed;
+  for (const CurveValidation& c : probe.curves)
+    if (c.in_sample && c.median > limits.max_worst_error)
+      missed += (missed.empty() ? "" : ", ") + c.protocol + " " + format_percent(c.median);
+  if (missed.empty())
+    return std::nullopt;
+  return "the calibration does not meet the workload it was fitted to (its ping-pong's in-sample curves, median " +
+         missed + ", past even the worst-error limit " + format_percent(limits.max_worst_error) +
+         "): the platform is not this machine's, and the held-out errors would measure that";
+}
+
 }  // namespace xover::tools

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,5 +64,15 @@ struct RoundsVerdict {
 /// @throws CompareError for fewer sweeps than probes, or none.
 RoundsVerdict judge_rounds(const std::vector<ResultsFile>& sweeps, const std::vector<ResultsFile>& probes,
                            const ValidateLimits& limits);
+
+/// Why a state's platform cannot be judged by its held-out curves, when
+/// it cannot: its calibration does not meet the workload it was fitted to
+/// (`probe`, the state's ping-pong case judged on that platform: an
+/// in-sample curve whose median error is past even the worst-error limit;
+/// a calibration whose figures come from probes rather than from a fit to
+/// the ping-pong may miss it by more than the median limit). A held-out
+/// miss then says the calibration failed on this machine, not that the
+/// model is wrong.
+std::optional<std::string> fit_unmet(const Validation& probe, const ValidateLimits& limits);
 
 }  // namespace xover::tools

@@ -317,14 +317,23 @@ bool judge_all(const ValidateOptions& o, const std::vector<Judging>& js, Progres
   report.fit_set = record.fit_set;
   const std::optional<UcxReport> ucx = ucx_report(*o.row, o.backend_options);
   progress.total += 2 * o.cases.size() * js.size();
-  for (std::size_t s = 0; s < js.size(); ++s)
+  for (std::size_t s = 0; s < js.size(); ++s) {
+    const std::size_t first = report.cases.size();
+    std::optional<std::string> unmet;
     for (std::size_t i = 0; i < o.cases.size(); ++i) {
       ValidateReport r = case_report(o, report, ucx, load_before, load_after);
       if (!judge_case(o, i, record, js[s], progress, r, status))
         return false;
+      if (state_probe(o, i) && !unmet)
+        unmet = fit_unmet(r.validation, o.limits);
       report.names.push_back(o.cases[i].name + (js.size() > 1 ? " (state " + std::to_string(s + 1) + ")" : ""));
       report.cases.push_back(std::move(r));
     }
+    // The state's calibration failed to fit its own workload: none of its
+    // cases' misses is the model's.
+    for (std::size_t c = first; unmet && c < report.cases.size(); ++c)
+      report.cases[c].validation.inconclusive.push_back(*unmet);
+  }
   return true;
 }
 

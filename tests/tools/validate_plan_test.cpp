@@ -107,6 +107,22 @@ TEST(ValidatePlan, WithoutAPingPongTheDriftIsUnmeasuredAndTakenAsAgreeing) {
   EXPECT_THROW(judge_rounds({}, {}, {}), CompareError);
 }
 
+TEST(ValidatePlan, ACalibrationThatMissesItsOwnWorkloadLeavesNothingToJudge) {
+  // The ping-pong simulated 40 times too slow on a calibration's platform
+  // (a quick calibration on a loaded machine fitted L = 290 us): the fit
+  // failed, and no held-out miss on that platform is the model's.
+  const std::vector<ResultsFile> hw{pingpong("a", 1), pingpong("b", 1.01)};
+  const Validation broken = validate_results(pingpong("sim", 40), hw, {}, {{"eager", "rndv/get"}, {}});
+  const std::optional<std::string> why = fit_unmet(broken, {});
+  ASSERT_TRUE(why);
+  EXPECT_THAT(*why, HasSubstr("the calibration does not meet the workload it was fitted to"));
+  EXPECT_THAT(*why, HasSubstr("eager 3880.1 %"));
+  // Within the worst-error limit in median: a fit, if not a close one.
+  EXPECT_FALSE(fit_unmet(validate_results(pingpong("sim", 1.2), hw, {}, {{"eager", "rndv/get"}, {}}), {}));
+  // A held-out curve's error is the model's, never the calibration's.
+  EXPECT_FALSE(fit_unmet(validate_results(pingpong("sim", 40), hw, {}, {{}, {}}), {}));
+}
+
 TEST(ValidatePlan, TheSuiteReportSaysTheRoundsStatesAndTheBudget) {
   SuiteReport r;
   r.suite = "suite.txt";
