@@ -384,7 +384,8 @@ void text_rounds(std::ostream& os, const SuiteReport& r) {
     return;
   os << "# rounds (a calibration, then every case once), the ping-pong's drift from its own calibration:";
   for (std::size_t k = 0; k < r.drift.size(); ++k)
-    os << (k ? "," : "") << " " << k + 1 << ": " << (r.drift[k] < 0 ? std::string("unmeasured") : format_percent(r.drift[k]));
+    os << (k ? "," : "") << " " << k + 1 << ": "
+       << (r.drift[k] < 0 ? std::string("unmeasured") : format_percent(r.drift[k]));
   os << "\n";
   for (std::size_t s = 0; s < r.states.size(); ++s) {
     const RoundState& state = r.states[s];
