@@ -6,7 +6,6 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
-#include <sstream>
 
 #include "formats/scenario_xml.hpp"
 #include "protocols/workload/workload.hpp"
@@ -101,17 +100,10 @@ std::optional<int> check(const po::variables_map& vm, ValidateOptions& o) {
   std::filesystem::create_directories(o.dir, ec);
   if (ec || !std::filesystem::is_directory(o.dir, ec))
     return bad("--out-dir " + o.dir + ": cannot create the directory");
-  o.calibrations = vm["calibrations"].as<std::size_t>();
-  if (o.calibrations < 1)
-    return bad("--calibrations must be at least 1");
   if (vm["rounds"].as<std::size_t>() < 1)
     return bad("--rounds must be at least 1");
   o.rounds = std::to_string(vm["rounds"].as<std::size_t>());
-  if (!(vm["time-limit"].as<double>() > 0) || !std::isfinite(vm["time-limit"].as<double>()))
-    return bad("--time-limit must be a positive number of seconds");
-  std::ostringstream time_limit;
-  time_limit << vm["time-limit"].as<double>();
-  o.time_limit = time_limit.str();
+  o.full_calibration = vm.count("full-calibration") > 0;
   if (!read_backend_options("validate", *backend, vm, runtime::BackendUse::Run) ||
       (!o.platform && !read_backend_options("validate", *backend, vm, runtime::BackendUse::Calibrate)))
     return kExitBadInput;
@@ -125,14 +117,16 @@ int validate_command(const std::vector<std::string>& args) {
   po::options_description opts(
       "usage: xover validate [SCENARIO | --suite FILE] --backend shm|tcp [--platform P] [--runs K] [--json]\n"
       "                      [--max-median-error 10] [--max-worst-error 25] [--max-threshold-factor 1.25]\n\n"
-      "Does the simulation predict this machine? Calibrates the backend (xover calibrate) unless\n"
-      "--platform is given, then runs the validation suite (scenarios/validate/suite.txt, or --suite),\n"
-      "or SCENARIO alone, on the hardware in K rounds (K >= 2), each round every case once, and once\n"
-      "in simulation on the platform. Every curve is in-sample (the platform's fit set, the workloads\n"
-      "and curves its figures were fitted to, holds it: shown, never judged) or held-out (a\n"
-      "prediction). Prints per curve the median and worst |sim - hw| / hw against the hardware runs'\n"
-      "per-point median, the same of each hardware run against the others, the machine's states\n"
-      "when the runs fall into several (judged on the state the calibration saw), the crossovers and\n"
+      "Does the simulation predict this machine? Runs the validation suite (scenarios/validate/suite.txt,\n"
+      "or --suite), or SCENARIO alone, on the hardware in K rounds (K >= 2), each round a calibration\n"
+      "of the backend (xover calibrate, one round; none when --platform is given) and then every case\n"
+      "once; groups the rounds into the machine's states by their calibrations, and simulates each\n"
+      "state's cases on a platform calibrated in that state, against the state's rounds whose ping-pong\n"
+      "agreed with their own calibration (two at least). Every curve is in-sample (the platform's fit\n"
+      "set, the workloads and curves its figures were fitted to, holds it: shown, never judged) or\n"
+      "held-out (a prediction). Prints per curve the median and worst |sim - hw| / hw against the\n"
+      "hardware runs' per-point median, the same of each hardware run against the others, the rounds'\n"
+      "drift and machine states, the crossovers and\n"
       "their factor, the auto hand-overs, UCX's own hand-over where ucx_info is installed, and a\n"
       "verdict: PASS, FAIL (a held-out curve missed: the model is wrong) or INCONCLUSIVE (the runs\n"
       "cannot say, and why). Every file goes to --out-dir. Exits 0 on PASS, 1 on FAIL or when a step\n"
@@ -142,7 +136,7 @@ int validate_command(const std::vector<std::string>& args) {
       "suite", po::value<std::string>(), "a validation suite file (default scenarios/validate/suite.txt)")(
       "backend,b", po::value<std::string>(), "the hardware backend: shm or tcp")(
       "platform,p", po::value<std::string>(), "simulate on this platform instead of calibrating one")(
-      "runs", po::value<std::size_t>()->default_value(3), "hardware runs (rounds of every case), at least 2")(
+      "runs", po::value<std::size_t>()->default_value(3), "rounds of a calibration and every case, at least 2")(
       "json", "print JSON")(
       "max-median-error", po::value<double>()->default_value(10), "a curve's median |sim - hw| / hw limit, in %")(
       "max-worst-error", po::value<double>()->default_value(25), "a curve's worst |sim - hw| / hw limit, in %")(
@@ -150,11 +144,8 @@ int validate_command(const std::vector<std::string>& args) {
       "a crossover's limit, max(sim/hw, hw/sim)")(
       "out-dir", po::value<std::string>(),
       "where the files go (default results/validate-SCENARIO-BACKEND, or results/validate-suite-BACKEND)")(
-      "rounds", po::value<std::size_t>()->default_value(2), "shuffled rounds within each hardware run")(
-      "time-limit", po::value<double>()->default_value(30), "seconds the calibration may take, at most")(
-      "calibrations", po::value<std::size_t>()->default_value(2),
-      "calibrate and run the hardware again, up to this many times in all, while no round's ping-pong comes "
-      "within the median limit of the calibration's own sweeps (the machine changed between them)");
+      "rounds", po::value<std::size_t>()->default_value(1), "shuffled rounds within each hardware run")(
+      "full-calibration", "each round's calibration a full round of xover calibrate, not a quick one");
   add_backend_options(opts);
   po::positional_options_description positional;
   positional.add("scenario", 1);

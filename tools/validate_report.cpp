@@ -20,10 +20,13 @@ std::string approx(double n) {
   return buf;
 }
 
+/// `text` padded to `width`; one as wide or wider keeps a space after it,
+/// so that two columns never run together.
 std::string cell(const std::string& text, int width) {
   char buf[256];
   std::snprintf(buf, sizeof buf, "%-*s", width, text.c_str());
-  return buf;
+  const std::string out = buf;
+  return out.size() > text.size() ? out : out + " ";
 }
 
 std::string handovers(const std::vector<SelectionThreshold>& list) {
@@ -52,10 +55,9 @@ void json_handovers(JsonWriter& j, const std::vector<SelectionThreshold>& list) 
 void text_heading(std::ostream& os, const ValidateReport& r) {
   const Validation& v = r.validation;
   os << "# " << r.scenario << " on " << r.backend << ": simulation on " << r.platform
-     << (!r.calibrated               ? ""
-         : r.calibrations > 1 ? " (calibrated by this run, " + std::to_string(r.calibrations) +
-                                    " times: the machine changed between a calibration and its runs)"
-                              : " (calibrated by this run)")
+     << (!r.calibrated ? ""
+                       : " (calibrated by this run, one of its " + std::to_string(r.calibrations) +
+                             " calibrations interleaved with the hardware rounds)")
      << " against " << r.runs.size()
      << " hardware runs (per point, the median of their medians)\n";
   char limits[160];
@@ -375,6 +377,31 @@ Verdict SuiteReport::verdict() const {
   return suite_verdict(all);
 }
 
+/// The rounds: each one's drift and state, the states judged and why the
+/// others were not.
+void text_rounds(std::ostream& os, const SuiteReport& r) {
+  if (r.states.empty() || r.drift.empty())
+    return;
+  os << "# rounds (a calibration, then every case once), the ping-pong's drift from its own calibration:";
+  for (std::size_t k = 0; k < r.drift.size(); ++k)
+    os << (k ? "," : "") << " " << k + 1 << ": "
+       << (r.drift[k] < 0 ? std::string("unmeasured") : format_percent(r.drift[k]));
+  os << "\n";
+  for (std::size_t s = 0; s < r.states.size(); ++s) {
+    const RoundState& state = r.states[s];
+    std::string rounds, coherent;
+    for (std::size_t k : state.rounds)
+      rounds += (rounds.empty() ? "" : ", ") + std::to_string(k + 1);
+    for (std::size_t k : state.coherent)
+      coherent += (coherent.empty() ? "" : ", ") + std::to_string(k + 1);
+    os << "# machine state " << s + 1 << " of " << r.states.size() << " (slowest first): rounds " << rounds << "; "
+       << (state.judged ? "judged on rounds " + coherent + ", simulated on round " +
+                              std::to_string(state.coherent.front() + 1) + "'s calibration"
+                        : "not judged: " + state.reason)
+       << "\n";
+  }
+}
+
 void print_suite_text(std::ostream& os, const SuiteReport& r) {
   for (std::size_t i = 0; i < r.cases.size(); ++i) {
     os << "\n## case " << r.names[i] << "\n";
@@ -384,8 +411,13 @@ void print_suite_text(std::ostream& os, const SuiteReport& r) {
      << (r.recorded ? "its fit set: " + (r.fit_set.empty() ? std::string("none") : fit_set_text(r.fit_set))
                     : std::string("it records no fit set: every curve is taken as held-out"))
      << "\n";
-  char seconds[64];
-  std::snprintf(seconds, sizeof seconds, "# %.0f s in all\n", r.seconds);
+  text_rounds(os, r);
+  char seconds[160];
+  if (r.budget > 0)
+    std::snprintf(seconds, sizeof seconds, "# %.0f s in all (%.0f s measuring), budget %.0f s%s\n", r.seconds,
+                  r.measured_seconds, r.budget, r.seconds > r.budget ? ": OVER the budget" : "");
+  else
+    std::snprintf(seconds, sizeof seconds, "# %.0f s in all (%.0f s measuring)\n", r.seconds, r.measured_seconds);
   os << seconds;
   for (std::size_t i = 0; i < r.cases.size(); ++i) {
     const Validation& v = r.cases[i].validation;
@@ -428,6 +460,31 @@ void print_suite_json(std::ostream& os, const SuiteReport& r) {
     j.end_array();
   }
   j.key("seconds").value(r.seconds);
+  j.key("measured_seconds").value(r.measured_seconds);
+  j.key("budget").value(r.budget);
+  j.key("round_drift").begin_array();
+  for (double d : r.drift)
+    if (d < 0)
+      j.null();
+    else
+      j.value(d);
+  j.end_array();
+  j.key("round_states").begin_array();
+  for (const RoundState& state : r.states) {
+    j.begin_object();
+    j.key("rounds").begin_array();
+    for (std::size_t k : state.rounds)
+      j.value(std::uint64_t(k + 1));
+    j.end_array();
+    j.key("judged_rounds").begin_array();
+    if (state.judged)
+      for (std::size_t k : state.coherent)
+        j.value(std::uint64_t(k + 1));
+    j.end_array();
+    j.key("reason").value(state.reason);
+    j.end_object();
+  }
+  j.end_array();
   j.key("cases").begin_array();
   for (std::size_t i = 0; i < r.cases.size(); ++i)
     json_validation(j, r.cases[i], r.names[i]);

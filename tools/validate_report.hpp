@@ -12,6 +12,7 @@
 #include "tools/crossovers.hpp"
 #include "tools/ucx_proto.hpp"
 #include "tools/validate.hpp"
+#include "tools/validate_plan.hpp"
 
 namespace xover::tools {
 
@@ -56,12 +57,19 @@ struct SuiteReport {
   std::string backend;
   std::string platform;
   bool calibrated = false;
-  std::size_t calibrations = 0;
+  std::size_t calibrations = 0;        ///< one per round when calibrated, interleaved with the rounds' runs
+  /// Per round, its ping-pong's drift from its own calibration's sweeps
+  /// (negative: unmeasured); and the rounds' machine states, which of them
+  /// were judged, and why the others were not (validate_plan.hpp).
+  std::vector<double> drift;
+  std::vector<RoundState> states;
   bool recorded = false;               ///< the platform records its fit set
   std::vector<FitEntry> fit_set;       ///< what it records
   std::vector<std::string> names;      ///< the cases' names
   std::vector<ValidateReport> cases;   ///< in the suite's order
   double seconds = 0;                  ///< the whole validation's wall time
+  double measured_seconds = 0;         ///< of which the calibrations and hardware runs
+  double budget = 0;                   ///< the seconds it should take at most (validate_budget()); 0: none
   Verdict verdict() const;             ///< suite_verdict() of the cases
 };
 

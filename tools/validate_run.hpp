@@ -1,6 +1,6 @@
 // The steps of `xover validate` once its options are checked
-// (validate_cmd.cpp): calibrate, the hardware runs in interleaved rounds,
-// the simulations, the verdict. Private to the xover command.
+// (validate_cmd.cpp): rounds of a calibration and a hardware run of every
+// case, the simulations, the verdict. Private to the xover command.
 #pragma once
 
 #include <optional>
@@ -21,12 +21,11 @@ struct ValidateOptions {
   std::string backend;
   const runtime::Backend* row = nullptr;  ///< the backend's row
   std::optional<std::string> platform;  ///< given: no calibration
-  std::size_t runs = 3;
-  std::size_t calibrations = 2;  ///< calibrations at most, while none of the rounds finds the machine as calibrated
+  std::size_t runs = 3;          ///< rounds: each a calibration (unless a platform was given) and every case once
+  bool full_calibration = false;  ///< each round's calibration a full one (`calibrate --rounds 1`), not --quick
   ValidateLimits limits;
   std::string dir;
-  std::string rounds;
-  std::string time_limit;
+  std::string rounds;  ///< shuffled rounds within each hardware run
   /// The backend's own options (--tcp-if, ...), given or default, passed
   /// on to calibrate and to every run.
   runtime::OptionValues backend_options;

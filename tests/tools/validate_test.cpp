@@ -355,8 +355,8 @@ TEST(ValidateReport, AFailedVerdictSaysWhenTheCalibrationDrifted) {
   r.calibrations = 2;
   std::ostringstream text;
   print_validation_text(text, r);
-  EXPECT_THAT(text.str(), HasSubstr("(calibrated by this run, 2 times: the machine changed between a calibration "
-                                    "and its runs)"));
+  EXPECT_THAT(text.str(), HasSubstr("(calibrated by this run, one of its 2 calibrations interleaved with the "
+                                    "hardware rounds)"));
   EXPECT_THAT(text.str(), HasSubstr("the calibration's own eager sweep differs from these runs by 100.0 % in median, "
                                     "more than the limit: the machine changed between them"));
   EXPECT_THAT(text.str(), ::testing::Not(HasSubstr("own rndv/get sweep differs")));
@@ -364,6 +364,19 @@ TEST(ValidateReport, AFailedVerdictSaysWhenTheCalibrationDrifted) {
   print_validation_json(json, r);
   EXPECT_THAT(json.str(), HasSubstr("\"calibration_drift\":[{\"curve\":\"eager\""));
   EXPECT_THAT(json.str(), HasSubstr("\"calibrations\":2"));
+}
+
+// A curve's name as wide as its column (the alltoall's) ran into the
+// sizes: "coll/alltoall/direct4".
+TEST(ValidateReport, ANameAsWideAsItsColumnKeepsASpace) {
+  ValidateReport r;
+  CurveValidation c;
+  c.protocol = "coll/alltoall/direct";
+  c.matched = 4;
+  r.validation.curves.push_back(c);
+  std::ostringstream text;
+  print_validation_text(text, r);
+  EXPECT_THAT(text.str(), HasSubstr("coll/alltoall/direct 4 "));
 }
 
 TEST(UcxProtoInfo, ReadsV1ThresholdsAndTheV2Table) {
