@@ -1,18 +1,13 @@
 #include <cuda/atomic>
 
 #include "runtime/cuda/cuda_copy16.hpp"
+#include "runtime/cuda/cuda_global_timer.cuh"
 #include "runtime/cuda/cuda_kernels.hpp"
 
 namespace xover::runtime {
 namespace {
 
 using SystemWord = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>;
-
-__device__ std::uint64_t global_timer_ns() {
-  std::uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
 
 /// Thread 0's wait for this PE's signal; the status says whether it came.
 __device__ void wait_signal(const AlltoallKernelArgs& a) {

@@ -1,6 +1,7 @@
 #include <cuda/atomic>
 
 #include "runtime/cuda/cuda_copy16.hpp"
+#include "runtime/cuda/cuda_global_timer.cuh"
 #include "runtime/cuda/cuda_kernels.hpp"
 #include "runtime/cuda/cuda_pe_kernels.hpp"
 
@@ -8,12 +9,6 @@ namespace xover::runtime {
 namespace {
 
 using DeviceWord = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>;
-
-__device__ std::uint64_t global_timer_ns() {
-  std::uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
 
 __device__ std::uint64_t* signal_word(const PeGroupArgs& a, std::uint32_t pe, std::uint32_t source) {
   return reinterpret_cast<std::uint64_t*>(a.heap + pe * a.layout.slice + a.layout.signals) + source;
