@@ -150,6 +150,23 @@ TEST(CalibrationRecord, TheStreamGivesTheCopyBandwidthPerSizeRange) {
   EXPECT_EQ(small.draft.memcpy_steps.steps().front().value, small.draft.memcpy_steps.steps().back().value);
 }
 
+// A stream slower per byte than a whole round trip (here 20 times the
+// lane's 3 GB/s, as when a rank waits for a core) was disturbed: the copy
+// bandwidth is the train's G, 3 GB/s, recorded as the train's, with no
+// steps cut from the disturbed stream.
+TEST(CalibrationRecord, ADisturbedStreamLeavesTheCopyToTheTrain) {
+  Measurements m = measured();
+  for (PrttPoint& p : m.lanes.at(0).am)
+    p.stream = p.rtt1 + (p.stream_messages - 1) * 20 * static_cast<double>(p.size) / 3e9;
+  const Calibration c = calibrate(m, FitDepth::Probes);
+  EXPECT_NEAR(c.draft.memcpy_bw, 3e9, 1e-6 * 3e9);
+  EXPECT_EQ(c.draft.sources.at("memcpy"), "train");
+  EXPECT_TRUE(c.draft.memcpy_steps.empty());
+  const Calibration steady = calibrate(measured(), FitDepth::Probes);
+  EXPECT_EQ(steady.draft.sources.at("memcpy"), "stream");
+  EXPECT_NEAR(steady.draft.memcpy_bw, 3e9, 1e-6 * 3e9);
+}
+
 TEST(CalibrationRecord, AFigureTheSweepsMovedIsTheFitSets) {
   PlatformDraft before;
   LaneAttrs lane;

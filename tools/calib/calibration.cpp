@@ -18,8 +18,10 @@
 //                    of messages through 4 MiB buffers), and G per size
 //                    range where the stream's time per message needs more
 //                    than one line (stream_copy_steps: segmented least
-//                    squares, memcpy size steps); elsewhere the
-//                    transport's memcpy probe at set-up
+//                    squares, memcpy size steps); the train's G where
+//                    the stream is slower per byte than a round trip (it
+//                    was disturbed); elsewhere the transport's memcpy
+//                    probe at set-up
 //   bandwidth        a lane with gets: 1/slope of the get time (a get lands
 //                    in the user's buffer, with no copy of the core); a lane
 //                    of active messages only: what is left of one message's
@@ -81,7 +83,8 @@ std::string describe(const LineFit& f) {
 struct FittedLane {
   LaneAttrs attrs;
   SecondsPerByte one_message_per_byte = 0;  ///< PRTT(1,0,s)'s slope / 2
-  SecondsPerByte copy_per_byte = 0;         ///< the stream's G
+  SecondsPerByte copy_per_byte = 0;         ///< the stream's G (the train's where the stream was disturbed)
+  bool copy_from_train = false;             ///< copy_per_byte is the train's G: the stream was disturbed
   bool timed_gets = false;                  ///< the bandwidth came from gets
   bool probed_am = false;                   ///< its active messages were probed (PRTTs)
 };
@@ -125,6 +128,17 @@ void fit_am_figures(const LaneMeasurement& lm, const Measurements& m, FittedLane
   lines.push_back(who + "(PRTT(n,0,s) - PRTT(1,0,s))/(n-1) = g + G*s = " + describe(f.gap) +
                   format(", n = %.0f", m.messages));
   lines.push_back(who + "stream (PRTT(N,0,s) - PRTT(1,0,s))/(N-1) = " + describe(f.stream));
+  // A message of a stream takes no longer than a round trip of two such
+  // messages: a stream slower per byte than PRTT(1,0,s) was disturbed (a
+  // rank waited for a core while the other filled the ring), and the
+  // train's G, on the same lane and buffers, paces the copies instead.
+  if (!(f.stream.m > 0 && f.stream.m <= f.round_trip.m) && f.gap.m > 0) {
+    fitted.copy_per_byte = f.gap.m;
+    fitted.copy_from_train = true;
+    lines.push_back(who + format("the stream's G (%.5f ns/B) is not within a round trip's time per byte (%.5f ns/B): "
+                                 "the stream was disturbed, and the copies take the train's G (%.5f ns/B)",
+                                 f.stream.m * 1e9, f.round_trip.m * 1e9, f.gap.m * 1e9));
+  }
   lines.push_back(who + "o_s(s) = " + describe(f.o_send));
   lines.push_back(who + "o_r(s) = PRTT(n,d,s) - (n posts and delays, as timed) = " + describe(f.o_recv));
   a.o_send_after = 0;
@@ -465,10 +479,11 @@ Calibration calibrate(const Measurements& m, FitDepth depth) {
   for (std::size_t i = 0; i < lanes.size() && !copy_lane; ++i)
     if (lanes[i].copy_per_byte > 0 && !lanes[i].timed_gets) {
       out.draft.memcpy_bw = 1 / lanes[i].copy_per_byte;
-      copy_source = "the stream's G on lane " + lanes[i].attrs.name;
-      out.draft.sources["memcpy"] = "stream";
+      const std::string probe = lanes[i].copy_from_train ? "train" : "stream";
+      copy_source = "the " + probe + "'s G on lane " + lanes[i].attrs.name;
+      out.draft.sources["memcpy"] = probe;
       for (const LaneMeasurement& lm : m.lanes)
-        if (rail_name(lm.hardware.name) == lanes[i].attrs.name)
+        if (rail_name(lm.hardware.name) == lanes[i].attrs.name && !lanes[i].copy_from_train)
           copy_lane = &lm;
     }
   out.draft.comments.push_back(format("memcpy bandwidth: %.4f GB/s, from ", out.draft.memcpy_bw / 1e9) + copy_source +
