@@ -167,7 +167,8 @@ void LogGPPlatform::Impl::sort_links_into_kinds() {
   std::map<std::pair<double, std::uint32_t>, std::vector<const LinkInfo*>> kinds;
   std::map<std::string, std::uint32_t> names;
   std::uint32_t next_kind = 0;
-  for (auto& [name, mine] : links_) {
+  for (auto& entry : links_) {
+    LinkInfo& mine = entry.second;
     mine.name_id = names.emplace(mine.lane_name, static_cast<std::uint32_t>(names.size())).first->second;
     std::vector<const LinkInfo*>& alike = kinds[{mine.bandwidth, mine.props.set}];
     const auto same = std::find_if(alike.begin(), alike.end(),
