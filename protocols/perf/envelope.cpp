@@ -30,6 +30,9 @@ std::optional<double> takeover(const Active& best, const Active& other, double p
   if (!(best.f.m - other.f.m > kParallel * std::fabs(best.f.m)))
     return std::nullopt;
   const double x = (other.f.c - best.f.c) / (best.f.m - other.f.m);
+  // Two infinite fixed costs cross nowhere (their difference is NaN).
+  if (!std::isfinite(x))
+    return std::nullopt;
   const double n = other.index < best.index ? std::ceil(x) : std::floor(x) + 1;
   return std::max(n, pos + 1);
 }

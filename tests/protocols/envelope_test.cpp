@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "protocols/perf/envelope.hpp"
 
 namespace xover {
@@ -23,6 +25,14 @@ TEST(Envelope, TwoLinesCrossOnce) {
   EXPECT_EQ(lower_envelope({line(10, 2), line(40, 1)}, 0, 1000), (Ranges{{0, 30, 0}, {31, 1000, 1}}));
   // With B first, the tie at 30 goes to B.
   EXPECT_EQ(lower_envelope({line(40, 1), line(10, 2)}, 0, 1000), (Ranges{{0, 29, 1}, {30, 1000, 0}}));
+}
+
+// Two lines of infinite fixed cost (a peer's card whose figures overflow)
+// cross nowhere: the first keeps the range, and no NaN size is made (the
+// tcp_hello fuzzer's regression input reached a NaN cast to a size here).
+TEST(Envelope, InfiniteFixedCostsNeverCross) {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(lower_envelope({line(inf, 2), line(inf, 1)}, 0, 1000), (Ranges{{0, 1000, 0}}));
 }
 
 TEST(Envelope, CrossingBetweenWholeSizesHandsOverAtTheNextSize) {
