@@ -4,46 +4,35 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
+
+#include "protocols/perf/envelope.hpp"
 
 namespace xover::cost {
 namespace {
 
 /// One line of Δ in n over a range, and the factor of the stage that pays it.
-struct Piece {
+struct TailPiece {
   LinearFunc line;
   Factor factor;
 };
 
-/// The pieces of max(pieces) over [from, to], in order: where each is the
-/// largest, split at the sizes where two meet.
-std::vector<PerfRange> upper_envelope(const std::array<Piece, 3>& pieces, Bytes from, Bytes to,
+/// The pieces of max(pieces) over [from, to], in order: the selection's
+/// lower envelope of the lines negated, each range the factors with its
+/// piece added and what the line already pays taken off.
+std::vector<PerfRange> upper_envelope(const std::array<TailPiece, 3>& pieces, Bytes from, Bytes to,
                                       const PerfFactors& many, const LinearFunc& paid) {
-  std::vector<double> cuts{static_cast<double>(from), static_cast<double>(to) + 1};
-  for (std::size_t i = 0; i < pieces.size(); ++i)
-    for (std::size_t j = i + 1; j < pieces.size(); ++j)
-      if (const std::optional<double> x = pieces[i].line.intersect(pieces[j].line);
-          x && *x > static_cast<double>(from) && *x < static_cast<double>(to) + 1)
-        cuts.push_back(std::ceil(*x));
-  std::sort(cuts.begin(), cuts.end());
-  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  std::vector<PiecewiseFunc> negated;
+  for (const TailPiece& p : pieces)
+    negated.push_back({xover::Piece{from, to, p.line.scale(-1)}});
   std::vector<PerfRange> out;
-  for (std::size_t c = 0; c + 1 < cuts.size(); ++c) {
-    const auto lo = static_cast<Bytes>(cuts[c]);
-    const auto hi = static_cast<Bytes>(cuts[c + 1]) - 1;
-    if (hi < lo)
-      continue;
-    const double mid = (static_cast<double>(lo) + static_cast<double>(hi)) / 2;
-    const Piece* top = &pieces[0];
-    for (const Piece& p : pieces)
-      if (p.line.apply(mid) > top->line.apply(mid))
-        top = &p;
+  for (const EnvelopeRange& range : lower_envelope(negated, from, to)) {
+    const TailPiece& top = pieces[range.index];
     PerfFactors f = many;
-    f[top->factor] += top->line + paid.scale(-1);
+    f[top.factor] += top.line + paid.scale(-1);
     if (!out.empty() && out.back().factors == f)
-      out.back().to = hi;
+      out.back().to = range.to;
     else
-      out.push_back({lo, hi, f});
+      out.push_back({range.from, range.to, f});
   }
   return out;
 }
@@ -71,9 +60,9 @@ std::vector<PerfRange> pipeline_ranges(const Path& fragment, const std::vector<L
     const LinearFunc wire_less = in_n(LinearFunc{-s / lane.bandwidth, 1 / lane.bandwidth});
     const Seconds backlog = static_cast<double>(k - 2) * behind;
     const LinearFunc after = wire_less + LinearFunc::constant(-t_r - backlog);
-    const std::array<Piece, 3> pieces{Piece{recv, Factor::RemoteCpu},
-                                      Piece{recv + in_n(per_fragment_send) + after, Factor::LocalCpu},
-                                      Piece{recv + LinearFunc::constant(gate) + after, Factor::Network}};
+    const std::array<TailPiece, 3> pieces{TailPiece{recv, Factor::RemoteCpu},
+                                          TailPiece{recv + in_n(per_fragment_send) + after, Factor::LocalCpu},
+                                          TailPiece{recv + LinearFunc::constant(gate) + after, Factor::Network}};
     // What the line pays for the last fragment: r·Q/S.
     const LinearFunc paid = in_n(LinearFunc::per_byte(q / s));
     const std::vector<PerfRange> ranges = upper_envelope(
