@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/text.hpp"
+
 namespace xover {
 namespace {
 
@@ -14,15 +16,6 @@ namespace {
 int line_of(const std::string& text, std::ptrdiff_t offset) {
   const auto end = text.begin() + std::clamp<std::ptrdiff_t>(offset, 0, static_cast<std::ptrdiff_t>(text.size()));
   return 1 + static_cast<int>(std::count(text.begin(), end, '\n'));
-}
-
-/// The words of `value`, split at whitespace.
-std::vector<std::string> words(const std::string& value) {
-  std::istringstream in(value);
-  std::vector<std::string> out;
-  for (std::string word; in >> word;)
-    out.push_back(word);
-  return out;
 }
 
 }  // namespace
@@ -71,7 +64,7 @@ CalibrationRecord read_calibration_record(const std::string& file) {
     const std::string where = file + ":" + std::to_string(line_of(text, prop.offset_debug())) + ": ";
     if (id == kFitSetProp) {
       record.recorded = true;
-      for (const std::string& word : words(prop.attribute("value").value())) {
+      for (const std::string& word : split_words(prop.attribute("value").value())) {
         const std::size_t colon = word.find(':');
         if (colon == std::string::npos || colon == 0 || colon + 1 == word.size())
           throw std::invalid_argument(where + std::string(kFitSetProp) + ": '" + word +
@@ -79,7 +72,7 @@ CalibrationRecord read_calibration_record(const std::string& file) {
         record.fit_set.push_back({word.substr(0, colon), word.substr(colon + 1)});
       }
     } else if (id == kSourcesProp) {
-      for (const std::string& word : words(prop.attribute("value").value())) {
+      for (const std::string& word : split_words(prop.attribute("value").value())) {
         const std::size_t eq = word.find('=');
         if (eq == std::string::npos || eq == 0 || eq + 1 == word.size())
           throw std::invalid_argument(where + std::string(kSourcesProp) + ": '" + word +

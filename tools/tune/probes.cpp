@@ -7,19 +7,13 @@
 #include <map>
 #include <sstream>
 
+#include "base/text.hpp"
+
 namespace xover::tools::tune {
 namespace {
 
 std::string at(const std::string& file, int line) {
   return file + ":" + std::to_string(line) + ": ";
-}
-
-std::vector<std::string> words(const std::string& text) {
-  std::istringstream in(text);
-  std::vector<std::string> out;
-  for (std::string w; in >> w;)
-    out.push_back(w);
-  return out;
 }
 
 std::optional<Bytes> whole(const std::string& text) {
@@ -82,7 +76,7 @@ Probes parse_probes(const std::string& text, const std::string& file) {
   int number = 0;
   for (std::string raw; std::getline(in, raw);) {
     ++number;
-    const std::vector<std::string> w = words(raw.substr(0, raw.find('#')));
+    const std::vector<std::string> w = split_words(raw.substr(0, raw.find('#')));
     if (w.empty())
       continue;
     if (w.size() == 2 && (w[0] == "library" || w[0] == "backend")) {
