@@ -7,8 +7,9 @@ CMA reads, ob1's matching and copies).
 Each probe runs the library itself with one protocol forced and measures
 one message's latency (the median half round trip):
 
-  - UCX (`ucx_perftest -t tag_lat`): its eager protocols with
-    UCX_RNDV_THRESH=inf, at 0.4 S and 0.85 S (one message; S is the
+  - UCX (`ucx_perftest -t tag_lat`, and `-t tag_bw` for the time per
+    message of a stream, written as `stream` lines): its eager protocols
+    with UCX_RNDV_THRESH=inf, at 0.4 S and 0.85 S (one message; S is the
     fragment of the multi-fragment eager line UCX runs: posix 8248 B, tcp's
     zero-copy 65528 B) and 2.5 S and 6.5 S (fragments); each rendezvous
     scheme of the model with UCX_RNDV_THRESH=0 UCX_RNDV_SCHEME=<scheme> at
@@ -46,7 +47,8 @@ def line_at(lines, size, phase, prefer=None):
 
 
 def ucx_plan(lines):
-    """(protocol, size, env) for each UCX probe."""
+    """(protocol, size, env, test) for each UCX probe: one message's latency
+    and a stream's time per message."""
     eager = [l for l in lines if l["phase"] == "eager" and "short" not in l["protocol"]]
     multi = [l for l in eager if l["fragment"]]
     # UCX sends from the user's buffer past its zero-copy threshold (a few
@@ -55,19 +57,19 @@ def ucx_plan(lines):
     frag = (zcopy or multi)[0]["fragment"]
     prefer = "zcopy" if zcopy else None
     sizes = [round(frag * k) for k in (0.4, 0.85, 2.5, 6.5)]
-    plan = []
+    forced = []
     for size in sizes:
-        plan.append((line_at(eager, size, "eager", prefer), size, {"UCX_RNDV_THRESH": "inf"}))
+        forced.append((line_at(eager, size, "eager", prefer), size, {"UCX_RNDV_THRESH": "inf"}))
     for line in lines:
         if line["phase"] == "rndv":
             scheme = line["protocol"].rsplit("/", 1)[1]
             for size in sizes:
-                plan.append((line["protocol"], size, {"UCX_RNDV_THRESH": "0", "UCX_RNDV_SCHEME": scheme}))
-    return plan
+                forced.append((line["protocol"], size, {"UCX_RNDV_THRESH": "0", "UCX_RNDV_SCHEME": scheme}))
+    return [(protocol, size, env, test) for test in ("tag_lat", "tag_bw") for protocol, size, env in forced]
 
 
 def ompi_plan(lines, result, backend):
-    """(protocol, size, env) for each ob1 probe."""
+    """(protocol, size, env, test) for each ob1 probe (one message's latency)."""
     btl = result["transports"]
     own = next(s for s in result["settings"] if s["name"] == f"btl_{btl}_eager_limit")["library"]
     limit = int(own.split()[0])
@@ -76,13 +78,13 @@ def ompi_plan(lines, result, backend):
     names = [l["protocol"] for l in lines]
     plan = []
     for size in (round(limit * k) for k in (1.4, 2.7, 5.3)):
-        plan.append(("ob1/eager", size, {f"OMPI_MCA_btl_{btl}_eager_limit": str(cap)}))
+        plan.append(("ob1/eager", size, {f"OMPI_MCA_btl_{btl}_eager_limit": str(cap)}, "pingpong"))
         if "ob1/rndv/rget" in names:
             rndv = "ob1/rndv/rget"
         else:
             rndv = line_at([l for l in lines if l["protocol"] == "ob1/rndv/rdma-pipeline"], size, "rndv") or \
                 "ob1/rndv/send"
-        plan.append((rndv, size, {}))
+        plan.append((rndv, size, {}, "pingpong"))
     return plan
 
 
@@ -103,23 +105,24 @@ def main():
     result = tune(args.xover, args.library, args.backend, args.platform or default_platform(args.backend))
     lines = result["lines"]
     plan = ucx_plan(lines) if args.library == "ucx" else ompi_plan(lines, result, args.backend)
-    out = [f"# the installed library's own one-message latency (median half round trip, median of "
-           f"{args.repeats} runs), protocol forced; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores",
+    out = [f"# the installed library's own one-message latency (median half round trip) and, on `stream` lines, "
+           f"time per message of a stream; median of {args.repeats} runs, protocol forced; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores",
            f"library {args.library}", f"backend {args.backend}"]
     # Every point once per round, the rounds one after another: a slow
     # spell of the machine falls on every line alike, not on one.
     times = [[] for _ in plan]
     for _ in range(args.repeats):
-        for i, (protocol, size, env) in enumerate(plan):
+        for i, (protocol, size, env, test) in enumerate(plan):
             iterations = args.iterations if size <= (256 << 10) else max(args.iterations // 5, 50)
             if args.library == "ucx":
-                times[i].append(ucx_run(args.backend, env, "tag_lat", size, iterations))
+                times[i].append(ucx_run(args.backend, env, test, size, iterations))
             else:
                 times[i].append(ompi_run(args.backend, env, args.pingpong, size, iterations))
-    for (protocol, size, env), t in zip(plan, times):
+    for (protocol, size, env, test), t in zip(plan, times):
         forced = " ".join(f"{k}={v}" for k, v in env.items()) or "defaults"
         spread = ", ".join(f"{x * 1e6:.2f}" for x in t)
-        out.append(f"{protocol} {size} {statistics.median(t):.6e}  # {forced}; runs (us) {spread}")
+        stream = "stream " if test == "tag_bw" else ""
+        out.append(f"{stream}{protocol} {size} {statistics.median(t):.6e}  # {test} {forced}; runs (us) {spread}")
         print(out[-1], flush=True)
     out.append(f"# load average {os.getloadavg()[0]:.2f} after")
     if os.path.dirname(args.out):

@@ -84,16 +84,19 @@ Probes parse_probes(const std::string& text, const std::string& file) {
       (w[0] == "library" ? p.library_line : p.backend_line) = number;
       continue;
     }
-    if (w.size() != 3)
-      throw ProbeError(at(file, number) + "expected 'library NAME', 'backend NAME' or 'PROTOCOL SIZE SECONDS', got '" +
-                       raw + "'");
-    const std::optional<Bytes> size = whole(w[1]);
+    const bool stream = w[0] == "stream";
+    if (w.size() != (stream ? 4u : 3u))
+      throw ProbeError(at(file, number) +
+                       "expected 'library NAME', 'backend NAME', 'PROTOCOL SIZE SECONDS' or 'stream PROTOCOL SIZE "
+                       "SECONDS', got '" + raw + "'");
+    const std::size_t k = stream ? 1 : 0;
+    const std::optional<Bytes> size = whole(w[k + 1]);
     if (!size)
-      throw ProbeError(at(file, number) + "size '" + w[1] + "' is not a positive whole number of bytes");
-    const std::optional<Seconds> t = seconds(w[2]);
+      throw ProbeError(at(file, number) + "size '" + w[k + 1] + "' is not a positive whole number of bytes");
+    const std::optional<Seconds> t = seconds(w[k + 2]);
     if (!t)
-      throw ProbeError(at(file, number) + "time '" + w[2] + "' is not a positive number of seconds");
-    p.points.push_back({w[0], *size, *t, number});
+      throw ProbeError(at(file, number) + "time '" + w[k + 2] + "' is not a positive number of seconds");
+    p.points.push_back({w[k], *size, *t, number, stream});
   }
   if (p.library.empty() || p.backend.empty())
     throw ProbeError(file + ": no '" + std::string(p.library.empty() ? "library" : "backend") +
@@ -110,17 +113,17 @@ Probes load_probes(const std::string& file) {
   return parse_probes(text.str(), file);
 }
 
-void apply_probes(std::vector<LibLine>& lines, const Probes& probes, Library library, const std::string& backend,
-                  std::vector<std::string>& notes) {
-  const std::string lib(library_name(library));
-  if (probes.library != lib)
-    throw ProbeError(at(probes.file, probes.library_line) + "probes of '" + probes.library + "', not of " + lib);
-  if (probes.backend != backend)
-    throw ProbeError(at(probes.file, probes.backend_line) + "probes of the " + probes.backend + " path, not of " +
-                     backend);
-  std::map<std::string, std::vector<std::pair<Bytes, Seconds>>> residuals;
-  std::map<std::string, std::vector<std::pair<Bytes, Seconds>>> measured;
+namespace {
+
+using Residuals = std::map<std::string, std::vector<std::pair<Bytes, Seconds>>>;
+
+/// Each probe's residual over its line (the stream cost for a stream
+/// probe), and the times measured, by protocol.
+void residuals_of(const std::vector<LibLine>& lines, const Probes& probes, const std::string& lib,
+                  const std::string& backend, bool stream, Residuals& residuals, Residuals& measured) {
   for (const Probe& probe : probes.points) {
+    if (probe.stream != stream)
+      continue;
     std::string known;
     const LibLine* line = nullptr;
     for (const LibLine& l : lines) {
@@ -131,13 +134,60 @@ void apply_probes(std::vector<LibLine>& lines, const Probes& probes, Library lib
     if (!line)
       throw ProbeError(at(probes.file, probe.line) + "no protocol '" + probe.protocol + "' among " + lib + "'s on " +
                        backend + " (" + known + ")");
+    if (stream && line->stream.empty())
+      throw ProbeError(at(probes.file, probe.line) + probe.protocol + " is not priced for streams");
     Seconds model = 0;
-    if (!evaluate(line->cost, probe.size, model))
+    if (!evaluate(stream ? line->stream : line->cost, probe.size, model))
       throw ProbeError(at(probes.file, probe.line) + probe.protocol + " does not carry " +
                        std::to_string(probe.size) + " B");
     residuals[probe.protocol].push_back({probe.size, probe.seconds - model});
     measured[probe.protocol].push_back({probe.size, probe.seconds});
   }
+}
+
+/// The stream probes' residuals added to the kept lines' stream costs;
+/// every stream cost dropped where a line has none.
+void apply_stream_probes(std::vector<LibLine>& lines, const Probes& probes, const std::string& lib,
+                         const std::string& backend, std::vector<std::string>& notes) {
+  Residuals residuals;
+  Residuals measured;
+  residuals_of(lines, probes, lib, backend, true, residuals, measured);
+  if (std::none_of(lines.begin(), lines.end(), [](const LibLine& l) { return !l.stream.empty(); }))
+    return;
+  std::string missing;
+  for (const LibLine& l : lines)
+    if (!residuals.count(l.name))
+      missing += (missing.empty() ? "" : ", ") + l.name;
+  if (!missing.empty()) {
+    for (LibLine& l : lines)
+      l.stream.clear();
+    notes.push_back(residuals.empty()
+                        ? "streams: " + probes.file + " has no stream times: one message's latency alone sets the threshold"
+                        : "streams: no stream probe of " + missing + " in " + probes.file +
+                              ": one message's latency alone sets the threshold");
+    return;
+  }
+  for (LibLine& l : lines) {
+    const LinearFunc added = residual_line(residuals[l.name]);
+    for (Piece& piece : l.stream)
+      piece.f += added;
+    l.stream_measured = Measured{added.c, added.m, measured[l.name]};
+  }
+}
+
+}  // namespace
+
+void apply_probes(std::vector<LibLine>& lines, const Probes& probes, Library library, const std::string& backend,
+                  std::vector<std::string>& notes) {
+  const std::string lib(library_name(library));
+  if (probes.library != lib)
+    throw ProbeError(at(probes.file, probes.library_line) + "probes of '" + probes.library + "', not of " + lib);
+  if (probes.backend != backend)
+    throw ProbeError(at(probes.file, probes.backend_line) + "probes of the " + probes.backend + " path, not of " +
+                     backend);
+  Residuals residuals;
+  Residuals measured;
+  residuals_of(lines, probes, lib, backend, false, residuals, measured);
   if (residuals.empty())
     return;
   std::vector<LibLine> kept;
@@ -158,6 +208,7 @@ void apply_probes(std::vector<LibLine>& lines, const Probes& probes, Library lib
     if (std::none_of(kept.begin(), kept.end(), [&](const LibLine& l) { return l.phase == phase; }))
       throw ProbeError(probes.file + ": no probe of " + lib + "'s " + (phase == Phase::Eager ? "eager" : "rendezvous") +
                        " protocols: the hand-over needs both");
+  apply_stream_probes(kept, probes, lib, backend, notes);
   lines = std::move(kept);
 }
 
