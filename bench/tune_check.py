@@ -26,13 +26,15 @@ median of the pairs' ratios B/A with their range, and a verdict:
     in [min(D, T), max(D, T))): met when B is faster (median ratio < 1);
   - elsewhere: met when B is no slower than A by more than 5 % (median
     ratio <= 1.05);
-  - BIMODAL, no verdict, where either side's runs of one size fall in two
-    machine states (sorted, a step of more than 1.5x between neighbours
-    with at least two runs on each side, as UCX's posix eager runs at 2.4
-    or 10.8 us per 20 KiB message launch to launch): a ratio of pairs that
-    fell in different states measures the machine, not the settings. It
-    prints each side's states (runs and median) and, where both sides have
-    two, the ratio within each state.
+  - where either side's runs of one size fall in two machine states
+    (sorted, a step of more than 1.5x between neighbours with at least two
+    runs on each side, as UCX's posix eager runs at 2.4 or 10.8 us per
+    20 KiB message launch to launch), a ratio of pairs that fell in
+    different states measures the machine, not the settings: it prints each
+    side's states (runs and median); where both sides have two, the ratio
+    within each state (fast with fast, slow with slow) is judged, "met in
+    both states" or "MISSED in both states"; otherwise, or where the two
+    states disagree, BIMODAL: no verdict.
 
 `--record FILE` writes every point's runs as JSON lines; `--judge FILE`
 judges such a file again without measuring (or a synthetic one).
@@ -217,8 +219,11 @@ def judge(mis, a, b):
                 parts.append(f"{side} one state")
         if all(split.values()):
             (af, aslow), (bf, bslow) = split["defaults"], split["settings"]
-            parts.append(f"within states fast {statistics.median(bf) / statistics.median(af):.3f}, "
-                         f"slow {statistics.median(bslow) / statistics.median(aslow):.3f}")
+            within = [statistics.median(bf) / statistics.median(af), statistics.median(bslow) / statistics.median(aslow)]
+            parts.append(f"within states fast {within[0]:.3f}, slow {within[1]:.3f}")
+            met = [r < 1.0 if mis else r <= SLOWER_LIMIT for r in within]
+            if all(met) or not any(met):
+                return ("met" if all(met) else "MISSED") + " in both states", median, "; ".join(parts)
         return "BIMODAL", median, "; ".join(parts)
     ok = median < 1.0 if mis else median <= SLOWER_LIMIT
     return ("met" if ok else "MISSED"), median, ""
@@ -242,9 +247,9 @@ def report(point):
 
 def summary(verdicts):
     """The closing line and the exit status of a list of verdicts."""
-    missed = verdicts.count("MISSED")
+    missed = sum(v.startswith("MISSED") for v in verdicts)
     bimodal = verdicts.count("BIMODAL")
-    print(f"{missed} MISSED, {bimodal} BIMODAL (no verdict), {verdicts.count('met')} met")
+    print(f"{missed} MISSED, {bimodal} BIMODAL (no verdict), {sum(v.startswith('met') for v in verdicts)} met")
     return 1 if missed else 3 if bimodal else 0
 
 

@@ -62,11 +62,19 @@ TEST(TuneCheckJudge, TwoMachineStatesGiveNoVerdict) {
   EXPECT_THAT(r.out, HasSubstr("0 MISSED, 1 BIMODAL (no verdict), 0 met"));
 }
 
-// Both sides in two states: the ratio within each state is said.
+// Both sides in two states: fast compared with fast, slow with slow; a
+// verdict where both states agree, none where they do not.
 TEST(TuneCheckJudge, BothSidesBimodalAreComparedWithinEachState) {
   const test::CommandResult r = judge(point(32768, true, "3.0,16.0,3.1,16.2,15.8", "1.8,9.0,1.9,9.2,9.1"));
-  EXPECT_EQ(r.status, 3) << r.err;
-  EXPECT_THAT(row(r.out, "32768"), HasSubstr("within states fast 0.607, slow 0.569"));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(row(r.out, "32768"), HasSubstr("met in both states (defaults 2 runs at 3.05us, 3 at 16.00us; settings 2 "
+                                             "runs at 1.85us, 3 at 9.10us; within states fast 0.607, slow 0.569)"));
+  const test::CommandResult split = judge(point(32768, true, "3.0,16.0,3.1,16.2,15.8", "3.6,9.0,3.7,9.2,9.1"));
+  EXPECT_EQ(split.status, 3) << split.err;
+  EXPECT_THAT(row(split.out, "32768"), HasSubstr("BIMODAL (defaults"));
+  const test::CommandResult slower = judge(point(4128, false, "1.0,3.0,1.0,3.0,3.0", "1.2,3.6,1.2,3.6,3.6"));
+  EXPECT_EQ(slower.status, 1) << slower.err;
+  EXPECT_THAT(row(slower.out, "4128"), HasSubstr("MISSED in both states"));
 }
 
 // One state each: the median of the pairs decides, a lone slow run (one
