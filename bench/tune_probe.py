@@ -18,6 +18,12 @@ one message's latency (the median half round trip):
     raised to the largest it accepts, and rendezvous with the defaults, at
     1.4 D, 2.7 D and 5.3 D (D: the installed eager limit).
 
+A one-message point whose runs fall in two machine states (tune_check's
+test: a step of more than 1.5x with two runs or more on each side; UCX's
+posix eager, launch to launch) is written at the fast state's median with
+a `slow` line beside it at the slow state's, so that `xover tune` prices
+both states; a stream point at the median of its runs.
+
 These sizes are none that bench/tune_check.py judges (it judges the library's
 own hand-over D, D/2, the powers of two, xover's threshold T and 2T). Each
 point is the median of `--repeats` runs, taken in rounds (every point once
@@ -25,14 +31,14 @@ per round) so that a slow spell of the machine weighs on every line alike. Write
 (tools/tune/probes.hpp) to `--out` and prints it.
 
 usage: bench/tune_probe.py --for ucx|ompi --backend shm|tcp [--platform CAL.xml] --out FILE
-                           [--xover build/tools/xover] [--pingpong build/bench/mpi_pingpong] [--repeats 3]
+                           [--xover build/tools/xover] [--pingpong build/bench/mpi_pingpong] [--repeats 5]
 """
 import argparse
 import os
 import statistics
 import sys
 
-from tune_check import default_platform, ompi_run, skip_reason, tune, ucx_run
+from tune_check import default_platform, ompi_run, skip_reason, states, tune, ucx_run
 
 
 def line_at(lines, size, phase, prefer=None):
@@ -96,7 +102,8 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--xover", default="build/tools/xover")
     parser.add_argument("--pingpong", default="build/bench/mpi_pingpong")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5,
+                        help="runs per point, in rounds (4 or more to see two machine states)")
     parser.add_argument("--iterations", type=int, default=1000)
     args = parser.parse_args()
     why = skip_reason(args.library, args.backend, args.pingpong)
@@ -121,9 +128,16 @@ def main():
     for (protocol, size, env, test), t in zip(plan, times):
         forced = " ".join(f"{k}={v}" for k, v in env.items()) or "defaults"
         spread = ", ".join(f"{x * 1e6:.2f}" for x in t)
-        stream = "stream " if test == "tag_bw" else ""
-        out.append(f"{stream}{protocol} {size} {statistics.median(t):.6e}  # {test} {forced}; runs (us) {spread}")
-        print(out[-1], flush=True)
+        two = states(t) if test != "tag_bw" else None
+        if test == "tag_bw":
+            out.append(f"stream {protocol} {size} {statistics.median(t):.6e}  # {test} {forced}; runs (us) {spread}")
+        elif two:
+            out.append(f"{protocol} {size} {statistics.median(two[0]):.6e}  # {test} {forced}; two states, the fast "
+                       f"one; runs (us) {spread}")
+            out.append(f"slow {protocol} {size} {statistics.median(two[1]):.6e}  # the slow state")
+        else:
+            out.append(f"{protocol} {size} {statistics.median(t):.6e}  # {test} {forced}; runs (us) {spread}")
+        print("\n".join(out[-2:] if two else out[-1:]), flush=True)
     out.append(f"# load average {os.getloadavg()[0]:.2f} after")
     if os.path.dirname(args.out):
         os.makedirs(os.path.dirname(args.out), exist_ok=True)

@@ -218,11 +218,11 @@ TEST(TuneUcx, TheThresholdMakesNeitherTestSlower) {
   const Setting* low = find(tune_ucx(hand_path(), "verbs", ucx_handing_over_at(1024)), "UCX_RNDV_THRESH");
   ASSERT_NE(low, nullptr);
   EXPECT_EQ(low->value, "1992");
-  EXPECT_THAT(low->why, HasSubstr("the lower, above the library's own 1024 B"));
+  EXPECT_THAT(low->why, HasSubstr("the lowest, above the library's own 1024 B"));
   const Setting* high = find(tune_ucx(hand_path(), "verbs", ucx_handing_over_at(8256)), "UCX_RNDV_THRESH");
   ASSERT_NE(high, nullptr);
   EXPECT_EQ(high->value, "4753");
-  EXPECT_THAT(high->why, HasSubstr("the higher, below the library's own 8256 B"));
+  EXPECT_THAT(high->why, HasSubstr("the highest, below the library's own 8256 B"));
   const Setting* between = find(tune_ucx(hand_path(), "verbs", ucx_handing_over_at(3000)), "UCX_RNDV_THRESH");
   ASSERT_NE(between, nullptr);
   EXPECT_EQ(between->value, "3000");
@@ -340,7 +340,7 @@ TEST(TuneProbes, OneProbeALineAddsAConstant) {
 // The stream probes on the hand-built posix,cma path: bcopy's stream 500 ns
 // above the platform's (8 + n ns), get_zcopy's 1000 ns above (2000 ns): a
 // stream hands over where 508 + n > 3000, from 2493 B; one message from
-// 2097 (above). UCX's own 8256 lies above both: the higher, 2493.
+// 2097 (above). UCX's own 8256 lies above both: the highest, 2493.
 TEST(TuneProbes, StreamProbesMoveTheStreamsCrossing) {
   const std::string text = std::string(kHandProbes) +
                            "stream ucx/eager/bcopy 2000 2508e-9\n"
@@ -373,6 +373,42 @@ TEST(TuneProbes, StreamProbesMoveTheStreamsCrossing) {
   EXPECT_THAT(half.notes, ::testing::Contains(HasSubstr("streams: no stream probe of ucx/rndv/get_zcopy in p.txt")));
 }
 
+// Two machine states: bcopy's slow probes 2000 ns above its ordinary ones
+// (residual 4000 ns + 0.5 ns/B: 7008 ns + 1.7 n), get_zcopy alike in both
+// (8048 ns + 0.25 n): the slow state hands over from 1040 / 1.45 = 717.2,
+// 718 B; the ordinary one from 2097. UCX's own 1024 lies between: kept;
+// 512 lies below both: up to the lowest, 718.
+TEST(TuneProbes, SlowProbesPriceTheMachinesSlowState) {
+  const std::string text = std::string(kHandProbes) +
+                           "slow ucx/eager/bcopy 1000 8708e-9\n"
+                           "slow ucx/eager/bcopy 5000 15508e-9\n";
+  const Probes probes = parse_probes(text, "probes.txt");
+  EXPECT_TRUE(probes.points.back().slow);
+  const TuneResult kept = tune_ucx(hand_path(), "shm", ucx_handing_over_at(1024, "93"), &probes);
+  const Setting* rndv = find(kept, "UCX_RNDV_THRESH");
+  ASSERT_NE(rndv, nullptr);
+  EXPECT_EQ(rndv->value, "1024");
+  EXPECT_THAT(rndv->why, HasSubstr("from 2097 B on in one message's latency, in the machine's slow state from 718 B"));
+  EXPECT_THAT(rndv->why, HasSubstr("the library's own 1024 B lies between them"));
+  const LibLine* bcopy = cheapest(kept.lines, 1000, Phase::Eager);
+  ASSERT_NE(bcopy, nullptr);
+  EXPECT_NEAR(*slow_cost_at(*bcopy, 1000), 8708e-9, 1e-15);
+  EXPECT_NEAR(*cost_at(*bcopy, 1000), 6708e-9, 1e-15);
+  const LibLine* get = cheapest(kept.lines, 1000, Phase::Rndv);
+  EXPECT_NEAR(*slow_cost_at(*get, 1000), *cost_at(*get, 1000), 1e-15);
+  EXPECT_THAT(kept.notes, ::testing::Contains(HasSubstr("two machine states: 1 line(s) with slow probes")));
+  EXPECT_EQ(find(tune_ucx(hand_path(), "shm", ucx_handing_over_at(512, "93"), &probes), "UCX_RNDV_THRESH")->value,
+            "718");
+
+  const Probes orphan = parse_probes(std::string(kHandProbes) + "slow ucx/rndv/am 1000 1e-5\n", "o.txt");
+  try {
+    tune_ucx(hand_path(), "shm", absent(Library::Ucx), &orphan);
+    ADD_FAILURE() << "no error";
+  } catch (const ProbeError& e) {
+    EXPECT_STREQ(e.what(), "o.txt: slow probes of ucx/rndv/am, which no ordinary probe measured");
+  }
+}
+
 TEST(TuneProbes, BadInputNamesTheFileAndLine) {
   auto error = [](const std::string& text) {
     try {
@@ -387,11 +423,14 @@ TEST(TuneProbes, BadInputNamesTheFileAndLine) {
   EXPECT_EQ(error("library ucx\nbackend shm\nucx/eager/bcopy 1000 -1e-6\n"),
             "p.txt:3: time '-1e-6' is not a positive number of seconds");
   EXPECT_EQ(error("library ucx\n\nucx/eager/bcopy 1000\n"),
-            "p.txt:3: expected 'library NAME', 'backend NAME', 'PROTOCOL SIZE SECONDS' or 'stream PROTOCOL SIZE "
-            "SECONDS', got 'ucx/eager/bcopy 1000'");
+            "p.txt:3: expected 'library NAME', 'backend NAME', '[stream|slow] PROTOCOL SIZE SECONDS', got "
+            "'ucx/eager/bcopy 1000'");
   EXPECT_EQ(error("library ucx\nbackend shm\nstream ucx/eager/bcopy 1000\n"),
-            "p.txt:3: expected 'library NAME', 'backend NAME', 'PROTOCOL SIZE SECONDS' or 'stream PROTOCOL SIZE "
-            "SECONDS', got 'stream ucx/eager/bcopy 1000'");
+            "p.txt:3: expected 'library NAME', 'backend NAME', '[stream|slow] PROTOCOL SIZE SECONDS', got "
+            "'stream ucx/eager/bcopy 1000'");
+  EXPECT_EQ(error("library ucx\nbackend shm\nslow stream ucx/eager/bcopy 1000 1e-6\n"),
+            "p.txt:3: expected 'library NAME', 'backend NAME', '[stream|slow] PROTOCOL SIZE SECONDS', got "
+            "'slow stream ucx/eager/bcopy 1000 1e-6'");
   EXPECT_EQ(error("library ucx\nbackend shm\nstream ucx/eager/bcopy 1000 0\n"),
             "p.txt:3: time '0' is not a positive number of seconds");
   EXPECT_EQ(error("library ucx\nucx/eager/bcopy 1000 1e-6\n"),

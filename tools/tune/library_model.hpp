@@ -62,6 +62,10 @@ struct LibLine {
   /// empty where the line is priced for one message only (ob1's).
   PiecewiseFunc stream;
   std::optional<Measured> stream_measured;  ///< the library's own stream probes, where applied
+  /// One message's latency in the machine's slow state, where the
+  /// library's own probes found two (tools/tune/probes.hpp); empty where
+  /// they found one.
+  PiecewiseFunc slow;
 };
 
 /// UCX's limits on one backend's transports, in payload bytes (tag header

@@ -21,6 +21,10 @@ using Price = std::optional<Seconds> (*)(const LibLine& line, Bytes n);
 /// line is not priced for streams or does not cover n.
 std::optional<Seconds> stream_cost_at(const LibLine& line, Bytes n);
 
+/// One message's latency at n in the machine's slow state (LibLine::slow);
+/// none where the probes found one state or the line does not cover n.
+std::optional<Seconds> slow_cost_at(const LibLine& line, Bytes n);
+
 /// The cheapest line at n under `price` among those `keep` accepts; null
 /// when none is priced at n.
 const LibLine* cheapest_if(const std::vector<LibLine>& lines, Bytes n,

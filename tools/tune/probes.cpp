@@ -85,18 +85,19 @@ Probes parse_probes(const std::string& text, const std::string& file) {
       continue;
     }
     const bool stream = w[0] == "stream";
-    if (w.size() != (stream ? 4u : 3u))
+    const bool slow = w[0] == "slow";
+    if (w.size() != (stream || slow ? 4u : 3u))
       throw ProbeError(at(file, number) +
-                       "expected 'library NAME', 'backend NAME', 'PROTOCOL SIZE SECONDS' or 'stream PROTOCOL SIZE "
-                       "SECONDS', got '" + raw + "'");
-    const std::size_t k = stream ? 1 : 0;
+                       "expected 'library NAME', 'backend NAME', '[stream|slow] PROTOCOL SIZE SECONDS', got '" + raw +
+                       "'");
+    const std::size_t k = stream || slow ? 1 : 0;
     const std::optional<Bytes> size = whole(w[k + 1]);
     if (!size)
       throw ProbeError(at(file, number) + "size '" + w[k + 1] + "' is not a positive whole number of bytes");
     const std::optional<Seconds> t = seconds(w[k + 2]);
     if (!t)
       throw ProbeError(at(file, number) + "time '" + w[k + 2] + "' is not a positive number of seconds");
-    p.points.push_back({w[k], *size, *t, number, stream});
+    p.points.push_back({w[k], *size, *t, number, stream, slow});
   }
   if (p.library.empty() || p.backend.empty())
     throw ProbeError(file + ": no '" + std::string(p.library.empty() ? "library" : "backend") +
@@ -120,9 +121,9 @@ using Residuals = std::map<std::string, std::vector<std::pair<Bytes, Seconds>>>;
 /// Each probe's residual over its line (the stream cost for a stream
 /// probe), and the times measured, by protocol.
 void residuals_of(const std::vector<LibLine>& lines, const Probes& probes, const std::string& lib,
-                  const std::string& backend, bool stream, Residuals& residuals, Residuals& measured) {
+                  const std::string& backend, bool stream, bool slow, Residuals& residuals, Residuals& measured) {
   for (const Probe& probe : probes.points) {
-    if (probe.stream != stream)
+    if (probe.stream != stream || probe.slow != slow)
       continue;
     std::string known;
     const LibLine* line = nullptr;
@@ -151,7 +152,7 @@ void apply_stream_probes(std::vector<LibLine>& lines, const Probes& probes, cons
                          const std::string& backend, std::vector<std::string>& notes) {
   Residuals residuals;
   Residuals measured;
-  residuals_of(lines, probes, lib, backend, true, residuals, measured);
+  residuals_of(lines, probes, lib, backend, true, false, residuals, measured);
   if (std::none_of(lines.begin(), lines.end(), [](const LibLine& l) { return !l.stream.empty(); }))
     return;
   std::string missing;
@@ -175,6 +176,21 @@ void apply_stream_probes(std::vector<LibLine>& lines, const Probes& probes, cons
   }
 }
 
+/// A line's cost in the slow state: the platform's `cost` plus the line
+/// through the slow probes' residuals and the ordinary ones at the sizes no
+/// slow probe measured.
+PiecewiseFunc slow_cost(PiecewiseFunc cost, const std::vector<std::pair<Bytes, Seconds>>& ordinary,
+                        const std::vector<std::pair<Bytes, Seconds>>& slow) {
+  std::vector<std::pair<Bytes, Seconds>> points = slow;
+  for (const auto& point : ordinary)
+    if (std::none_of(slow.begin(), slow.end(), [&](const auto& s) { return s.first == point.first; }))
+      points.push_back(point);
+  const LinearFunc added = residual_line(points);
+  for (Piece& piece : cost)
+    piece.f += added;
+  return cost;
+}
+
 }  // namespace
 
 void apply_probes(std::vector<LibLine>& lines, const Probes& probes, Library library, const std::string& backend,
@@ -187,15 +203,22 @@ void apply_probes(std::vector<LibLine>& lines, const Probes& probes, Library lib
                      backend);
   Residuals residuals;
   Residuals measured;
-  residuals_of(lines, probes, lib, backend, false, residuals, measured);
+  residuals_of(lines, probes, lib, backend, false, false, residuals, measured);
   if (residuals.empty())
     return;
+  Residuals slow;
+  Residuals slow_measured;
+  residuals_of(lines, probes, lib, backend, false, true, slow, slow_measured);
   std::vector<LibLine> kept;
   for (LibLine& l : lines) {
     const auto it = residuals.find(l.name);
     if (it == residuals.end()) {
       notes.push_back(l.name + ": left out, no probe of " + probes.file + " measured it");
       continue;
+    }
+    if (!slow.empty()) {
+      const auto own = slow.find(l.name);
+      l.slow = slow_cost(l.cost, it->second, own == slow.end() ? Residuals::mapped_type{} : own->second);
     }
     const LinearFunc added = residual_line(it->second);
     for (Piece& piece : l.cost)
@@ -204,6 +227,12 @@ void apply_probes(std::vector<LibLine>& lines, const Probes& probes, Library lib
     l.formula += measured_text(l, added);
     kept.push_back(std::move(l));
   }
+  for (const auto& [name, points] : slow)
+    if (std::none_of(kept.begin(), kept.end(), [&](const LibLine& l) { return l.name == name; }))
+      throw ProbeError(probes.file + ": slow probes of " + name + ", which no ordinary probe measured");
+  if (!slow.empty())
+    notes.push_back("two machine states: " + std::to_string(slow.size()) + " line(s) with slow probes in " +
+                    probes.file + ", priced in each state");
   for (const Phase phase : {Phase::Eager, Phase::Rndv})
     if (std::none_of(kept.begin(), kept.end(), [&](const LibLine& l) { return l.phase == phase; }))
       throw ProbeError(probes.file + ": no probe of " + lib + "'s " + (phase == Phase::Eager ? "eager" : "rendezvous") +

@@ -16,6 +16,14 @@
 //   ucx/eager/bcopy/multi 20620 1.52e-05
 //   stream ucx/eager/bcopy/multi 20620 4.1e-06
 //
+// A line that starts with `slow` is one message's latency in the machine's
+// slow state, where the library's runs of one size fell in two (UCX's
+// posix eager on this machine: the state is fixed per process launch by
+// the address layout, which neither a user nor a setting chooses): each
+// line with slow probes gets a slow cost of its own, fitted through them
+// (and its ordinary probes at the sizes without one); the other lines cost
+// the same in both states.
+//
 // A line that starts with `stream` is the time per message of a stream of
 // them back to back (`ucx_perftest -t tag_bw`): its residual is added to
 // the line's stream cost the same way. Stream times are used only when
@@ -50,6 +58,7 @@ struct Probe {
   Seconds seconds = 0;
   int line = 0;          ///< where in the file
   bool stream = false;   ///< a stream's time per message, not one message's latency
+  bool slow = false;     ///< one message's latency in the machine's slow state
 };
 
 struct Probes {
@@ -70,7 +79,8 @@ Probes parse_probes(const std::string& text, const std::string& file);
 Probes load_probes(const std::string& file);
 
 /// Adds each probed line's residual to it and leaves out the lines no probe
-/// measured, saying so in `notes`; the stream probes' residuals to the
+/// measured, saying so in `notes`; the slow probes' to a slow cost of each
+/// line (where there are any); the stream probes' residuals to the
 /// lines' stream costs, or, where a kept line has none, every line's stream
 /// cost dropped (a note says so).
 /// @throws ProbeError when the file is for another library or backend, or

@@ -12,6 +12,11 @@ std::optional<Seconds> stream_cost_at(const LibLine& line, Bytes n) {
   return !line.stream.empty() && evaluate(line.stream, n, t) ? std::optional<Seconds>(t) : std::nullopt;
 }
 
+std::optional<Seconds> slow_cost_at(const LibLine& line, Bytes n) {
+  Seconds t = 0;
+  return !line.slow.empty() && evaluate(line.slow, n, t) ? std::optional<Seconds>(t) : std::nullopt;
+}
+
 const LibLine* cheapest_if(const std::vector<LibLine>& lines, Bytes n, const std::function<bool(const LibLine&)>& keep,
                            Price price) {
   const LibLine* best = nullptr;
@@ -105,34 +110,46 @@ std::string crossing_text(Bytes at, const Policy& eager, const Policy& rndv) {
          format_size(at) + " B on";
 }
 
+/// Where one test's rendezvous first beats its eager: "in a stream", ...
+struct Crossing {
+  std::string test;
+  Bytes at = kSizeMax;
+};
+
 /// The rendezvous threshold from where one message's latency crosses
-/// (`latency_at`, a ping-pong) and where a stream's pace does (`stream_at`,
-/// tag_bw; none where the lines are not priced for streams). Where they
-/// differ, the sizes between are won by eager in one test and by
-/// rendezvous in the other, so no threshold there makes both faster; the
-/// library's own hand-over `own` is kept where it lies between them and
-/// otherwise moved to the nearer crossing: then every size whose protocol
-/// changes gets faster in both tests and none gets slower in either.
+/// (`latency_at`, a ping-pong) and where the other tests do (`others`: a
+/// stream's pace, tag_bw; one message in the machine's slow state). Where
+/// they differ, the sizes between are won by eager in one test and by
+/// rendezvous in another, so no threshold there makes every test faster;
+/// the library's own hand-over `own` is kept where it lies between them
+/// and otherwise moved to the nearest crossing: then every size whose
+/// protocol changes gets faster in every test and none gets slower in any.
 /// Without the library's own, nothing to keep: the latency's crossing.
-std::pair<Bytes, std::string> rndv_threshold(Bytes latency_at, std::optional<Bytes> stream_at,
+std::pair<Bytes, std::string> rndv_threshold(Bytes latency_at, const std::vector<Crossing>& others,
                                              const std::optional<Bytes>& own, const Policy& eager,
                                              const Policy& rndv) {
-  const std::string latency_why = crossing_text(latency_at, eager, rndv) + " in one message's latency";
-  if (!stream_at || *stream_at == latency_at)
-    return {latency_at, crossing_text(latency_at, eager, rndv) + (stream_at ? " in latency and in a stream" : "")};
-  const Bytes lo = std::min(latency_at, *stream_at);
-  const Bytes hi = std::max(latency_at, *stream_at);
-  const std::string both = latency_why + ", in a stream of messages from " + bytes_value(*stream_at) +
-                           " B: between the two one test runs faster eager, the other rendezvous";
+  std::string why = crossing_text(latency_at, eager, rndv);
+  Bytes lo = latency_at;
+  Bytes hi = latency_at;
+  for (const Crossing& c : others) {
+    lo = std::min(lo, c.at);
+    hi = std::max(hi, c.at);
+  }
+  if (lo == hi)
+    return {latency_at, why + (others.empty() ? "" : " in every test priced")};
+  why += " in one message's latency";
+  for (const Crossing& c : others)
+    why += ", " + c.test + " from " + bytes_value(c.at) + " B";
+  why += ": between them one test runs faster eager, another rendezvous";
   if (!own)
-    return {latency_at, both + "; the library's own hand-over unknown: the latency's"};
+    return {latency_at, why + "; the library's own hand-over unknown: the latency's"};
   if (*own < lo)
-    return {lo, both + "; the lower, above the library's own " + std::to_string(*own) +
-                    " B: what moves to eager is faster in both"};
+    return {lo, why + "; the lowest, above the library's own " + std::to_string(*own) +
+                    " B: what moves to eager is faster in every test"};
   if (*own > hi)
-    return {hi, both + "; the higher, below the library's own " + std::to_string(*own) +
-                    " B: what moves to rendezvous is faster in both"};
-  return {*own, both + "; the library's own " + std::to_string(*own) +
+    return {hi, why + "; the highest, below the library's own " + std::to_string(*own) +
+                    " B: what moves to rendezvous is faster in every test"};
+  return {*own, why + "; the library's own " + std::to_string(*own) +
                     " B lies between them: any other threshold makes one test slower, left as it is"};
 }
 
@@ -291,14 +308,20 @@ TuneResult tune_ucx(const Path& path, const std::string& backend, const Installe
   const Policy stream_eager = [&](Bytes n) {
     return cheapest_if(lines, n, [](const LibLine& l) { return l.phase == Phase::Eager; }, stream_cost_at);
   };
-  std::optional<Bytes> stream_at;
+  std::vector<Crossing> others;
   if (streams)
-    stream_at = handover(stream_eager, runs, 1, kSizeMax / 2, stream_cost_at).value_or(kSizeMax);
+    others.push_back({"in a stream of messages", handover(stream_eager, runs, 1, kSizeMax / 2, stream_cost_at).value_or(kSizeMax)});
+  if (std::any_of(lines.begin(), lines.end(), [](const LibLine& l) { return !l.slow.empty(); })) {
+    const Policy slow_eager = [&](Bytes n) {
+      return cheapest_if(lines, n, [](const LibLine& l) { return l.phase == Phase::Eager; }, slow_cost_at);
+    };
+    others.push_back({"in the machine's slow state", handover(slow_eager, runs, 1, kSizeMax / 2, slow_cost_at).value_or(kSizeMax)});
+  }
   std::optional<Bytes> own;
   const bool v2 = installed.get("UCX_PROTO_ENABLE") == "y";
   if (installed.handover)
     own = v2 ? installed.handover->v2_rndv : installed.handover->v1_rndv;
-  auto [thresh, why] = rndv_threshold(latency_at, stream_at, own, eager, runs);
+  auto [thresh, why] = rndv_threshold(latency_at, others, own, eager, runs);
   ucx_rndv_setting(r, thresh, std::move(why), own, eager, runs, library_rndv, backend);
   ucx_zcopy_setting(r, limits, thresh);
   if (thresh != kSizeMax)
