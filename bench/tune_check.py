@@ -31,10 +31,10 @@ median of the pairs' ratios B/A with their range, and a verdict:
     runs on each side, as UCX's posix eager runs at 2.4 or 10.8 us per
     20 KiB message launch to launch), a ratio of pairs that fell in
     different states measures the machine, not the settings: it prints each
-    side's states (runs and median); where both sides have two, the ratio
-    within each state (fast with fast, slow with slow) is judged, "met in
-    both states" or "MISSED in both states"; otherwise, or where the two
-    states disagree, BIMODAL: no verdict.
+    side's states (runs and median) and judges the ratio within each state
+    (fast with fast, slow with slow; a side in one state against both of
+    the other's): "met in both states" or "MISSED in both states"; where the
+    two states disagree, BIMODAL: no verdict.
 
 `--record FILE` writes every point's runs as JSON lines; `--judge FILE`
 judges such a file again without measuring (or a synthetic one).
@@ -217,13 +217,13 @@ def judge(mis, a, b):
                              f"{len(st[1])} at {statistics.median(st[1]) * 1e6:.2f}us")
             else:
                 parts.append(f"{side} one state")
-        if all(split.values()):
-            (af, aslow), (bf, bslow) = split["defaults"], split["settings"]
-            within = [statistics.median(bf) / statistics.median(af), statistics.median(bslow) / statistics.median(aslow)]
-            parts.append(f"within states fast {within[0]:.3f}, slow {within[1]:.3f}")
-            met = [r < 1.0 if mis else r <= SLOWER_LIMIT for r in within]
-            if all(met) or not any(met):
-                return ("met" if all(met) else "MISSED") + " in both states", median, "; ".join(parts)
+        # A side in one state is set against both states of the other.
+        (af, aslow), (bf, bslow) = (split[side] or (t, t) for side, t in (("defaults", a), ("settings", b)))
+        within = [statistics.median(bf) / statistics.median(af), statistics.median(bslow) / statistics.median(aslow)]
+        parts.append(f"within states fast {within[0]:.3f}, slow {within[1]:.3f}")
+        met = [r < 1.0 if mis else r <= SLOWER_LIMIT for r in within]
+        if all(met) or not any(met):
+            return ("met" if all(met) else "MISSED") + " in both states", median, "; ".join(parts)
         return "BIMODAL", median, "; ".join(parts)
     ok = median < 1.0 if mis else median <= SLOWER_LIMIT
     return ("met" if ok else "MISSED"), median, ""
