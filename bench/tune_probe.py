@@ -113,7 +113,8 @@ def main():
     lines = result["lines"]
     plan = ucx_plan(lines) if args.library == "ucx" else ompi_plan(lines, result, args.backend)
     out = [f"# the installed library's own one-message latency (median half round trip) and, on `stream` lines, "
-           f"time per message of a stream; median of {args.repeats} runs, protocol forced; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores",
+           f"time per message of a stream; median of {args.repeats} runs, protocol forced; "
+           f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores",
            f"library {args.library}", f"backend {args.backend}"]
     # Every point once per round, the rounds one after another: a slow
     # spell of the machine falls on every line alike, not on one.

@@ -87,7 +87,8 @@ TEST(TuneCheckJudge, BothSidesBimodalAreComparedWithinEachState) {
 // run past the gap) is spread, not a state.
 TEST(TuneCheckJudge, OneStateIsJudgedByTheMedianOfThePairs) {
   const test::CommandResult met =
-      judge(point(16384, true, "5.0,5.1,5.0,5.2,5.0", "2.5,2.6,2.5,9.0,2.5") + point(4128, false, "1,1,1,1,1", "1.04,1.0,1.0,1.06,1.0"));
+      judge(point(16384, true, "5.0,5.1,5.0,5.2,5.0", "2.5,2.6,2.5,9.0,2.5") +
+            point(4128, false, "1,1,1,1,1", "1.04,1.0,1.0,1.06,1.0"));
   EXPECT_EQ(met.status, 0) << met.err;
   EXPECT_THAT(row(met.out, "16384"), HasSubstr("faster         met"));
   EXPECT_THAT(row(met.out, "16384"), Not(HasSubstr("BIMODAL")));

@@ -307,7 +307,8 @@ std::vector<LibLine> ob1_lines(const Path& path, const Ob1Btl& btl) {
                    const LinearFunc first = eager_one(p, am, kOb1RndvHdr, true).single();
                    const LinearFunc rest = eager_pipeline(p, one, frag, true).single();
                    // Phase 1 carries P bytes, the pipeline the other n - P.
-                   return LinearFunc{first.apply(static_cast<double>(phase1)) + control(p, am, kOb1MatchHdr).single().c +
+                   const Seconds ack = control(p, am, kOb1MatchHdr).single().c;
+                   return LinearFunc{first.apply(static_cast<double>(phase1)) + ack +
                                          rest.c - rest.m * static_cast<double>(phase1),
                                      rest.m};
                  }),
@@ -320,8 +321,9 @@ std::vector<LibLine> ob1_lines(const Path& path, const Ob1Btl& btl) {
                    priced(path, std::max(btl.min_rdma_pipeline, phase1), kSizeMax, [&](const Path& p) {
                      const LinearFunc first = eager_one(p, am, kOb1RndvHdr, true).single();
                      const LinearFunc w = rma(p, put, false).single();
-                     return LinearFunc{first.apply(static_cast<double>(phase1)) + control(p, am, kOb1MatchHdr).single().c +
-                                           w.c - w.m * static_cast<double>(phase1) + control(p, am, kOb1MatchHdr).single().c,
+                     const Seconds ctrl = control(p, am, kOb1MatchHdr).single().c;
+                     return LinearFunc{first.apply(static_cast<double>(phase1)) + ctrl + w.c -
+                                           w.m * static_cast<double>(phase1) + ctrl,
                                        w.m};
                    }),
                    "RNDV with P bytes, ACK, RDMA write of n - P, FIN: from min_rdma_pipeline_size"});

@@ -163,7 +163,8 @@ void apply_stream_probes(std::vector<LibLine>& lines, const Probes& probes, cons
     for (LibLine& l : lines)
       l.stream.clear();
     notes.push_back(residuals.empty()
-                        ? "streams: " + probes.file + " has no stream times: one message's latency alone sets the threshold"
+                        ? "streams: " + probes.file +
+                              " has no stream times: one message's latency alone sets the threshold"
                         : "streams: no stream probe of " + missing + " in " + probes.file +
                               ": one message's latency alone sets the threshold");
     return;

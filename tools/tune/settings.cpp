@@ -308,14 +308,15 @@ TuneResult tune_ucx(const Path& path, const std::string& backend, const Installe
   const Policy stream_eager = [&](Bytes n) {
     return cheapest_if(lines, n, [](const LibLine& l) { return l.phase == Phase::Eager; }, stream_cost_at);
   };
+  const Bytes most = kSizeMax / 2;
   std::vector<Crossing> others;
   if (streams)
-    others.push_back({"in a stream of messages", handover(stream_eager, runs, 1, kSizeMax / 2, stream_cost_at).value_or(kSizeMax)});
+    others.push_back({"in a stream of messages", handover(stream_eager, runs, 1, most, stream_cost_at).value_or(kSizeMax)});
   if (std::any_of(lines.begin(), lines.end(), [](const LibLine& l) { return !l.slow.empty(); })) {
     const Policy slow_eager = [&](Bytes n) {
       return cheapest_if(lines, n, [](const LibLine& l) { return l.phase == Phase::Eager; }, slow_cost_at);
     };
-    others.push_back({"in the machine's slow state", handover(slow_eager, runs, 1, kSizeMax / 2, slow_cost_at).value_or(kSizeMax)});
+    others.push_back({"in the machine's slow state", handover(slow_eager, runs, 1, most, slow_cost_at).value_or(kSizeMax)});
   }
   std::optional<Bytes> own;
   const bool v2 = installed.get("UCX_PROTO_ENABLE") == "y";
