@@ -18,7 +18,7 @@ one message's latency (the median half round trip):
     raised to the largest it accepts, and rendezvous with the defaults, at
     1.4 D, 2.7 D and 5.3 D (D: the installed eager limit).
 
-A one-message point whose runs fall in two machine states (tune_check's
+A UCX one-message point whose runs fall in two machine states (tune_check's
 test: a step of more than 1.5x with two runs or more on each side; UCX's
 posix eager, launch to launch) is written at the fast state's median with
 a `slow` line beside it at the slow state's, so that `xover tune` prices
@@ -129,7 +129,7 @@ def main():
     for (protocol, size, env, test), t in zip(plan, times):
         forced = " ".join(f"{k}={v}" for k, v in env.items()) or "defaults"
         spread = ", ".join(f"{x * 1e6:.2f}" for x in t)
-        two = states(t) if test != "tag_bw" else None
+        two = states(t) if test == "tag_lat" else None
         if test == "tag_bw":
             out.append(f"stream {protocol} {size} {statistics.median(t):.6e}  # {test} {forced}; runs (us) {spread}")
         elif two:

@@ -454,6 +454,16 @@ TEST(TuneProbes, BadInputNamesTheFileAndLine) {
             "p.txt:3: ucx/eager/bcopy does not carry 9000 B");
   EXPECT_EQ(applied("library ucx\nbackend shm\nucx/eager/bcopy 1000 1e-6\n", "shm"),
             "p.txt: no probe of ucx's rendezvous protocols: the hand-over needs both");
+  // ob1's threshold is priced in one state: a slow probe of it is refused.
+  const Probes ob1_slow = parse_probes("library ompi\nbackend verbs\nob1/eager 2000 6414e-9\nob1/rndv/rget 2000 1e-5\n"
+                                       "slow ob1/eager 2000 1e-5\n",
+                                       "s.txt");
+  try {
+    tune_ompi(hand_path(), "verbs", absent(Library::Ompi), &ob1_slow);
+    ADD_FAILURE() << "no error";
+  } catch (const ProbeError& e) {
+    EXPECT_STREQ(e.what(), "s.txt:5: a slow state is priced for UCX's threshold only, not ompi's");
+  }
   // ob1's lines price one message only: a stream probe of one is refused.
   const Probes ob1 = parse_probes("library ompi\nbackend verbs\nob1/eager 2000 6414e-9\nob1/rndv/rget 2000 1e-5\n"
                                   "stream ob1/eager 2000 1e-6\n",

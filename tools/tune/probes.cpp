@@ -210,6 +210,10 @@ void apply_probes(std::vector<LibLine>& lines, const Probes& probes, Library lib
   Residuals slow;
   Residuals slow_measured;
   residuals_of(lines, probes, lib, backend, false, true, slow, slow_measured);
+  for (const Probe& probe : probes.points)
+    if (probe.slow && library != Library::Ucx)
+      throw ProbeError(at(probes.file, probe.line) + "a slow state is priced for UCX's threshold only, not " + lib +
+                       "'s");
   std::vector<LibLine> kept;
   for (LibLine& l : lines) {
     const auto it = residuals.find(l.name);
