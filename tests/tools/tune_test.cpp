@@ -397,6 +397,7 @@ TEST(TuneProbes, SlowProbesPriceTheMachinesSlowState) {
   const LibLine* get = cheapest(kept.lines, 1000, Phase::Rndv);
   EXPECT_NEAR(*slow_cost_at(*get, 1000), *cost_at(*get, 1000), 1e-15);
   EXPECT_THAT(kept.notes, ::testing::Contains(HasSubstr("two machine states: 1 line(s) with slow probes")));
+  EXPECT_THAT(format_json(kept), HasSubstr("\"slow\":[{\"from\":"));
   EXPECT_EQ(find(tune_ucx(hand_path(), "shm", ucx_handing_over_at(512, "93"), &probes), "UCX_RNDV_THRESH")->value,
             "718");
 

@@ -162,6 +162,8 @@ std::string format_json(const TuneResult& r) {
     write_pieces(w, l.stream);
     w.key("stream_measured");
     write_measured(w, l.stream_measured);
+    w.key("slow");
+    write_pieces(w, l.slow);
     w.end_object();
   }
   w.end_array();
