@@ -29,7 +29,7 @@ median of the pairs' ratios B/A with their range, and a verdict:
   - where either side's runs of one size fall in two machine states
     (sorted, a step of more than 1.5x between neighbours with at least two
     runs on each side, as UCX's posix eager runs at 2.4 or 10.8 us per
-    20 KiB message launch to launch), a ratio of pairs that fell in
+    20 KiB message, in spells over consecutive launches), a ratio of pairs that fell in
     different states measures the machine, not the settings: it prints each
     side's states (runs and median) and judges the ratio within each state
     (fast with fast, slow with slow; a side in one state against both of

@@ -20,7 +20,7 @@ one message's latency (the median half round trip):
 
 A UCX one-message point whose runs fall in two machine states (tune_check's
 test: a step of more than 1.5x with two runs or more on each side; UCX's
-posix eager, launch to launch) is written at the fast state's median with
+posix eager, in spells) is written at the fast state's median with
 a `slow` line beside it at the slow state's, so that `xover tune` prices
 both states; a stream point at the median of its runs.
 

@@ -18,8 +18,8 @@
 //
 // A line that starts with `slow` is one message's latency in the machine's
 // slow state, where the library's runs of one size fell in two (UCX's
-// posix eager on this machine: the state is fixed per process launch by
-// the address layout, which neither a user nor a setting chooses): each
+// posix eager on this machine runs 3-4x slower in spells of seconds to
+// minutes, which neither a user nor a setting chooses): each
 // line with slow probes gets a slow cost of its own, fitted through them
 // (and its ordinary probes at the sizes without one); the other lines cost
 // the same in both states.
