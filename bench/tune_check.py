@@ -25,17 +25,31 @@ median of the pairs' ratios B/A with their range, and a verdict:
   - where the defaults hand over differently from the settings (the sizes
     in [min(D, T), max(D, T))): met when B is faster (median ratio < 1);
   - elsewhere: met when B is no slower than A by more than 5 % (median
-    ratio <= 1.05).
+    ratio <= 1.05);
+  - where either side's runs of one size fall in two machine states
+    (sorted, a step of more than 1.5x between neighbours with at least two
+    runs on each side, as UCX's posix eager runs at 2.4 or 10.8 us per
+    20 KiB message, in spells over consecutive launches), a ratio of pairs that fell in
+    different states measures the machine, not the settings: it prints each
+    side's states (runs and median) and judges the ratio within each state
+    (fast with fast, slow with slow; a side in one state against both of
+    the other's): "met in both states" or "MISSED in both states"; where the
+    two states disagree, BIMODAL: no verdict.
+
+`--record FILE` writes every point's runs as JSON lines; `--judge FILE`
+judges such a file again without measuring (or a synthetic one).
 
 A transport this machine cannot run is SKIPPED with the reason (verbs with
 no RDMA device; no ucx_perftest; no mpirun or no bench/mpi_pingpong).
 Exit status: 0 when every verdict is met or the check was skipped, 1 when
-one is MISSED, 2 for bad input.
+one is MISSED, 3 when none is MISSED but a point is BIMODAL (undecided), 2
+for bad input.
 
 usage: bench/tune_check.py --for ucx|ompi --backend shm|tcp|verbs [--platform CAL.xml]
                            [--xover build/tools/xover] [--pingpong build/bench/mpi_pingpong]
                            [--pairs 5] [--iterations N] [--tests tag_lat,tag_bw]
-                           [--probes FILE | --no-probes]
+                           [--probes FILE | --no-probes] [--record FILE]
+       bench/tune_check.py --judge FILE
 """
 import argparse
 import json
@@ -56,6 +70,7 @@ UCX_ENV = {"shm": {"UCX_TLS": "posix,cma"},
 OMPI_BTL = {"shm": "vader", "tcp": "tcp", "verbs": "openib"}
 LARGEST = 4 << 20
 SLOWER_LIMIT = 1.05
+BIMODAL_GAP = 1.5
 
 
 def skip_reason(library, backend, pingpong):
@@ -175,10 +190,95 @@ def measure(point, pairs):
     return ratios, a_times, b_times
 
 
+def states(times):
+    """One side's runs split in two machine states (fast, slow): sorted, the
+    largest step between neighbours that leaves at least two runs on each
+    side, where it exceeds BIMODAL_GAP; None when the runs have one state."""
+    t = sorted(times)
+    best = None
+    for k in range(2, len(t) - 1):
+        step = t[k] / t[k - 1]
+        if step > BIMODAL_GAP and (best is None or step > best[0]):
+            best = (step, k)
+    return None if best is None else (t[:best[1]], t[best[1]:])
+
+
+def judge(mis, a, b):
+    """(verdict, ratio median, note) for one point: a and b are the pairs'
+    times with the defaults and with the settings, pair by pair."""
+    ratios = [y / x for x, y in zip(a, b)]
+    median = statistics.median(ratios)
+    split = {"defaults": states(a), "settings": states(b)}
+    if any(split.values()):
+        parts = []
+        for side, st in split.items():
+            if st:
+                parts.append(f"{side} {len(st[0])} runs at {statistics.median(st[0]) * 1e6:.2f}us, "
+                             f"{len(st[1])} at {statistics.median(st[1]) * 1e6:.2f}us")
+            else:
+                parts.append(f"{side} one state")
+        # A side in one state is set against both states of the other.
+        (af, aslow), (bf, bslow) = (split[side] or (t, t) for side, t in (("defaults", a), ("settings", b)))
+        within = [statistics.median(bf) / statistics.median(af), statistics.median(bslow) / statistics.median(aslow)]
+        parts.append(f"within states fast {within[0]:.3f}, slow {within[1]:.3f}")
+        met = [r < 1.0 if mis else r <= SLOWER_LIMIT for r in within]
+        if all(met) or not any(met):
+            return ("met" if all(met) else "MISSED") + " in both states", median, "; ".join(parts)
+        return "BIMODAL", median, "; ".join(parts)
+    ok = median < 1.0 if mis else median <= SLOWER_LIMIT
+    return ("met" if ok else "MISSED"), median, ""
+
+
+HEADER = (f"{'threshold':24} {'test':9} {'size':>8} {'default':>11} {'tuned':>11} {'ratio':>6} {'range':>13}  "
+          f"{'target':14} verdict")
+
+
+def report(point):
+    """Prints one point's line; returns its verdict."""
+    a, b = point["defaults"], point["settings"]
+    verdict, median, note = judge(point["mis"], a, b)
+    ratios = [y / x for x, y in zip(a, b)]
+    target = "faster" if point["mis"] else "<= 1.05"
+    print(f"{point['threshold']:24} {point['test']:9} {point['size']:>8} {statistics.median(a) * 1e6:>9.2f}us "
+          f"{statistics.median(b) * 1e6:>9.2f}us {median:>6.3f} {min(ratios):>6.3f}-{max(ratios):<6.3f}  "
+          f"{target:14} {verdict}" + (f" ({note})" if note else ""), flush=True)
+    return verdict
+
+
+def summary(verdicts):
+    """The closing line and the exit status of a list of verdicts."""
+    missed = sum(v.startswith("MISSED") for v in verdicts)
+    bimodal = verdicts.count("BIMODAL")
+    print(f"{missed} MISSED, {bimodal} BIMODAL (no verdict), {sum(v.startswith('met') for v in verdicts)} met")
+    return 1 if missed else 3 if bimodal else 0
+
+
+def judge_file(path):
+    """Judges the points recorded in `path` (JSON lines of --record)."""
+    verdicts = []
+    print(HEADER)
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                point = json.loads(line)
+                if len(point["defaults"]) != len(point["settings"]) or len(point["defaults"]) < 2:
+                    raise ValueError("defaults and settings need the same number of runs, at least 2")
+                verdicts.append(report(point))
+            except KeyError as e:
+                print(f"{path}:{number}: no {e.args[0]!r}", file=sys.stderr)
+                return 2
+            except (ValueError, TypeError) as e:
+                print(f"{path}:{number}: {e}", file=sys.stderr)
+                return 2
+    return summary(verdicts)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--for", dest="library", choices=["ucx", "ompi"], required=True)
-    parser.add_argument("--backend", choices=["shm", "tcp", "verbs"], required=True)
+    parser.add_argument("--for", dest="library", choices=["ucx", "ompi"])
+    parser.add_argument("--backend", choices=["shm", "tcp", "verbs"])
     parser.add_argument("--platform", help="a calibrated platform (default: the shipped one for shm and tcp, "
                         "platforms/roce-1rail.xml for verbs)")
     parser.add_argument("--xover", default="build/tools/xover")
@@ -188,7 +288,13 @@ def main():
     parser.add_argument("--tests", default="tag_lat,tag_bw", help="UCX: ucx_perftest tests")
     parser.add_argument("--probes", help="a probe file of bench/tune_probe.py to use (default: probe now)")
     parser.add_argument("--no-probes", action="store_true", help="the platform's lines alone, no probe of the library")
+    parser.add_argument("--record", help="write every point's runs here, JSON lines (--judge reads them)")
+    parser.add_argument("--judge", help="judge the runs recorded in this file; measure nothing")
     args = parser.parse_args()
+    if args.judge:
+        return judge_file(args.judge)
+    if not args.library or not args.backend:
+        parser.error("--for and --backend are required (or --judge FILE)")
     if args.pairs < 5:
         parser.error("--pairs: at least 5")
     platform = args.platform or default_platform(args.backend)
@@ -231,9 +337,9 @@ def main():
                 sys.exit(f"size {size} is both probed and judged: the check would judge what the model was given")
             points.append((name, size, lo <= size < hi))
     tests = args.tests.split(",") if args.library == "ucx" else ["pingpong"]
-    print(f"{'threshold':24} {'test':9} {'size':>8} {'default':>11} {'tuned':>11} {'ratio':>6} {'range':>13}  "
-          f"{'target':14} verdict")
-    missed = 0
+    print(HEADER)
+    record = open(args.record, "w") if args.record else None
+    verdicts = []
     for name, size, mis in points:
         for test in tests:
             iterations = args.iterations if size <= (256 << 10) else max(args.iterations // 5, 50)
@@ -243,16 +349,14 @@ def main():
             else:
                 def point(tuned):
                     return ompi_run(args.backend, settings if tuned else {}, args.pingpong, size, iterations)
-            ratios, a, b = measure(point, args.pairs)
-            median = statistics.median(ratios)
-            ok = median < 1.0 if mis else median <= SLOWER_LIMIT
-            missed += 0 if ok else 1
-            target = "faster" if mis else "<= 1.05"
-            print(f"{name:24} {test:9} {size:>8} {statistics.median(a) * 1e6:>9.2f}us {statistics.median(b) * 1e6:>9.2f}us "
-                  f"{median:>6.3f} {min(ratios):>6.3f}-{max(ratios):<6.3f}  {target:14} {'met' if ok else 'MISSED'}",
-                  flush=True)
-    print(f"load average {os.getloadavg()[0]:.2f} after; {missed} MISSED")
-    return 1 if missed else 0
+            _, a, b = measure(point, args.pairs)
+            runs = {"threshold": name, "test": test, "size": size, "mis": mis, "defaults": a, "settings": b}
+            if record:
+                record.write(json.dumps(runs) + "\n")
+                record.flush()
+            verdicts.append(report(runs))
+    print(f"load average {os.getloadavg()[0]:.2f} after")
+    return summary(verdicts)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tools/tune/policy.hpp"
 #include "tools/tune/report.hpp"
 #include "tools/tune/settings.hpp"
 
@@ -174,6 +175,60 @@ TEST(TuneUcx, SaysWhatTheLibrarysOwnHandOverCosts) {
   EXPECT_THAT(format_shell(r), HasSubstr("worst 1.33x at 8255"));
 }
 
+/// The installed UCX 1.13.1 of the samples, handing over at `rndv` on tag_send.
+Installed ucx_handing_over_at(Bytes rndv, const std::string& short_to = "57") {
+  Installed i;
+  i.library = Library::Ucx;
+  i.present = true;
+  i.version = Version{1, 13, 1};
+  i.config = parse_ucx_config(sample("ucx_info_c.txt"));
+  i.handover = parse_ucx_proto_info("#  tag_send: 0..<egr/short>.." + short_to + "..<egr/bcopy>.." +
+                                        std::to_string(rndv) + "..<rndv>..(inf)\n",
+                                    "");
+  return i;
+}
+
+// A stream on the same path (rc_verbs), paced by its busiest resource:
+//   eager zcopy  max(o_s 1000, o_r + n/M_r 1000 + 0.1 n, wire (8+n)/B) = 8 + n ns past 1103 B
+//   get_zcopy    max(sender o_s + serve 2000, receiver o_r + post 2000, wire 48 + 0.25 n) = 2000 ns
+//                up to 7808 B
+// so a stream hands over from 1992 B (8 + n = 2000 there: a tie, which the
+// floating-point sums break towards rendezvous), one message from 4753:
+// between them a ping-pong is faster eager and a stream rendezvous.
+TEST(TuneUcx, AStreamIsPricedByItsBusiestResource) {
+  const TuneResult r = tune_ucx(hand_path(), "verbs", absent(Library::Ucx));
+  const LibLine* get = cheapest(r.lines, 4000, Phase::Rndv);
+  ASSERT_NE(get, nullptr);
+  EXPECT_NEAR(*stream_cost_at(*get, 4000), 2000e-9, 1e-15);
+  EXPECT_NEAR(*stream_cost_at(*get, 16000), 48e-9 + 0.25e-9 * 16000, 1e-15);
+  const LibLine* zcopy = cheapest_if(r.lines, 4000, [](const LibLine& l) { return l.phase == Phase::Eager; },
+                                     stream_cost_at);
+  ASSERT_NE(zcopy, nullptr);
+  EXPECT_NEAR(*stream_cost_at(*zcopy, 4000), 4008e-9, 1e-15);
+  // Not installed: nothing to keep, the latency's crossing, and why says both.
+  EXPECT_EQ(find(r, "UCX_RNDV_THRESH")->value, "4753");
+  EXPECT_THAT(find(r, "UCX_RNDV_THRESH")->why, HasSubstr("in a stream of messages from 1992 B"));
+  EXPECT_THAT(format_json(r), HasSubstr("\"stream\":[{\"from\":"));
+}
+
+// Where the library's own hand-over lies decides: below both crossings it
+// moves up to the lower (1992: every size moved to eager is faster in both
+// tests), above both down to the higher (4753), between them it stays.
+TEST(TuneUcx, TheThresholdMakesNeitherTestSlower) {
+  const Setting* low = find(tune_ucx(hand_path(), "verbs", ucx_handing_over_at(1024)), "UCX_RNDV_THRESH");
+  ASSERT_NE(low, nullptr);
+  EXPECT_EQ(low->value, "1992");
+  EXPECT_THAT(low->why, HasSubstr("the lowest, above the library's own 1024 B"));
+  const Setting* high = find(tune_ucx(hand_path(), "verbs", ucx_handing_over_at(8256)), "UCX_RNDV_THRESH");
+  ASSERT_NE(high, nullptr);
+  EXPECT_EQ(high->value, "4753");
+  EXPECT_THAT(high->why, HasSubstr("the highest, below the library's own 8256 B"));
+  const Setting* between = find(tune_ucx(hand_path(), "verbs", ucx_handing_over_at(3000)), "UCX_RNDV_THRESH");
+  ASSERT_NE(between, nullptr);
+  EXPECT_EQ(between->value, "3000");
+  EXPECT_THAT(between->why, HasSubstr("lies between them: any other threshold makes one test slower"));
+}
+
 // ob1 over openib (get and put, its 4.1 defaults): the RGET line is the
 // rendezvous ob1 runs.
 //   ob1/eager      o_s + n/M_s + L + (14+n)/B + o_r + n/M_r = 3014 ns + 1.2 n
@@ -282,6 +337,79 @@ TEST(TuneProbes, OneProbeALineAddsAConstant) {
   EXPECT_THAT(r.notes, ::testing::Contains(HasSubstr("the probes measured ob1's rendezvous with the installed values")));
 }
 
+// The stream probes on the hand-built posix,cma path: bcopy's stream 500 ns
+// above the platform's (8 + n ns), get_zcopy's 1000 ns above (2000 ns): a
+// stream hands over where 508 + n > 3000, from 2493 B; one message from
+// 2097 (above). UCX's own 8256 lies above both: the highest, 2493.
+TEST(TuneProbes, StreamProbesMoveTheStreamsCrossing) {
+  const std::string text = std::string(kHandProbes) +
+                           "stream ucx/eager/bcopy 2000 2508e-9\n"
+                           "stream ucx/eager/bcopy 4000 4508e-9\n"
+                           "stream ucx/rndv/get_zcopy 2000 3000e-9\n"
+                           "stream ucx/rndv/get_zcopy 4000 3000e-9\n";
+  const Probes probes = parse_probes(text, "probes.txt");
+  ASSERT_EQ(probes.points.size(), 8U);
+  EXPECT_TRUE(probes.points.back().stream);
+  const TuneResult r = tune_ucx(hand_path(), "shm", ucx_handing_over_at(8256, "93"), &probes);
+  const Setting* rndv = find(r, "UCX_RNDV_THRESH");
+  ASSERT_NE(rndv, nullptr);
+  EXPECT_EQ(rndv->value, "2493");
+  EXPECT_THAT(rndv->why, HasSubstr("from 2097 B on in one message's latency, in a stream of messages from 2493 B"));
+  const LibLine* get = cheapest(r.lines, 3000, Phase::Rndv);
+  ASSERT_NE(get, nullptr);
+  ASSERT_TRUE(get->stream_measured);
+  EXPECT_NEAR(get->stream_measured->c, 1000e-9, 1e-15);
+  EXPECT_NEAR(*stream_cost_at(*get, 3000), 3000e-9, 1e-15);
+
+  // Latency probes alone: streams are not priced, one message decides.
+  const Probes latency = parse_probes(kHandProbes, "probes.txt");
+  const TuneResult alone = tune_ucx(hand_path(), "shm", ucx_handing_over_at(8256, "93"), &latency);
+  EXPECT_EQ(find(alone, "UCX_RNDV_THRESH")->value, "2097");
+  EXPECT_THAT(alone.notes, ::testing::Contains(HasSubstr("streams: probes.txt has no stream times")));
+  // A stream probe of one line only: the same, saying which line lacks one.
+  const Probes partial = parse_probes(std::string(kHandProbes) + "stream ucx/eager/bcopy 2000 2508e-9\n", "p.txt");
+  const TuneResult half = tune_ucx(hand_path(), "shm", absent(Library::Ucx), &partial);
+  EXPECT_EQ(find(half, "UCX_RNDV_THRESH")->value, "2097");
+  EXPECT_THAT(half.notes, ::testing::Contains(HasSubstr("streams: no stream probe of ucx/rndv/get_zcopy in p.txt")));
+}
+
+// Two machine states: bcopy's slow probes 2000 ns above its ordinary ones
+// (residual 4000 ns + 0.5 ns/B: 7008 ns + 1.7 n), get_zcopy alike in both
+// (8048 ns + 0.25 n): the slow state hands over from 1040 / 1.45 = 717.2,
+// 718 B; the ordinary one from 2097. UCX's own 1024 lies between: kept;
+// 512 lies below both: up to the lowest, 718.
+TEST(TuneProbes, SlowProbesPriceTheMachinesSlowState) {
+  const std::string text = std::string(kHandProbes) +
+                           "slow ucx/eager/bcopy 1000 8708e-9\n"
+                           "slow ucx/eager/bcopy 5000 15508e-9\n";
+  const Probes probes = parse_probes(text, "probes.txt");
+  EXPECT_TRUE(probes.points.back().slow);
+  const TuneResult kept = tune_ucx(hand_path(), "shm", ucx_handing_over_at(1024, "93"), &probes);
+  const Setting* rndv = find(kept, "UCX_RNDV_THRESH");
+  ASSERT_NE(rndv, nullptr);
+  EXPECT_EQ(rndv->value, "1024");
+  EXPECT_THAT(rndv->why, HasSubstr("from 2097 B on in one message's latency, in the machine's slow state from 718 B"));
+  EXPECT_THAT(rndv->why, HasSubstr("the library's own 1024 B lies between them"));
+  const LibLine* bcopy = cheapest(kept.lines, 1000, Phase::Eager);
+  ASSERT_NE(bcopy, nullptr);
+  EXPECT_NEAR(*slow_cost_at(*bcopy, 1000), 8708e-9, 1e-15);
+  EXPECT_NEAR(*cost_at(*bcopy, 1000), 6708e-9, 1e-15);
+  const LibLine* get = cheapest(kept.lines, 1000, Phase::Rndv);
+  EXPECT_NEAR(*slow_cost_at(*get, 1000), *cost_at(*get, 1000), 1e-15);
+  EXPECT_THAT(kept.notes, ::testing::Contains(HasSubstr("two machine states: 1 line(s) with slow probes")));
+  EXPECT_THAT(format_json(kept), HasSubstr("\"slow\":[{\"from\":"));
+  EXPECT_EQ(find(tune_ucx(hand_path(), "shm", ucx_handing_over_at(512, "93"), &probes), "UCX_RNDV_THRESH")->value,
+            "718");
+
+  const Probes orphan = parse_probes(std::string(kHandProbes) + "slow ucx/rndv/am 1000 1e-5\n", "o.txt");
+  try {
+    tune_ucx(hand_path(), "shm", absent(Library::Ucx), &orphan);
+    ADD_FAILURE() << "no error";
+  } catch (const ProbeError& e) {
+    EXPECT_STREQ(e.what(), "o.txt: slow probes of ucx/rndv/am, which no ordinary probe measured");
+  }
+}
+
 TEST(TuneProbes, BadInputNamesTheFileAndLine) {
   auto error = [](const std::string& text) {
     try {
@@ -296,7 +424,16 @@ TEST(TuneProbes, BadInputNamesTheFileAndLine) {
   EXPECT_EQ(error("library ucx\nbackend shm\nucx/eager/bcopy 1000 -1e-6\n"),
             "p.txt:3: time '-1e-6' is not a positive number of seconds");
   EXPECT_EQ(error("library ucx\n\nucx/eager/bcopy 1000\n"),
-            "p.txt:3: expected 'library NAME', 'backend NAME' or 'PROTOCOL SIZE SECONDS', got 'ucx/eager/bcopy 1000'");
+            "p.txt:3: expected 'library NAME', 'backend NAME', '[stream|slow] PROTOCOL SIZE SECONDS', got "
+            "'ucx/eager/bcopy 1000'");
+  EXPECT_EQ(error("library ucx\nbackend shm\nstream ucx/eager/bcopy 1000\n"),
+            "p.txt:3: expected 'library NAME', 'backend NAME', '[stream|slow] PROTOCOL SIZE SECONDS', got "
+            "'stream ucx/eager/bcopy 1000'");
+  EXPECT_EQ(error("library ucx\nbackend shm\nslow stream ucx/eager/bcopy 1000 1e-6\n"),
+            "p.txt:3: expected 'library NAME', 'backend NAME', '[stream|slow] PROTOCOL SIZE SECONDS', got "
+            "'slow stream ucx/eager/bcopy 1000 1e-6'");
+  EXPECT_EQ(error("library ucx\nbackend shm\nstream ucx/eager/bcopy 1000 0\n"),
+            "p.txt:3: time '0' is not a positive number of seconds");
   EXPECT_EQ(error("library ucx\nucx/eager/bcopy 1000 1e-6\n"),
             "p.txt: no 'backend' line: which library and path the probes measured");
   EXPECT_THROW(load_probes("/nonexistent/probes.txt"), ProbeError);
@@ -318,6 +455,26 @@ TEST(TuneProbes, BadInputNamesTheFileAndLine) {
             "p.txt:3: ucx/eager/bcopy does not carry 9000 B");
   EXPECT_EQ(applied("library ucx\nbackend shm\nucx/eager/bcopy 1000 1e-6\n", "shm"),
             "p.txt: no probe of ucx's rendezvous protocols: the hand-over needs both");
+  // ob1's threshold is priced in one state: a slow probe of it is refused.
+  const Probes ob1_slow = parse_probes("library ompi\nbackend verbs\nob1/eager 2000 6414e-9\nob1/rndv/rget 2000 1e-5\n"
+                                       "slow ob1/eager 2000 1e-5\n",
+                                       "s.txt");
+  try {
+    tune_ompi(hand_path(), "verbs", absent(Library::Ompi), &ob1_slow);
+    ADD_FAILURE() << "no error";
+  } catch (const ProbeError& e) {
+    EXPECT_STREQ(e.what(), "s.txt:5: a slow state is priced for UCX's threshold only, not ompi's");
+  }
+  // ob1's lines price one message only: a stream probe of one is refused.
+  const Probes ob1 = parse_probes("library ompi\nbackend verbs\nob1/eager 2000 6414e-9\nob1/rndv/rget 2000 1e-5\n"
+                                  "stream ob1/eager 2000 1e-6\n",
+                                  "o.txt");
+  try {
+    tune_ompi(hand_path(), "verbs", absent(Library::Ompi), &ob1);
+    ADD_FAILURE() << "no error";
+  } catch (const ProbeError& e) {
+    EXPECT_STREQ(e.what(), "o.txt:5: ob1/eager is not priced for streams");
+  }
 }
 
 }  // namespace

@@ -11,12 +11,14 @@ namespace {
 
 /// A cost line of the path as one message of n bytes sees it.
 using Pricer = std::function<LinearFunc(const Path& at_message)>;
+/// The same as factors: one message's latency and a stream's pace.
+using FactorPricer = std::function<PerfFactors(const Path& at_message)>;
 
-/// `price` on [from, to], one piece between each two of the path's
-/// breakpoints, each priced on the path as a message at the piece's start
-/// sees it (Path::for_message).
-PiecewiseFunc priced(const Path& path, Bytes from, Bytes to, const Pricer& price) {
-  PiecewiseFunc out;
+/// The pieces of [from, to] between each two of the path's breakpoints:
+/// each priced on the path as a message at the piece's start sees it
+/// (Path::for_message).
+std::vector<std::pair<Bytes, Bytes>> pieces(const Path& path, Bytes from, Bytes to) {
+  std::vector<std::pair<Bytes, Bytes>> out;
   if (from > to)
     return out;
   std::set<Bytes> cuts{from};
@@ -25,9 +27,37 @@ PiecewiseFunc priced(const Path& path, Bytes from, Bytes to, const Pricer& price
       cuts.insert(b);
   for (auto it = cuts.begin(); it != cuts.end(); ++it) {
     const auto next = std::next(it);
-    out.push_back(Piece{*it, next == cuts.end() ? to : *next - 1, price(path.for_message(*it))});
+    out.emplace_back(*it, next == cuts.end() ? to : *next - 1);
   }
   return out;
+}
+
+/// `price` on [from, to], piece by piece.
+PiecewiseFunc priced(const Path& path, Bytes from, Bytes to, const Pricer& price) {
+  PiecewiseFunc out;
+  for (const auto& [lo, hi] : pieces(path, from, to))
+    out.push_back(Piece{lo, hi, price(path.for_message(lo))});
+  return out;
+}
+
+/// A line of one message's latency (the sum of the factors) and of a
+/// stream's pace (the busiest factor), piece by piece.
+LibLine factor_line(std::string name, Phase phase, const Path& path, Bytes from, Bytes to,
+                    const FactorPricer& price, std::string formula, Bytes fragment = 0) {
+  LibLine line(std::move(name), phase, {}, std::move(formula), fragment);
+  for (const auto& [lo, hi] : pieces(path, from, to)) {
+    const PerfFactors f = price(path.for_message(lo));
+    line.cost.push_back(Piece{lo, hi, f.single()});
+    for (const Piece& p : f.streaming(lo, hi))
+      line.stream.push_back(p);
+  }
+  return line;
+}
+
+/// A message the receiver sends back (an RTR): its CPUs' roles swapped.
+PerfFactors reply(PerfFactors f) {
+  std::swap(f[Factor::LocalCpu], f[Factor::RemoteCpu]);
+  return f;
 }
 
 std::size_t am_lane(const Path& path) {
@@ -54,30 +84,31 @@ std::vector<LaneShare> lanes_with(const Path& path, LaneCap cap, std::size_t mos
 
 /// One active message of n payload bytes with `header`, the sender's copy
 /// where `copies`, and the receiver's copy out of its segment.
-LinearFunc eager_one(const Path& p, std::size_t lane, Bytes header, bool copies) {
+PerfFactors eager_one(const Path& p, std::size_t lane, Bytes header, bool copies) {
   PerfFactors f = cost::am_message(p.lanes[lane], header);
   if (copies)
     f[Factor::LocalCpu] += cost::bcopy_send_copy(p.lanes[lane], p.memcpy_bw_local);
   f[Factor::RemoteCpu] += cost::copy(p.memcpy_bw_remote);
-  return f.single();
+  return f;
 }
 
 /// Fragments of `frag` payload bytes back to back over `lanes`, each with
 /// o_s (+ the sender's copy where `copies`) and o_r + the receiver's copy.
-LinearFunc eager_pipeline(const Path& p, const std::vector<LaneShare>& lanes, Bytes frag, bool copies) {
+PerfFactors eager_pipeline(const Path& p, const std::vector<LaneShare>& lanes, Bytes frag, bool copies) {
   const Path f = p.at(frag);
   const LaneAttrs& first = f.lanes[lanes.front().lane];
   const LinearFunc send = LinearFunc::constant(first.o_send) +
                           (copies ? cost::bcopy_send_copy(first, f.memcpy_bw_local) : LinearFunc{});
   const LinearFunc recv = LinearFunc::constant(first.o_recv) + cost::copy(f.memcpy_bw_remote);
-  return cost::fragment_pipeline(f, lanes, frag, kUcxFirstHdr, send, recv).single();
+  return cost::fragment_pipeline(f, lanes, frag, kUcxFirstHdr, send, recv);
 }
 
 /// One RDMA read (`read`) or write of n bytes striped over `lanes`:
 /// k posts, 2L for a read (request and data) or L for a write, n/ΣB, and
 /// the far side's o_r where its CPU serves it (every lane is charged it:
-/// an RDMA NIC's o_r is its completion).
-LinearFunc rma(const Path& p, const std::vector<LaneShare>& lanes, bool read) {
+/// an RDMA NIC's o_r is its completion). A read is posted by the
+/// receiver and served by the sender, a write the other way round.
+PerfFactors rma(const Path& p, const std::vector<LaneShare>& lanes, bool read) {
   Seconds post = 0;
   Seconds latency = 0;
   Seconds serve = 0;
@@ -89,61 +120,71 @@ LinearFunc rma(const Path& p, const std::vector<LaneShare>& lanes, bool read) {
     serve = std::max(serve, lane.o_recv);
     bw += lane.bandwidth;
   }
-  return LinearFunc{post + (read ? 2 : 1) * latency + serve, 1.0 / bw};
+  PerfFactors f;
+  f[read ? Factor::RemoteCpu : Factor::LocalCpu] = LinearFunc::constant(post);
+  f[read ? Factor::LocalCpu : Factor::RemoteCpu] = LinearFunc::constant(serve);
+  f[Factor::Latency] = LinearFunc::constant((read ? 2 : 1) * latency);
+  f[Factor::Network] = LinearFunc{0, 1.0 / bw};
+  return f;
 }
 
-LinearFunc control(const Path& p, std::size_t lane, Bytes header) {
-  return cost::control_message(p.lanes[lane], header).single();
+PerfFactors control(const Path& p, std::size_t lane, Bytes header) {
+  return cost::control_message(p.lanes[lane], header);
 }
 
 void add_ucx_eager(std::vector<LibLine>& out, const Path& path, const UcxLimits& l, std::size_t am,
                    const std::vector<LaneShare>& eager) {
-  out.push_back({"ucx/eager/short", Phase::Eager,
-                 priced(path, 0, l.max_short, [&](const Path& p) { return eager_one(p, am, kUcxEagerHdr, false); }),
-                 "o_s + L + (8+n)/B + o_r + n/M_r: inline, copied out of the receive segment"});
-  out.push_back({"ucx/eager/bcopy", Phase::Eager,
-                 priced(path, 0, l.max_bcopy, [&](const Path& p) { return eager_one(p, am, kUcxEagerHdr, true); }),
-                 "o_s + n/M_s + L + (8+n)/B + o_r + n/M_r: one bounce buffer of at most " +
-                     format_size(l.max_bcopy)});
+  out.push_back(factor_line("ucx/eager/short", Phase::Eager, path, 0, l.max_short,
+                            [&](const Path& p) { return eager_one(p, am, kUcxEagerHdr, false); },
+                            "o_s + L + (8+n)/B + o_r + n/M_r: inline, copied out of the receive segment"));
+  out.push_back(factor_line("ucx/eager/bcopy", Phase::Eager, path, 0, l.max_bcopy,
+                            [&](const Path& p) { return eager_one(p, am, kUcxEagerHdr, true); },
+                            "o_s + n/M_s + L + (8+n)/B + o_r + n/M_r: one bounce buffer of at most " +
+                                format_size(l.max_bcopy)));
   if (l.max_zcopy > 0)
-    out.push_back({"ucx/eager/zcopy", Phase::Eager,
-                   priced(path, 0, l.max_zcopy, [&](const Path& p) { return eager_one(p, am, kUcxEagerHdr, false); }),
-                   "o_s + L + (8+n)/B + o_r + n/M_r: from the user's buffer (UCX's registration cache hits), "
-                   "one receive segment of at most " + format_size(l.max_zcopy)});
-  out.push_back({"ucx/eager/bcopy/multi", Phase::Eager,
-                 priced(path, l.max_bcopy + 1, kSizeMax, [&](const Path& p) { return eager_pipeline(p, eager, l.max_bcopy, true); }),
-                 "fragments of " + format_size(l.max_bcopy) + " back to back: fill + (n - S)·max(stage)/S",
-                 l.max_bcopy});
+    out.push_back(factor_line("ucx/eager/zcopy", Phase::Eager, path, 0, l.max_zcopy,
+                              [&](const Path& p) { return eager_one(p, am, kUcxEagerHdr, false); },
+                              "o_s + L + (8+n)/B + o_r + n/M_r: from the user's buffer (UCX's registration cache "
+                              "hits), one receive segment of at most " + format_size(l.max_zcopy)));
+  out.push_back(factor_line("ucx/eager/bcopy/multi", Phase::Eager, path, l.max_bcopy + 1, kSizeMax,
+                            [&](const Path& p) { return eager_pipeline(p, eager, l.max_bcopy, true); },
+                            "fragments of " + format_size(l.max_bcopy) + " back to back: fill + (n - S)·max(stage)/S",
+                            l.max_bcopy));
   if (l.max_zcopy > 0)
-    out.push_back({"ucx/eager/zcopy/multi", Phase::Eager,
-                   priced(path, l.max_zcopy + 1, kSizeMax, [&](const Path& p) { return eager_pipeline(p, eager, l.max_zcopy, false); }),
-                   "fragments of " + format_size(l.max_zcopy) + " back to back, no sender copy", l.max_zcopy});
+    out.push_back(factor_line("ucx/eager/zcopy/multi", Phase::Eager, path, l.max_zcopy + 1, kSizeMax,
+                              [&](const Path& p) { return eager_pipeline(p, eager, l.max_zcopy, false); },
+                              "fragments of " + format_size(l.max_zcopy) + " back to back, no sender copy",
+                              l.max_zcopy));
 }
 
+/// The rendezvous schemes. An RTR is the receiver's message to the sender
+/// (reply); in a stream each scheme's control messages overlap the other
+/// messages' data, so the busiest CPU or the wire paces it.
 void add_ucx_rndv(std::vector<LibLine>& out, const Path& path, const UcxLimits& l, std::size_t am,
                   std::size_t rndv_lanes) {
   const std::vector<LaneShare> get = lanes_with(path, LaneCap::GetZcopy, rndv_lanes);
   const std::vector<LaneShare> put = lanes_with(path, LaneCap::PutZcopy, rndv_lanes);
   if (l.get_zcopy && !get.empty())
-    out.push_back({"ucx/rndv/get_zcopy", Phase::Rndv, priced(path, 0, kSizeMax, [&](const Path& p) {
-                     return control(p, am, kUcxRtsHdr) + rma(p, get, true);
-                   }),
-                   "RTS + get(n): o_s + L + 48/B + o_r, then k posts + 2L + o_r + n/ΣB over " +
-                       std::to_string(get.size()) + " lane(s); the ATS is off the receiver's path"});
+    out.push_back(factor_line("ucx/rndv/get_zcopy", Phase::Rndv, path, 0, kSizeMax,
+                              [&](const Path& p) { return control(p, am, kUcxRtsHdr) + rma(p, get, true); },
+                              "RTS + get(n): o_s + L + 48/B + o_r, then k posts + 2L + o_r + n/ΣB over " +
+                                  std::to_string(get.size()) + " lane(s); the ATS is off the receiver's path"));
   if (l.put_zcopy && !put.empty())
-    out.push_back({"ucx/rndv/put_zcopy", Phase::Rndv, priced(path, 0, kSizeMax, [&](const Path& p) {
-                     return control(p, am, kUcxRtsHdr) + control(p, am, kUcxRtsHdr) + rma(p, put, false) +
-                            control(p, am, kUcxEagerHdr);
-                   }),
-                   "RTS + RTR + put(n) + ATP: three control messages and k posts + L + o_r + n/ΣB over " +
-                       std::to_string(put.size()) + " lane(s)"});
+    out.push_back(factor_line("ucx/rndv/put_zcopy", Phase::Rndv, path, 0, kSizeMax,
+                              [&](const Path& p) {
+                                return control(p, am, kUcxRtsHdr) + reply(control(p, am, kUcxRtsHdr)) +
+                                       rma(p, put, false) + control(p, am, kUcxEagerHdr);
+                              },
+                              "RTS + RTR + put(n) + ATP: three control messages and k posts + L + o_r + n/ΣB over " +
+                                  std::to_string(put.size()) + " lane(s)"));
   const Bytes frag = l.max_zcopy > 0 ? l.max_zcopy : l.max_bcopy;
   const std::vector<LaneShare> one{{am, 1}};
-  out.push_back({"ucx/rndv/am", Phase::Rndv, priced(path, 0, kSizeMax, [&](const Path& p) {
-                   return control(p, am, kUcxRtsHdr) + control(p, am, kUcxRtsHdr) +
-                          eager_pipeline(p, one, frag, l.max_zcopy == 0);
-                 }),
-                 "RTS + RTR + fragments of " + format_size(frag) + " as active messages", frag});
+  out.push_back(factor_line("ucx/rndv/am", Phase::Rndv, path, 0, kSizeMax,
+                            [&](const Path& p) {
+                              return control(p, am, kUcxRtsHdr) + reply(control(p, am, kUcxRtsHdr)) +
+                                     eager_pipeline(p, one, frag, l.max_zcopy == 0);
+                            },
+                            "RTS + RTR + fragments of " + format_size(frag) + " as active messages", frag));
 }
 
 }  // namespace
@@ -249,7 +290,7 @@ std::vector<LibLine> ob1_lines(const Path& path, const Ob1Btl& btl) {
   const std::vector<LaneShare> one{{am, 1}};
   std::vector<LibLine> out;
   out.push_back({"ob1/eager", Phase::Eager, priced(path, 0, btl.eager_cap - kOb1MatchHdr, [&](const Path& p) {
-                   return eager_one(p, am, kOb1MatchHdr, true);
+                   return eager_one(p, am, kOb1MatchHdr, true).single();
                  }),
                  "one fragment: o_s + n/M_s + L + (14+n)/B + o_r + n/M_r"});
   const Bytes phase1 = btl.rndv_eager_limit > kOb1RndvHdr ? btl.rndv_eager_limit - kOb1RndvHdr : 0;
@@ -258,15 +299,16 @@ std::vector<LibLine> ob1_lines(const Path& path, const Ob1Btl& btl) {
     const std::vector<LaneShare> get = lanes_with(path, LaneCap::GetZcopy, 1);
     if (!get.empty())
       out.push_back({"ob1/rndv/rget", Phase::Rndv, priced(path, 0, kSizeMax, [&](const Path& p) {
-                       return control(p, am, kOb1RndvHdr) + rma(p, get, true);
+                       return (control(p, am, kOb1RndvHdr) + rma(p, get, true)).single();
                      }),
                      "RGET header, then the receiver reads all n: o_s + L + o_r, k posts + 2L + o_r + n/B"});
   }
   out.push_back({"ob1/rndv/send", Phase::Rndv, priced(path, phase1, kSizeMax, [&](const Path& p) {
-                   const LinearFunc first = eager_one(p, am, kOb1RndvHdr, true);
-                   const LinearFunc rest = eager_pipeline(p, one, frag, true);
+                   const LinearFunc first = eager_one(p, am, kOb1RndvHdr, true).single();
+                   const LinearFunc rest = eager_pipeline(p, one, frag, true).single();
                    // Phase 1 carries P bytes, the pipeline the other n - P.
-                   return LinearFunc{first.apply(static_cast<double>(phase1)) + control(p, am, kOb1MatchHdr).c +
+                   const Seconds ack = control(p, am, kOb1MatchHdr).single().c;
+                   return LinearFunc{first.apply(static_cast<double>(phase1)) + ack +
                                          rest.c - rest.m * static_cast<double>(phase1),
                                      rest.m};
                  }),
@@ -277,10 +319,11 @@ std::vector<LibLine> ob1_lines(const Path& path, const Ob1Btl& btl) {
   if (btl.put && !put.empty())
     out.push_back({"ob1/rndv/rdma-pipeline", Phase::Rndv,
                    priced(path, std::max(btl.min_rdma_pipeline, phase1), kSizeMax, [&](const Path& p) {
-                     const LinearFunc first = eager_one(p, am, kOb1RndvHdr, true);
-                     const LinearFunc w = rma(p, put, false);
-                     return LinearFunc{first.apply(static_cast<double>(phase1)) + control(p, am, kOb1MatchHdr).c +
-                                           w.c - w.m * static_cast<double>(phase1) + control(p, am, kOb1MatchHdr).c,
+                     const LinearFunc first = eager_one(p, am, kOb1RndvHdr, true).single();
+                     const LinearFunc w = rma(p, put, false).single();
+                     const Seconds ctrl = control(p, am, kOb1MatchHdr).single().c;
+                     return LinearFunc{first.apply(static_cast<double>(phase1)) + ctrl + w.c -
+                                           w.m * static_cast<double>(phase1) + ctrl,
                                        w.m};
                    }),
                    "RNDV with P bytes, ACK, RDMA write of n - P, FIN: from min_rdma_pipeline_size"});

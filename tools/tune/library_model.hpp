@@ -10,7 +10,10 @@
 //
 // Every line is the latency of one message of n payload bytes (what a
 // ping-pong's half round trip measures), built from the cost pieces of
-// protocols/proto_costs.hpp; each line's `formula` says how.
+// protocols/proto_costs.hpp; each line's `formula` says how. UCX's lines
+// also price a stream of such messages back to back (what `ucx_perftest -t
+// tag_bw` measures): the same pieces as factors, paced by the busiest of
+// the sender's CPU, the receiver's and the wire (PerfFactors::streaming).
 #pragma once
 
 #include <optional>
@@ -55,6 +58,14 @@ struct LibLine {
   std::string formula;  ///< how it is priced, for the report
   Bytes fragment = 0;   ///< the fragment of a multi-fragment line; 0 for one message
   std::optional<Measured> measured;  ///< the library's own probes, where applied
+  /// Seconds per message of n bytes in a stream of them back to back;
+  /// empty where the line is priced for one message only (ob1's).
+  PiecewiseFunc stream;
+  std::optional<Measured> stream_measured;  ///< the library's own stream probes, where applied
+  /// One message's latency in the machine's slow state, where the
+  /// library's own probes found two (tools/tune/probes.hpp); empty where
+  /// they found one.
+  PiecewiseFunc slow;
 };
 
 /// UCX's limits on one backend's transports, in payload bytes (tag header

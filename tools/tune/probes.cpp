@@ -84,16 +84,20 @@ Probes parse_probes(const std::string& text, const std::string& file) {
       (w[0] == "library" ? p.library_line : p.backend_line) = number;
       continue;
     }
-    if (w.size() != 3)
-      throw ProbeError(at(file, number) + "expected 'library NAME', 'backend NAME' or 'PROTOCOL SIZE SECONDS', got '" +
-                       raw + "'");
-    const std::optional<Bytes> size = whole(w[1]);
+    const bool stream = w[0] == "stream";
+    const bool slow = w[0] == "slow";
+    if (w.size() != (stream || slow ? 4u : 3u))
+      throw ProbeError(at(file, number) +
+                       "expected 'library NAME', 'backend NAME', '[stream|slow] PROTOCOL SIZE SECONDS', got '" + raw +
+                       "'");
+    const std::size_t k = stream || slow ? 1 : 0;
+    const std::optional<Bytes> size = whole(w[k + 1]);
     if (!size)
-      throw ProbeError(at(file, number) + "size '" + w[1] + "' is not a positive whole number of bytes");
-    const std::optional<Seconds> t = seconds(w[2]);
+      throw ProbeError(at(file, number) + "size '" + w[k + 1] + "' is not a positive whole number of bytes");
+    const std::optional<Seconds> t = seconds(w[k + 2]);
     if (!t)
-      throw ProbeError(at(file, number) + "time '" + w[2] + "' is not a positive number of seconds");
-    p.points.push_back({w[0], *size, *t, number});
+      throw ProbeError(at(file, number) + "time '" + w[k + 2] + "' is not a positive number of seconds");
+    p.points.push_back({w[k], *size, *t, number, stream, slow});
   }
   if (p.library.empty() || p.backend.empty())
     throw ProbeError(file + ": no '" + std::string(p.library.empty() ? "library" : "backend") +
@@ -110,17 +114,17 @@ Probes load_probes(const std::string& file) {
   return parse_probes(text.str(), file);
 }
 
-void apply_probes(std::vector<LibLine>& lines, const Probes& probes, Library library, const std::string& backend,
-                  std::vector<std::string>& notes) {
-  const std::string lib(library_name(library));
-  if (probes.library != lib)
-    throw ProbeError(at(probes.file, probes.library_line) + "probes of '" + probes.library + "', not of " + lib);
-  if (probes.backend != backend)
-    throw ProbeError(at(probes.file, probes.backend_line) + "probes of the " + probes.backend + " path, not of " +
-                     backend);
-  std::map<std::string, std::vector<std::pair<Bytes, Seconds>>> residuals;
-  std::map<std::string, std::vector<std::pair<Bytes, Seconds>>> measured;
+namespace {
+
+using Residuals = std::map<std::string, std::vector<std::pair<Bytes, Seconds>>>;
+
+/// Each probe's residual over its line (the stream cost for a stream
+/// probe), and the times measured, by protocol.
+void residuals_of(const std::vector<LibLine>& lines, const Probes& probes, const std::string& lib,
+                  const std::string& backend, bool stream, bool slow, Residuals& residuals, Residuals& measured) {
   for (const Probe& probe : probes.points) {
+    if (probe.stream != stream || probe.slow != slow)
+      continue;
     std::string known;
     const LibLine* line = nullptr;
     for (const LibLine& l : lines) {
@@ -131,21 +135,95 @@ void apply_probes(std::vector<LibLine>& lines, const Probes& probes, Library lib
     if (!line)
       throw ProbeError(at(probes.file, probe.line) + "no protocol '" + probe.protocol + "' among " + lib + "'s on " +
                        backend + " (" + known + ")");
+    if (stream && line->stream.empty())
+      throw ProbeError(at(probes.file, probe.line) + probe.protocol + " is not priced for streams");
     Seconds model = 0;
-    if (!evaluate(line->cost, probe.size, model))
+    if (!evaluate(stream ? line->stream : line->cost, probe.size, model))
       throw ProbeError(at(probes.file, probe.line) + probe.protocol + " does not carry " +
                        std::to_string(probe.size) + " B");
     residuals[probe.protocol].push_back({probe.size, probe.seconds - model});
     measured[probe.protocol].push_back({probe.size, probe.seconds});
   }
+}
+
+/// The stream probes' residuals added to the kept lines' stream costs;
+/// every stream cost dropped where a line has none.
+void apply_stream_probes(std::vector<LibLine>& lines, const Probes& probes, const std::string& lib,
+                         const std::string& backend, std::vector<std::string>& notes) {
+  Residuals residuals;
+  Residuals measured;
+  residuals_of(lines, probes, lib, backend, true, false, residuals, measured);
+  if (std::none_of(lines.begin(), lines.end(), [](const LibLine& l) { return !l.stream.empty(); }))
+    return;
+  std::string missing;
+  for (const LibLine& l : lines)
+    if (!residuals.count(l.name))
+      missing += (missing.empty() ? "" : ", ") + l.name;
+  if (!missing.empty()) {
+    for (LibLine& l : lines)
+      l.stream.clear();
+    notes.push_back(residuals.empty()
+                        ? "streams: " + probes.file +
+                              " has no stream times: one message's latency alone sets the threshold"
+                        : "streams: no stream probe of " + missing + " in " + probes.file +
+                              ": one message's latency alone sets the threshold");
+    return;
+  }
+  for (LibLine& l : lines) {
+    const LinearFunc added = residual_line(residuals[l.name]);
+    for (Piece& piece : l.stream)
+      piece.f += added;
+    l.stream_measured = Measured{added.c, added.m, measured[l.name]};
+  }
+}
+
+/// A line's cost in the slow state: the platform's `cost` plus the line
+/// through the slow probes' residuals and the ordinary ones at the sizes no
+/// slow probe measured.
+PiecewiseFunc slow_cost(PiecewiseFunc cost, const std::vector<std::pair<Bytes, Seconds>>& ordinary,
+                        const std::vector<std::pair<Bytes, Seconds>>& slow) {
+  std::vector<std::pair<Bytes, Seconds>> points = slow;
+  for (const auto& point : ordinary)
+    if (std::none_of(slow.begin(), slow.end(), [&](const auto& s) { return s.first == point.first; }))
+      points.push_back(point);
+  const LinearFunc added = residual_line(points);
+  for (Piece& piece : cost)
+    piece.f += added;
+  return cost;
+}
+
+}  // namespace
+
+void apply_probes(std::vector<LibLine>& lines, const Probes& probes, Library library, const std::string& backend,
+                  std::vector<std::string>& notes) {
+  const std::string lib(library_name(library));
+  if (probes.library != lib)
+    throw ProbeError(at(probes.file, probes.library_line) + "probes of '" + probes.library + "', not of " + lib);
+  if (probes.backend != backend)
+    throw ProbeError(at(probes.file, probes.backend_line) + "probes of the " + probes.backend + " path, not of " +
+                     backend);
+  Residuals residuals;
+  Residuals measured;
+  residuals_of(lines, probes, lib, backend, false, false, residuals, measured);
   if (residuals.empty())
     return;
+  Residuals slow;
+  Residuals slow_measured;
+  residuals_of(lines, probes, lib, backend, false, true, slow, slow_measured);
+  for (const Probe& probe : probes.points)
+    if (probe.slow && library != Library::Ucx)
+      throw ProbeError(at(probes.file, probe.line) + "a slow state is priced for UCX's threshold only, not " + lib +
+                       "'s");
   std::vector<LibLine> kept;
   for (LibLine& l : lines) {
     const auto it = residuals.find(l.name);
     if (it == residuals.end()) {
       notes.push_back(l.name + ": left out, no probe of " + probes.file + " measured it");
       continue;
+    }
+    if (!slow.empty()) {
+      const auto own = slow.find(l.name);
+      l.slow = slow_cost(l.cost, it->second, own == slow.end() ? Residuals::mapped_type{} : own->second);
     }
     const LinearFunc added = residual_line(it->second);
     for (Piece& piece : l.cost)
@@ -154,10 +232,17 @@ void apply_probes(std::vector<LibLine>& lines, const Probes& probes, Library lib
     l.formula += measured_text(l, added);
     kept.push_back(std::move(l));
   }
+  for (const auto& [name, points] : slow)
+    if (std::none_of(kept.begin(), kept.end(), [&](const LibLine& l) { return l.name == name; }))
+      throw ProbeError(probes.file + ": slow probes of " + name + ", which no ordinary probe measured");
+  if (!slow.empty())
+    notes.push_back("two machine states: " + std::to_string(slow.size()) + " line(s) with slow probes in " +
+                    probes.file + ", priced in each state");
   for (const Phase phase : {Phase::Eager, Phase::Rndv})
     if (std::none_of(kept.begin(), kept.end(), [&](const LibLine& l) { return l.phase == phase; }))
       throw ProbeError(probes.file + ": no probe of " + lib + "'s " + (phase == Phase::Eager ? "eager" : "rendezvous") +
                        " protocols: the hand-over needs both");
+  apply_stream_probes(kept, probes, lib, backend, notes);
   lines = std::move(kept);
 }
 

@@ -33,6 +33,53 @@ std::string cost_text(const Setting& s) {
          ratio_text(d.worst_ratio) + " at " + format_size(d.worst_at);
 }
 
+/// A line's pieces: from, to, c, m each.
+void write_pieces(JsonWriter& w, const PiecewiseFunc& pieces) {
+  w.begin_array();
+  for (const Piece& p : pieces) {
+    w.begin_object();
+    w.key("from").value(std::uint64_t{p.from});
+    w.key("to").size_limit(p.to);
+    w.key("c").value(p.f.c);
+    w.key("m").value(p.f.m);
+    w.end_object();
+  }
+  w.end_array();
+}
+
+/// What the library's own probes added (null where none).
+void write_measured(JsonWriter& w, const std::optional<Measured>& m) {
+  if (!m) {
+    w.null();
+    return;
+  }
+  w.begin_object();
+  w.key("c").value(m->c);
+  w.key("m").value(m->m);
+  w.key("points").begin_array();
+  for (const auto& [n, t] : m->points) {
+    w.begin_object();
+    w.key("size").value(std::uint64_t{n});
+    w.key("seconds").value(t);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
+/// "; a stream: 1.2 us + 0.05 ns/B · n" where the line prices streams.
+std::string stream_text(const LibLine& l) {
+  if (l.stream.empty())
+    return "";
+  std::ostringstream out;
+  const Piece& first = l.stream.front();
+  out << "; in a stream " << format_time(first.f.c) << " + " << first.f.m * 1e9 << " ns/B · n per message";
+  if (l.stream_measured)
+    out << " (the library's own stream probes add " << format_time(l.stream_measured->c) << " + "
+        << l.stream_measured->m * 1e9 << " ns/B · n)";
+  return out.str();
+}
+
 }  // namespace
 
 std::string env_name(const TuneResult& r, const Setting& s) {
@@ -108,32 +155,15 @@ std::string format_json(const TuneResult& r) {
     w.key("formula").value(l.formula);
     w.key("fragment").value(std::uint64_t{l.fragment});
     w.key("measured");
-    if (l.measured) {
-      w.begin_object();
-      w.key("c").value(l.measured->c);
-      w.key("m").value(l.measured->m);
-      w.key("points").begin_array();
-      for (const auto& [n, t] : l.measured->points) {
-        w.begin_object();
-        w.key("size").value(std::uint64_t{n});
-        w.key("seconds").value(t);
-        w.end_object();
-      }
-      w.end_array();
-      w.end_object();
-    } else {
-      w.null();
-    }
-    w.key("ranges").begin_array();
-    for (const Piece& p : l.cost) {
-      w.begin_object();
-      w.key("from").value(std::uint64_t{p.from});
-      w.key("to").size_limit(p.to);
-      w.key("c").value(p.f.c);
-      w.key("m").value(p.f.m);
-      w.end_object();
-    }
-    w.end_array();
+    write_measured(w, l.measured);
+    w.key("ranges");
+    write_pieces(w, l.cost);
+    w.key("stream");
+    write_pieces(w, l.stream);
+    w.key("stream_measured");
+    write_measured(w, l.stream_measured);
+    w.key("slow");
+    write_pieces(w, l.slow);
     w.end_object();
   }
   w.end_array();
@@ -169,7 +199,7 @@ std::string format_table(const TuneResult& r) {
     out << "  " << l.name << " " << format_size(first.from) << ".." << format_size(l.cost.back().to) << ": "
         << format_time(first.f.c) << " + " << first.f.m * 1e9 << " ns/B · n"
         << (l.cost.size() > 1 ? " (and " + std::to_string(l.cost.size() - 1) + " more piece(s))" : "") << "; "
-        << l.formula << "\n";
+        << l.formula << stream_text(l) << "\n";
   }
   for (const std::string& note : r.notes)
     out << "note: " << note << "\n";

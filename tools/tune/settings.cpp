@@ -7,12 +7,22 @@
 
 namespace xover::tools::tune {
 
-/// The cheapest line at n among those `keep` accepts.
-const LibLine* cheapest_if(const std::vector<LibLine>& lines, Bytes n, const std::function<bool(const LibLine&)>& keep) {
+std::optional<Seconds> stream_cost_at(const LibLine& line, Bytes n) {
+  Seconds t = 0;
+  return !line.stream.empty() && evaluate(line.stream, n, t) ? std::optional<Seconds>(t) : std::nullopt;
+}
+
+std::optional<Seconds> slow_cost_at(const LibLine& line, Bytes n) {
+  Seconds t = 0;
+  return !line.slow.empty() && evaluate(line.slow, n, t) ? std::optional<Seconds>(t) : std::nullopt;
+}
+
+const LibLine* cheapest_if(const std::vector<LibLine>& lines, Bytes n, const std::function<bool(const LibLine&)>& keep,
+                           Price price) {
   const LibLine* best = nullptr;
   Seconds best_t = 0;
   for (const LibLine& line : lines) {
-    const std::optional<Seconds> t = cost_at(line, n);
+    const std::optional<Seconds> t = price(line, n);
     if (t && keep(line) && (!best || *t < best_t)) {
       best = &line;
       best_t = *t;
@@ -21,11 +31,13 @@ const LibLine* cheapest_if(const std::vector<LibLine>& lines, Bytes n, const std
   return best;
 }
 
-std::optional<Bytes> handover(const Policy& earlier, const Policy& later, Bytes from, Bytes to) {
+std::optional<Bytes> handover(const Policy& earlier, const Policy& later, Bytes from, Bytes to, Price price) {
   auto wins = [&](Bytes n) {
     const LibLine* a = earlier(n);
     const LibLine* b = later(n);
-    return b && (!a || *cost_at(*b, n) < *cost_at(*a, n));
+    const std::optional<Seconds> tb = b ? price(*b, n) : std::nullopt;
+    const std::optional<Seconds> ta = a ? price(*a, n) : std::nullopt;
+    return tb && (!ta || *tb < *ta);
   };
   // Walk sizes by 1/64 of an octave to the first winner, then bisect back.
   Bytes lo = from;
@@ -88,8 +100,61 @@ std::string lanes_name(const Installed& installed, const std::string& kind) {
   return installed.get(rails) && !installed.get("UCX_MAX_" + kind + "_LANES") ? rails : "UCX_MAX_" + kind + "_LANES";
 }
 
-void ucx_rndv_setting(TuneResult& r, Bytes thresh, const std::optional<Bytes>& own, const Policy& eager,
-                      const Policy& rndv, const Policy& library_rndv, const std::string& backend) {
+/// "ucx/rndv/am drops below ucx/eager/bcopy/multi from 64K B on".
+std::string crossing_text(Bytes at, const Policy& eager, const Policy& rndv) {
+  if (at == kSizeMax)
+    return "no rendezvous scheme beats eager at any size on this path";
+  const LibLine* e = eager(at - 1);
+  const LibLine* v = rndv(at);
+  return (v ? v->name : std::string("rndv")) + " drops below " + (e ? e->name : std::string("eager")) + " from " +
+         format_size(at) + " B on";
+}
+
+/// Where one test's rendezvous first beats its eager: "in a stream", ...
+struct Crossing {
+  std::string test;
+  Bytes at = kSizeMax;
+};
+
+/// The rendezvous threshold from where one message's latency crosses
+/// (`latency_at`, a ping-pong) and where the other tests do (`others`: a
+/// stream's pace, tag_bw; one message in the machine's slow state). Where
+/// they differ, the sizes between are won by eager in one test and by
+/// rendezvous in another, so no threshold there makes every test faster;
+/// the library's own hand-over `own` is kept where it lies between them
+/// and otherwise moved to the nearest crossing: then every size whose
+/// protocol changes gets faster in every test and none gets slower in any.
+/// Without the library's own, nothing to keep: the latency's crossing.
+std::pair<Bytes, std::string> rndv_threshold(Bytes latency_at, const std::vector<Crossing>& others,
+                                             const std::optional<Bytes>& own, const Policy& eager,
+                                             const Policy& rndv) {
+  std::string why = crossing_text(latency_at, eager, rndv);
+  Bytes lo = latency_at;
+  Bytes hi = latency_at;
+  for (const Crossing& c : others) {
+    lo = std::min(lo, c.at);
+    hi = std::max(hi, c.at);
+  }
+  if (lo == hi)
+    return {latency_at, why + (others.empty() ? "" : " in every test priced")};
+  why += " in one message's latency";
+  for (const Crossing& c : others)
+    why += ", " + c.test + " from " + bytes_value(c.at) + " B";
+  why += ": between them one test runs faster eager, another rendezvous";
+  if (!own)
+    return {latency_at, why + "; the library's own hand-over unknown: the latency's"};
+  if (*own < lo)
+    return {lo, why + "; the lowest, above the library's own " + std::to_string(*own) +
+                    " B: what moves to eager is faster in every test"};
+  if (*own > hi)
+    return {hi, why + "; the highest, below the library's own " + std::to_string(*own) +
+                    " B: what moves to rendezvous is faster in every test"};
+  return {*own, why + "; the library's own " + std::to_string(*own) +
+                    " B lies between them: any other threshold makes one test slower, left as it is"};
+}
+
+void ucx_rndv_setting(TuneResult& r, Bytes thresh, std::string why, const std::optional<Bytes>& own,
+                      const Policy& eager, const Policy& rndv, const Policy& library_rndv, const std::string& backend) {
   Setting s;
   s.name = "UCX_RNDV_THRESH";
   s.size = thresh;
@@ -97,14 +162,7 @@ void ucx_rndv_setting(TuneResult& r, Bytes thresh, const std::optional<Bytes>& o
   const std::optional<std::string> current = r.installed.get("UCX_RNDV_THRESH");
   if (current && current->find("intra:") != std::string::npos)
     s.value = (backend == "shm" ? "intra:" : "inter:") + s.value;
-  if (thresh == kSizeMax) {
-    s.why = "no rendezvous scheme beats eager at any size on this path";
-  } else {
-    const LibLine* e = eager(thresh - 1);
-    const LibLine* v = rndv(thresh);
-    s.why = (v ? v->name : std::string("rndv")) + " drops below " + (e ? e->name : std::string("eager")) +
-            " from " + format_size(thresh) + " B on";
-  }
+  s.why = std::move(why);
   if (own) {
     s.library = std::to_string(*own) + " (its own hand-over, tag_send)";
     const Policy lib = [&, d = *own](Bytes n) { return n < d ? eager(n) : library_rndv(n); };
@@ -245,12 +303,27 @@ TuneResult tune_ucx(const Path& path, const std::string& backend, const Installe
   const bool scheme_pays = best != kSizeMax && library_rndv(best) != rndv(best) &&
                            *cost_at(*library_rndv(best), best) > kSchemeMargin * *cost_at(*rndv(best), best);
   const Policy& runs = scheme_pays ? rndv : library_rndv;
-  const Bytes thresh = scheme_pays ? best : handover(eager, library_rndv, 1, kSizeMax / 2).value_or(kSizeMax);
+  const Bytes latency_at = scheme_pays ? best : handover(eager, library_rndv, 1, kSizeMax / 2).value_or(kSizeMax);
+  const bool streams = std::all_of(lines.begin(), lines.end(), [](const LibLine& l) { return !l.stream.empty(); });
+  const Policy stream_eager = [&](Bytes n) {
+    return cheapest_if(lines, n, [](const LibLine& l) { return l.phase == Phase::Eager; }, stream_cost_at);
+  };
+  const Bytes most = kSizeMax / 2;
+  std::vector<Crossing> others;
+  if (streams)
+    others.push_back({"in a stream of messages", handover(stream_eager, runs, 1, most, stream_cost_at).value_or(kSizeMax)});
+  if (std::any_of(lines.begin(), lines.end(), [](const LibLine& l) { return !l.slow.empty(); })) {
+    const Policy slow_eager = [&](Bytes n) {
+      return cheapest_if(lines, n, [](const LibLine& l) { return l.phase == Phase::Eager; }, slow_cost_at);
+    };
+    others.push_back({"in the machine's slow state", handover(slow_eager, runs, 1, most, slow_cost_at).value_or(kSizeMax)});
+  }
   std::optional<Bytes> own;
   const bool v2 = installed.get("UCX_PROTO_ENABLE") == "y";
   if (installed.handover)
     own = v2 ? installed.handover->v2_rndv : installed.handover->v1_rndv;
-  ucx_rndv_setting(r, thresh, own, eager, runs, library_rndv, backend);
+  auto [thresh, why] = rndv_threshold(latency_at, others, own, eager, runs);
+  ucx_rndv_setting(r, thresh, std::move(why), own, eager, runs, library_rndv, backend);
   ucx_zcopy_setting(r, limits, thresh);
   if (thresh != kSizeMax)
     ucx_scheme_setting(r, thresh, scheme_pays ? rndv : library_rndv, library_rndv, best);
