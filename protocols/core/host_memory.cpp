@@ -35,10 +35,12 @@ Bytes page_size() {
 /// A transparent huge page on x86-64 and on arm64 with 4 KiB pages.
 constexpr Bytes kHugePage = Bytes{2} << 20;
 
-/// The block that holds `size` bytes: whole pages, or, from half a huge
-/// page on, whole huge pages.
+static_assert(kHugeBufferFrom == kHugePage / 2, "a buffer on huge pages wastes at most half its block");
+
+/// The block that holds `size` bytes: whole pages, or, from
+/// kHugeBufferFrom on, whole huge pages.
 Bytes block_for(Bytes size) {
-  const Bytes unit = size >= kHugePage / 2 ? kHugePage : page_size();
+  const Bytes unit = size >= kHugeBufferFrom ? kHugePage : page_size();
   return std::max<Bytes>(unit, (size + unit - 1) / unit * unit);
 }
 

@@ -29,6 +29,10 @@
 
 namespace xover {
 
+/// From this size on, a HostBuffer lies on huge pages (where the kernel
+/// gives transparent huge pages): a block of whole 2 MiB pages.
+inline constexpr Bytes kHugeBufferFrom = Bytes{1} << 20;
+
 class HostBuffer {
  public:
   HostBuffer() = default;
