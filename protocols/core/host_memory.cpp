@@ -32,11 +32,47 @@ Bytes page_size() {
   return page;
 }
 
+/// A transparent huge page on x86-64 and on arm64 with 4 KiB pages.
+constexpr Bytes kHugePage = Bytes{2} << 20;
+
+static_assert(kHugeBufferFrom == kHugePage / 2, "a buffer on huge pages wastes at most half its block");
+
+/// The block that holds `size` bytes: whole pages, or, from
+/// kHugeBufferFrom on, whole huge pages.
+Bytes block_for(Bytes size) {
+  const Bytes unit = size >= kHugeBufferFrom ? kHugePage : page_size();
+  return std::max<Bytes>(unit, (size + unit - 1) / unit * unit);
+}
+
+/// A new block of `length` bytes; from a huge page on, huge-page aligned
+/// and advised for huge pages. Cross-memory attach pins and copies a
+/// message page by page: on this project's VMs a 4 MiB process_vm_readv
+/// between two ranks' huge pages took a third of the time it took between
+/// 4 KiB pages (bench/README.md). The advice is a hint: where transparent
+/// huge pages are off, the block has small pages.
+std::byte* map_block(Bytes length) {
+  const bool huge = length >= kHugePage;
+  const Bytes slack = huge ? kHugePage : 0;
+  void* mapped = mmap(nullptr, length + slack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED)
+    throw std::bad_alloc();
+  auto* start = static_cast<std::byte*>(mapped);
+  if (!huge)
+    return start;
+  const auto at = reinterpret_cast<std::uintptr_t>(start);
+  const Bytes head = (kHugePage - at % kHugePage) % kHugePage;
+  if (head)
+    munmap(start, head);
+  if (slack - head)
+    munmap(start + head + length, slack - head);
+  madvise(start + head, length, MADV_HUGEPAGE);
+  return start + head;
+}
+
 }  // namespace
 
 HostBuffer::HostBuffer(Bytes size) : size_(size) {
-  const Bytes page = page_size();
-  const Bytes want = std::max<Bytes>(page, (size + page - 1) / page * page);
+  const Bytes want = block_for(size);
   Pool& p = pool();
   {
     const std::lock_guard lock(p.mutex);
@@ -51,10 +87,7 @@ HostBuffer::HostBuffer(Bytes size) : size_(size) {
     std::memset(data_, 0, size);
     return;
   }
-  void* mapped = mmap(nullptr, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mapped == MAP_FAILED)
-    throw std::bad_alloc();
-  data_ = static_cast<std::byte*>(mapped);
+  data_ = map_block(want);
   block_ = want;
   const std::lock_guard lock(p.mutex);
   p.blocks.emplace(reinterpret_cast<std::uintptr_t>(data_), want);

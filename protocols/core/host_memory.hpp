@@ -1,7 +1,9 @@
 // Host memory xover owns: page-aligned blocks from one pool per process
 // that never gives its pages back to the system. A buffer freed goes back
 // to the pool and a later one of about its size takes it again, on the
-// same pages.
+// same pages. From half a huge page (1 MiB) on, a block is whole huge pages
+// (2 MiB), aligned, advised for transparent huge pages: cross-memory attach
+// moves them at several times the speed of small pages.
 //
 // Why: a transport that pins pages to register memory (verbs: ibv_reg_mr)
 // may keep a registration after its use only while the addresses keep
@@ -27,11 +29,16 @@
 
 namespace xover {
 
+/// From this size on, a HostBuffer lies on huge pages (where the kernel
+/// gives transparent huge pages): a block of whole 2 MiB pages.
+inline constexpr Bytes kHugeBufferFrom = Bytes{1} << 20;
+
 class HostBuffer {
  public:
   HostBuffer() = default;
   /// `size` bytes, zeroed, from the pool (a new block when none is free of
-  /// at least `size` and at most twice that, rounded up to pages).
+  /// at least `size` and at most twice that, rounded up to pages, or to
+  /// huge pages from half of one on).
   /// @throws std::bad_alloc when the system has no more memory to map.
   explicit HostBuffer(Bytes size);
   HostBuffer(HostBuffer&& other) noexcept;

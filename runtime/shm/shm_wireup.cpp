@@ -18,6 +18,11 @@
 //   cma.latency    half the median time of an 8-byte process_vm_readv (the
 //                  one call is both the request and the reply of a get)
 //   cma.bandwidth  the median of kBandwidthRuns timed 4 MiB process_vm_readv
+//                  between buffers of small pages; from kHugeBufferFrom on
+//                  (a bandwidth step), between buffers of huge pages: the
+//                  workloads' buffers (HostBuffer) lie on huge pages from
+//                  that size, and the call copies those several times
+//                  faster
 //   cma.o_send, cma.o_recv  0: the call is synchronous, its whole cost is
 //                  in latency and bandwidth
 //   reg_cost, reg_growth   0: neither rings nor CMA register memory
@@ -39,6 +44,7 @@
 #include <cstring>
 #include <vector>
 
+#include "protocols/core/host_memory.hpp"
 #include "protocols/workload/results.hpp"
 #include "runtime/common.hpp"
 #include "runtime/fault.hpp"
@@ -67,7 +73,8 @@ struct Hello {
   std::int64_t pid;
   std::uint64_t word_addr;   ///< a word that a peer reads to check CMA
   std::uint64_t word_value;  ///< what it holds
-  std::uint64_t probe_addr;  ///< kProbeBytes that peers read to time CMA
+  std::uint64_t probe_addr;  ///< kProbeBytes of small pages that peers read to time CMA
+  std::uint64_t huge_probe_addr;  ///< the same on huge pages (HostBuffer's)
   double memcpy_bw;
 };
 
@@ -76,8 +83,9 @@ struct Toward {
   double rtt = 0;        ///< mm round trip (the pair's lower rank measures it)
   double stream_bw = 0;  ///< mm streaming rate (likewise)
   double cma_small = 0;  ///< one 8-byte process_vm_readv
-  double cma_bw = 0;
-  double cma_ok = 0;     ///< 1 when this rank could read the peer
+  double cma_bw = 0;       ///< 4 MiB read between small pages
+  double cma_bw_huge = 0;  ///< 4 MiB read between huge pages
+  double cma_ok = 0;       ///< 1 when this rank could read the peer
 };
 
 /// What a rank measured of itself, then per peer.
@@ -253,8 +261,27 @@ class Prober {
 };
 
 /// Times CMA reads from `peer`: its probe word, then its probe buffer.
-void measure_cma(ShmTransport& t, Rank peer, const Hello& hello, Seconds clock_cost, std::vector<std::byte>& buf,
-                 Toward& out) {
+/// The median rate of kBandwidthRuns reads of kProbeBytes at `remote` of
+/// `peer` into `buf`, or 0 when one fails.
+double cma_rate(ShmTransport& t, Rank peer, std::uint64_t remote, std::byte* buf) {
+  std::vector<double> times;
+  for (int i = 0; i <= kBandwidthRuns; ++i) {  // the first one only faults the pages in
+    const Seconds t0 = clock_now();
+    if (t.cma(peer, buf, remote, kProbeBytes, false) != Status::Ok)
+      return 0;
+    if (i > 0)
+      times.push_back(clock_now() - t0);
+  }
+  return static_cast<double>(kProbeBytes) / quantile(times, 0.5);
+}
+
+/// The local ends of the CMA reads: small pages, then huge pages.
+struct CmaBuffers {
+  std::vector<std::byte> small = std::vector<std::byte>(kProbeBytes);
+  HostBuffer huge = HostBuffer(kProbeBytes);
+};
+
+void measure_cma(ShmTransport& t, Rank peer, const Hello& hello, Seconds clock_cost, CmaBuffers& buf, Toward& out) {
   std::vector<double> small;
   std::uint64_t word = 0;
   for (int i = 0; i < kSmallReads; ++i) {
@@ -263,15 +290,8 @@ void measure_cma(ShmTransport& t, Rank peer, const Hello& hello, Seconds clock_c
     small.push_back(std::max(0.0, clock_now() - t0 - clock_cost));
   }
   out.cma_small = quantile(small, 0.5);
-  std::vector<double> times;
-  for (int i = 0; i <= kBandwidthRuns; ++i) {  // the first one only faults the pages in
-    const Seconds t0 = clock_now();
-    if (t.cma(peer, buf.data(), hello.probe_addr, kProbeBytes, false) != Status::Ok)
-      return;
-    if (i > 0)
-      times.push_back(clock_now() - t0);
-  }
-  out.cma_bw = static_cast<double>(kProbeBytes) / quantile(times, 0.5);
+  out.cma_bw = cma_rate(t, peer, hello.probe_addr, buf.small.data());
+  out.cma_bw_huge = out.cma_bw > 0 ? cma_rate(t, peer, hello.huge_probe_addr, buf.huge.data()) : 0;
 }
 
 /// The first exchange: every rank's Hello; then every peer's segment
@@ -344,7 +364,7 @@ Figures measure_peers(ShmTransport& t, const std::vector<Hello>& hello, Seconds 
   const Rank me = t.rank();
   const Rank size = t.size();
   const Seconds cost = clock_cost();
-  std::vector<std::byte> cma_buf(kProbeBytes);
+  CmaBuffers cma_buf;
   if (toward[me].cma_ok != 0)
     measure_cma(t, me, hello[me], cost, cma_buf, toward[me]);
   Prober prober(t, timeout);
@@ -395,6 +415,8 @@ LaneAttrs cma_lane(const Toward& mine_to, const Toward& theirs_to) {
   cma.name = "cma";
   cma.latency = (mine_to.cma_small + theirs_to.cma_small) / 4;
   cma.bandwidth = (mine_to.cma_bw + theirs_to.cma_bw) / 2;
+  cma.bandwidth_steps =
+      SizeSteps({{0, cma.bandwidth}, {kHugeBufferFrom, (mine_to.cma_bw_huge + theirs_to.cma_bw_huge) / 2}});
   cma.o_send = 0;
   cma.o_recv = 0;
   cma.gap = 0;
@@ -415,14 +437,14 @@ void exchange_figures(Bootstrap& boot, ShmTransport& t, const std::vector<Hello>
   const Rank me = boot.rank();
   std::vector<double> report{own.o_send, own.o_recv};
   for (const Toward& w : toward)
-    report.insert(report.end(), {w.rtt, w.stream_bw, w.cma_small, w.cma_bw, w.cma_ok});
+    report.insert(report.end(), {w.rtt, w.stream_bw, w.cma_small, w.cma_bw, w.cma_bw_huge, w.cma_ok});
   const std::vector<Blob> reports = boot.allgather(bytes_of(report));
   const std::string host = host_name();
   for (Rank r = 0; r < boot.size(); ++r) {
-    const std::vector<double> theirs = decode<double>(reports[r], 2 + 5 * std::size_t{boot.size()}, r);
+    const std::vector<double> theirs = decode<double>(reports[r], 2 + 6 * std::size_t{boot.size()}, r);
     auto at = [&](const std::vector<double>& v, Rank peer) {
-      const double* f = v.data() + 2 + 5 * std::size_t{peer};
-      return Toward{f[0], f[1], f[2], f[3], f[4]};
+      const double* f = v.data() + 2 + 6 * std::size_t{peer};
+      return Toward{f[0], f[1], f[2], f[3], f[4], f[5]};
     };
     const Toward mine_to = at(report, r);
     const Toward theirs_to = at(theirs, me);
@@ -430,7 +452,8 @@ void exchange_figures(Bootstrap& boot, ShmTransport& t, const std::vector<Hello>
     shm::Peer& p = t.peer(r);
     p.path = Path{host + ":" + std::to_string(me), host + ":" + std::to_string(r),
                   {mm_lane(me, r, own, theirs, lead, hello[me].memcpy_bw)}, hello[me].memcpy_bw, hello[r].memcpy_bw};
-    p.cma = mine_to.cma_ok != 0 && theirs_to.cma_ok != 0 && mine_to.cma_bw > 0 && theirs_to.cma_bw > 0;
+    p.cma = mine_to.cma_ok != 0 && theirs_to.cma_ok != 0 && mine_to.cma_bw > 0 && theirs_to.cma_bw > 0 &&
+            mine_to.cma_bw_huge > 0 && theirs_to.cma_bw_huge > 0;
     if (p.cma)
       p.path.lanes.push_back(cma_lane(mine_to, theirs_to));
   }
@@ -448,8 +471,14 @@ std::unique_ptr<Transport> make_shm_transport(Bootstrap& boot, const RuntimeOpti
   t->own_segment() = shm::Segment::create(shm_prefix(boot.job()) + std::to_string(me), me, boot.size());
   // Read by the peers until the second exchange is over.
   std::vector<std::byte> probe(kProbeBytes, std::byte{0x5a});
+  HostBuffer huge_probe(kProbeBytes);
+  std::memset(huge_probe.data(), 0x5a, huge_probe.size());
   const std::uint64_t word = 0x786f766572000000ULL ^ (std::uint64_t{static_cast<std::uint32_t>(getpid())} << 8) ^ me;
-  const Hello mine{getpid(), reinterpret_cast<std::uint64_t>(&word), word, reinterpret_cast<std::uint64_t>(probe.data()),
+  const Hello mine{getpid(),
+                   reinterpret_cast<std::uint64_t>(&word),
+                   word,
+                   reinterpret_cast<std::uint64_t>(probe.data()),
+                   reinterpret_cast<std::uint64_t>(huge_probe.data()),
                    measure_memcpy()};
   const std::vector<Hello> hello = exchange_hellos(boot, *t, mine);
   std::vector<Toward> toward = check_cma(me, hello);

@@ -1,5 +1,6 @@
 // Host memory xover owns (protocols/core/host_memory.hpp): page-aligned,
-// zeroed, owned by the pool for the rest of the process once mapped (so a
+// from half a huge page on huge-page-aligned and advised for transparent
+// huge pages, zeroed, owned by the pool for the rest of the process once mapped (so a
 // transport may keep its registrations), reused by a later buffer of about
 // its size on the same pages; memory from elsewhere is not owned.
 #include <gtest/gtest.h>
@@ -8,6 +9,9 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -33,6 +37,56 @@ TEST(HostMemory, BuffersArePageAlignedZeroedAndOwned) {
   EXPECT_FALSE(host_memory_owned(&on_stack, sizeof on_stack));
 }
 
+constexpr Bytes kHuge = Bytes{2} << 20;
+
+/// What /proc/self/smaps says of the mapping that holds `at`: its
+/// THPeligible line's value, or -1 where it has none.
+int thp_eligible(const void* at) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto address = reinterpret_cast<std::uintptr_t>(at);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    std::uintptr_t lo = 0;
+    std::uintptr_t hi = 0;
+    char dash = 0;
+    std::istringstream range(line);
+    if (range >> std::hex >> lo >> dash >> hi && dash == '-' && line.find(':') > line.find(' ')) {
+      inside = lo <= address && address < hi;
+      continue;
+    }
+    if (inside && line.rfind("THPeligible:", 0) == 0)
+      return std::stoi(line.substr(12));
+  }
+  return -1;
+}
+
+// A buffer of half a huge page or more lies on whole huge pages, aligned,
+// and is advised for transparent huge pages (cross-memory attach copies
+// them at several times the speed of small pages): where the kernel has
+// them on, its mapping is eligible.
+TEST(HostMemory, LargeBuffersLieOnHugePages) {
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  HostBuffer half(kHuge / 2);
+  HostBuffer three(3 * (Bytes{1} << 20));
+  HostBuffer below(kHuge / 2 - page);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(half.data()) % kHuge, 0U);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(three.data()) % kHuge, 0U);
+  EXPECT_TRUE(host_memory_owned(half.data(), kHuge));
+  EXPECT_TRUE(host_memory_owned(three.data(), 2 * kHuge));
+  EXPECT_FALSE(host_memory_owned(three.data(), 2 * kHuge + 1));
+  EXPECT_TRUE(host_memory_owned(below.data(), kHuge / 2 - page));  // small pages: whole pages only
+  EXPECT_FALSE(host_memory_owned(below.data(), kHuge / 2 - page + 1));
+  three.data()[three.size() - 1] = std::byte{1};
+  std::ifstream enabled("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string modes;
+  std::getline(enabled, modes);
+  if (modes.empty() || modes.find("[never]") != std::string::npos)
+    GTEST_SKIP() << "transparent huge pages are off here (" << (modes.empty() ? "no sysfs entry" : modes)
+                 << "): the advice cannot show";
+  EXPECT_EQ(thp_eligible(three.data()), 1);
+  EXPECT_EQ(thp_eligible(half.data()), 1);
+}
+
 // A freed buffer's pages stay the pool's: the next buffer of about its
 // size gets them again (zeroed), still owned; one much smaller does not.
 TEST(HostMemory, AFreedBufferGoesBackToThePoolNotToTheSystem) {
@@ -45,7 +99,7 @@ TEST(HostMemory, AFreedBufferGoesBackToThePoolNotToTheSystem) {
   EXPECT_TRUE(host_memory_owned(first, Bytes{1} << 20));  // still mapped, still the pool's
   HostBuffer small(100);
   EXPECT_NE(small.data(), first);
-  HostBuffer again((Bytes{1} << 20) - 4096);
+  HostBuffer again((Bytes{1} << 20) + 4096);  // the same whole huge page
   EXPECT_EQ(again.data(), first);
   EXPECT_EQ(again.data()[5], std::byte{0});
   HostBuffer moved(std::move(again));

@@ -20,6 +20,7 @@
 #include <map>
 #include <sstream>
 
+#include "protocols/core/host_memory.hpp"
 #include "protocols/core/worker.hpp"
 #include "runtime/launch/launch.hpp"
 #include "runtime/shm/shm_ring.hpp"
@@ -494,10 +495,25 @@ TEST(ShmTransport, LanesAreMeasuredAndTheSameFromBothEnds) {
     if (!(std::isfinite(path.memcpy_bw_local) && path.memcpy_bw_local > 0 && std::isfinite(path.memcpy_bw_remote) &&
           path.memcpy_bw_remote > 0))
       problems += "no memcpy bandwidth\n";
+    // The cma lane's rate has two steps: between small pages, then from
+    // kHugeBufferFrom on between huge pages, as the workloads' buffers lie.
+    for (const LaneAttrs& lane : path.lanes) {
+      if (lane.name != "cma")
+        continue;
+      const std::vector<SizeStep>& steps = lane.bandwidth_steps.steps();
+      if (steps.size() != 2 || steps[0].from != 0 || steps[0].value != lane.bandwidth ||
+          steps[1].from != kHugeBufferFrom || !std::isfinite(steps[1].value) || steps[1].value <= 0)
+        problems += "cma bandwidth steps: " + std::to_string(steps.size()) + " steps, not 0 and 1 MiB\n";
+      if (!steps.empty())
+        out << " (" << steps.back().value / 1e9 << " GB/s between huge pages)";
+    }
     // Both ends see the same latencies and bandwidths.
     std::vector<double> mine;
-    for (const LaneAttrs& lane : path.lanes)
+    for (const LaneAttrs& lane : path.lanes) {
       mine.insert(mine.end(), {lane.latency, lane.bandwidth});
+      for (const SizeStep& step : lane.bandwidth_steps.steps())
+        mine.push_back(step.value);
+    }
     const auto all = boot.allgather(std::as_bytes(std::span<const double>(mine)));
     if (all[0] != all[1])
       problems += "the two ends measured different lanes\n";
