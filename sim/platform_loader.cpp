@@ -27,6 +27,7 @@
 #include <utility>
 
 #include "sim/platform_props.hpp"
+#include "sim/platform_star.hpp"
 #include "sim/platform_xml.hpp"
 
 namespace xover::sim {
@@ -104,6 +105,22 @@ struct LogGPPlatform::Impl {
   /// Per node: the same for nodes that end a path alike (its remote copy
   /// figures, device and message factor), for route keys.
   std::vector<std::uint32_t> node_kind_;
+  /// A link of a star zone's route as a route key reads it.
+  struct Hop {
+    double latency = 0;
+    std::uint32_t kind = 0;
+    std::uint32_t name_id = 0;
+  };
+  /// A NIC host's ends in its star zone (platform_star.hpp): the route from
+  /// one to another of the same zone is the first's `up` then the second's
+  /// `down`, read with no SimGrid route look-up. `zone` is null where the
+  /// ends are unknown, or the file declares a bypass route.
+  struct StarEnd {
+    const s4u::NetZone* zone = nullptr;
+    std::vector<Hop> up;
+    std::vector<Hop> down;
+  };
+  std::vector<std::vector<StarEnd>> star_;  ///< per node, per NIC
 
   void read_links(const s4u::Engine& engine, const PlatformXml& index);
   void read_hosts(const s4u::Engine& engine, const PlatformXml& index);
@@ -114,6 +131,7 @@ struct LogGPPlatform::Impl {
   static const LinkInfo& info(const s4u::Link* link) { return *link->get_data<const LinkInfo>(); }
   void sort_links_into_kinds();
   void sort_nodes_into_kinds();
+  void find_star_ends(bool bypass_routes);
   static std::string lane_name(const std::string* src_rail, const std::string* dst_rail, const std::string& first_link);
 };
 
@@ -200,6 +218,27 @@ void LogGPPlatform::Impl::sort_nodes_into_kinds() {
     node_kind_.push_back(static_cast<std::uint32_t>(same - kinds.begin()));
     if (same == kinds.end())
       kinds.push_back(node_kind_.size() - 1);
+  }
+}
+
+void LogGPPlatform::Impl::find_star_ends(bool bypass_routes) {
+  std::vector<s4u::Host*> hosts;
+  for (const std::vector<s4u::Host*>& of_node : nic_hosts_)
+    hosts.insert(hosts.end(), of_node.begin(), of_node.end());
+  const std::vector<detail::StarEnds> ends = bypass_routes ? std::vector<detail::StarEnds>(hosts.size())
+                                                           : detail::star_ends(hosts);
+  const auto hops = [](const std::vector<const s4u::Link*>& links) {
+    std::vector<Hop> out;
+    for (const s4u::Link* link : links)
+      out.push_back({link->get_latency(), info(link).kind, info(link).name_id});
+    return out;
+  };
+  std::size_t next = 0;
+  for (const std::vector<s4u::Host*>& of_node : nic_hosts_) {
+    std::vector<StarEnd>& mine = star_.emplace_back();
+    for (std::size_t k = 0; k < of_node.size(); ++k, ++next)
+      mine.push_back(ends[next].zone ? StarEnd{ends[next].zone, hops(ends[next].up), hops(ends[next].down)}
+                                     : StarEnd{});
   }
 }
 
@@ -387,6 +426,7 @@ LogGPPlatform LogGPPlatform::load(const std::string& file) {
   impl->read_links(engine, index);
   impl->read_hosts(engine, index);
   impl->sort_nodes_into_kinds();
+  impl->find_star_ends(index.bypass_routes);
   return LogGPPlatform(std::move(impl));
 }
 
@@ -418,7 +458,9 @@ LogGPPlatform::RouteKey LogGPPlatform::route_key(std::size_t from, std::size_t t
 
 void LogGPPlatform::route_key(std::size_t from, std::size_t to, RouteKey& key) const {
   // What lanes() builds a route from, in numbers: the NICs of each lane,
-  // its SimGrid route's latency and links, its rails; and the nodes.
+  // its SimGrid route's latency and links, its rails; and the nodes. The
+  // route of two NICs of one star zone is read off their ends, the same
+  // links with their latencies added in the same order as SimGrid's.
   const Impl& impl = *impl_;
   key.assign({from, impl.node_kind_.at(to)});
   thread_local std::vector<s4u::Link*> links;  // its storage kept from call to call
@@ -428,6 +470,26 @@ void LogGPPlatform::route_key(std::size_t from, std::size_t to, RouteKey& key) c
       s4u::Host* const b_host = impl.nic_hosts_[to][b];
       if (a_host == b_host)
         continue;
+      const std::uint64_t rails = std::uint64_t{impl.nic_rail_ids_[from][a]} << 32 | impl.nic_rail_ids_[to][b];
+      const Impl::StarEnd& up = impl.star_[from][a];
+      const Impl::StarEnd& down = impl.star_[to][b];
+      if (up.zone != nullptr && up.zone == down.zone) {
+        if (up.up.empty() && down.down.empty())
+          continue;
+        double latency = 0;
+        for (const Impl::Hop& hop : up.up)
+          latency += hop.latency;
+        for (const Impl::Hop& hop : down.down)
+          latency += hop.latency;
+        const Impl::Hop& first = up.up.empty() ? down.down.front() : up.up.front();
+        key.insert(key.end(), {std::uint64_t{a} << 32 | b, std::bit_cast<std::uint64_t>(latency), rails, first.name_id,
+                               up.up.size() + down.down.size()});
+        for (const Impl::Hop& hop : up.up)
+          key.push_back(hop.kind);
+        for (const Impl::Hop& hop : down.down)
+          key.push_back(hop.kind);
+        continue;
+      }
       links.clear();
       double latency = 0;
       try {
@@ -437,8 +499,7 @@ void LogGPPlatform::route_key(std::size_t from, std::size_t to, RouteKey& key) c
       }
       if (links.empty())
         continue;
-      key.insert(key.end(), {std::uint64_t{a} << 32 | b, std::bit_cast<std::uint64_t>(latency),
-                             std::uint64_t{impl.nic_rail_ids_[from][a]} << 32 | impl.nic_rail_ids_[to][b],
+      key.insert(key.end(), {std::uint64_t{a} << 32 | b, std::bit_cast<std::uint64_t>(latency), rails,
                              Impl::info(links.front()).name_id, links.size()});
       for (const s4u::Link* link : links)
         key.push_back(Impl::info(link).kind);

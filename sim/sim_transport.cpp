@@ -117,7 +117,8 @@ SimNetwork::Route SimNetwork::route(Rank from, Rank to) {
 
 std::uint32_t SimNetwork::shape(std::uint32_t a, std::uint32_t b) {
   // A pair of nodes whose route is made as another's was takes its shape:
-  // one look-up in SimGrid, no lane built.
+  // no lane built, and no look-up in SimGrid where its NICs are in one star
+  // zone (LogGPPlatform::route_key).
   LogGPPlatform::RouteKey& key = key_;
   platform_.route_key(a, b, key);
   LastKey& last = last_key_[a];
