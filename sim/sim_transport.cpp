@@ -122,10 +122,10 @@ std::uint32_t SimNetwork::shape(std::uint32_t a, std::uint32_t b) {
   LogGPPlatform::RouteKey& key = key_;
   platform_.route_key(a, b, key);
   LastKey& last = last_key_[a];
-  if (last.shape != 0 && last.key == key)
+  if (last.shape != 0 && std::equal(last.key.begin(), last.key.end(), key.begin(), key.end()))
     return last.shape;
   if (const auto known = shape_of_key_.find(key); known != shape_of_key_.end()) {
-    last = {key, known->second};
+    last.set(key, known->second);
     return known->second;
   }
   LogGPPlatform::IndexedRoute found = platform_.route(a, b);
@@ -145,7 +145,7 @@ std::uint32_t SimNetwork::shape(std::uint32_t a, std::uint32_t b) {
   }
   const std::uint32_t index = static_cast<std::uint32_t>(same - mine.begin()) + 1;
   shape_of_key_.emplace(key, index);
-  last = {key, index};
+  last.set(key, index);
   return index;
 }
 
