@@ -27,6 +27,7 @@
 #include <utility>
 
 #include "sim/platform_props.hpp"
+#include "sim/platform_star.hpp"
 #include "sim/platform_xml.hpp"
 
 namespace xover::sim {
@@ -104,6 +105,25 @@ struct LogGPPlatform::Impl {
   /// Per node: the same for nodes that end a path alike (its remote copy
   /// figures, device and message factor), for route keys.
   std::vector<std::uint32_t> node_kind_;
+  /// Every NIC in one array, node after node, for route keys: its host, its
+  /// rail's number and, where its ends in its star zone are known
+  /// (platform_star.hpp), the zone's number and its ends' numbers, so that
+  /// the route from one to another of the same zone is known by two numbers
+  /// with no SimGrid route look-up. Ends whose links have the same kinds
+  /// and latencies share a number (0: no link), and each end keeps its first
+  /// link's lane name (the lane's, where it is first on the route); `zone`
+  /// is 0 where the ends are unknown or the file declares a bypass route.
+  struct Nic {
+    s4u::Host* host = nullptr;
+    std::uint32_t rail = 0;
+    std::uint32_t zone = 0;
+    std::uint32_t up = 0;
+    std::uint32_t down = 0;
+    std::uint32_t up_name = 0;
+    std::uint32_t down_name = 0;
+  };
+  std::vector<Nic> nics_;
+  std::vector<std::uint32_t> first_nic_;  ///< per node, and one past the last: its first NIC's index in nics_
 
   void read_links(const s4u::Engine& engine, const PlatformXml& index);
   void read_hosts(const s4u::Engine& engine, const PlatformXml& index);
@@ -114,6 +134,7 @@ struct LogGPPlatform::Impl {
   static const LinkInfo& info(const s4u::Link* link) { return *link->get_data<const LinkInfo>(); }
   void sort_links_into_kinds();
   void sort_nodes_into_kinds();
+  void index_nics(bool bypass_routes);
   static std::string lane_name(const std::string* src_rail, const std::string* dst_rail, const std::string& first_link);
 };
 
@@ -200,6 +221,47 @@ void LogGPPlatform::Impl::sort_nodes_into_kinds() {
     node_kind_.push_back(static_cast<std::uint32_t>(same - kinds.begin()));
     if (same == kinds.end())
       kinds.push_back(node_kind_.size() - 1);
+  }
+}
+
+void LogGPPlatform::Impl::index_nics(bool bypass_routes) {
+  for (std::size_t node = 0; node < nic_hosts_.size(); ++node) {
+    first_nic_.push_back(static_cast<std::uint32_t>(nics_.size()));
+    for (std::size_t k = 0; k < nic_hosts_[node].size(); ++k)
+      nics_.push_back({nic_hosts_[node][k], nic_rail_ids_[node][k]});
+  }
+  first_nic_.push_back(static_cast<std::uint32_t>(nics_.size()));
+  if (bypass_routes)
+    return;
+  std::vector<s4u::Host*> hosts;
+  for (const Nic& nic : nics_)
+    hosts.push_back(nic.host);
+  const std::vector<detail::StarEnds> ends = detail::star_ends(hosts);
+  // A list of links by what a route key reads of each: its latency and kind.
+  std::map<std::vector<std::pair<double, std::uint32_t>>, std::uint32_t> numbers;
+  const auto number = [&](const std::vector<const s4u::Link*>& links) -> std::uint32_t {
+    if (links.empty())
+      return 0;
+    std::vector<std::pair<double, std::uint32_t>> read;
+    for (const s4u::Link* link : links)
+      read.emplace_back(link->get_latency(), info(link).kind);
+    return numbers.emplace(std::move(read), static_cast<std::uint32_t>(numbers.size()) + 1).first->second;
+  };
+  const auto first_name = [](const std::vector<const s4u::Link*>& links) {
+    return links.empty() ? 0 : info(links.front()).name_id;
+  };
+  std::vector<const s4u::NetZone*> zones;
+  for (std::size_t i = 0; i < nics_.size(); ++i) {
+    if (!ends[i].zone)
+      continue;
+    auto zone = std::find(zones.begin(), zones.end(), ends[i].zone);
+    if (zone == zones.end())
+      zone = zones.insert(zones.end(), ends[i].zone);
+    nics_[i].zone = static_cast<std::uint32_t>(zone - zones.begin()) + 1;
+    nics_[i].up = number(ends[i].up);
+    nics_[i].down = number(ends[i].down);
+    nics_[i].up_name = first_name(ends[i].up);
+    nics_[i].down_name = first_name(ends[i].down);
   }
 }
 
@@ -387,6 +449,7 @@ LogGPPlatform LogGPPlatform::load(const std::string& file) {
   impl->read_links(engine, index);
   impl->read_hosts(engine, index);
   impl->sort_nodes_into_kinds();
+  impl->index_nics(index.bypass_routes);
   return LogGPPlatform(std::move(impl));
 }
 
@@ -418,16 +481,32 @@ LogGPPlatform::RouteKey LogGPPlatform::route_key(std::size_t from, std::size_t t
 
 void LogGPPlatform::route_key(std::size_t from, std::size_t to, RouteKey& key) const {
   // What lanes() builds a route from, in numbers: the NICs of each lane,
-  // its SimGrid route's latency and links, its rails; and the nodes.
+  // its SimGrid route's latency and links, its rails; and the nodes. The
+  // route of two NICs of one star zone is read off their ends' numbers
+  // instead, marked kStarRoute in its first word (a NIC's index never
+  // reaches that bit), so that it never reads as a SimGrid route's words.
+  constexpr std::uint64_t kStarRoute = std::uint64_t{1} << 63;
   const Impl& impl = *impl_;
   key.assign({from, impl.node_kind_.at(to)});
+  const Impl::Nic* const src = impl.nics_.data() + impl.first_nic_.at(from);
+  const Impl::Nic* const dst = impl.nics_.data() + impl.first_nic_.at(to);
+  const std::uint32_t src_nics = impl.first_nic_[from + 1] - impl.first_nic_[from];
+  const std::uint32_t dst_nics = impl.first_nic_[to + 1] - impl.first_nic_[to];
   thread_local std::vector<s4u::Link*> links;  // its storage kept from call to call
-  for (std::uint32_t a = 0; a < impl.nic_hosts_.at(from).size(); ++a) {
-    for (std::uint32_t b = 0; b < impl.nic_hosts_.at(to).size(); ++b) {
-      s4u::Host* const a_host = impl.nic_hosts_[from][a];
-      s4u::Host* const b_host = impl.nic_hosts_[to][b];
+  for (std::uint32_t a = 0; a < src_nics; ++a) {
+    for (std::uint32_t b = 0; b < dst_nics; ++b) {
+      s4u::Host* const a_host = src[a].host;
+      s4u::Host* const b_host = dst[b].host;
       if (a_host == b_host)
         continue;
+      const std::uint64_t rails = std::uint64_t{src[a].rail} << 32 | dst[b].rail;
+      if (src[a].zone != 0 && src[a].zone == dst[b].zone) {
+        if (src[a].up != 0 || dst[b].down != 0)
+          key.insert(key.end(), {kStarRoute | std::uint64_t{a} << 32 | b, rails,
+                                 std::uint64_t{src[a].up} << 32 | dst[b].down,
+                                 src[a].up != 0 ? src[a].up_name : dst[b].down_name});
+        continue;
+      }
       links.clear();
       double latency = 0;
       try {
@@ -437,8 +516,7 @@ void LogGPPlatform::route_key(std::size_t from, std::size_t to, RouteKey& key) c
       }
       if (links.empty())
         continue;
-      key.insert(key.end(), {std::uint64_t{a} << 32 | b, std::bit_cast<std::uint64_t>(latency),
-                             std::uint64_t{impl.nic_rail_ids_[from][a]} << 32 | impl.nic_rail_ids_[to][b],
+      key.insert(key.end(), {std::uint64_t{a} << 32 | b, std::bit_cast<std::uint64_t>(latency), rails,
                              Impl::info(links.front()).name_id, links.size()});
       for (const s4u::Link* link : links)
         key.push_back(Impl::info(link).kind);

@@ -140,9 +140,11 @@ class LogGPPlatform {
   /// destination by its kind), and per lane its NICs, rails, latency and
   /// the kinds of its links (links of equal bandwidth and properties are of
   /// one kind). Equal keys give equal routes, so that a caller builds one
-  /// route per key rather than per pair of nodes. SimGrid is asked for the
-  /// route of each pair of NICs; no lane is built and nothing is thrown
-  /// (a pair with no route has a key of its nodes only).
+  /// route per key rather than per pair of nodes. A pair of NICs of one
+  /// star zone (a <cluster>) has its route read off the two NICs' links
+  /// found at load, where the platform declares no bypass route; SimGrid is
+  /// asked for the route of any other pair of NICs. No lane is built and
+  /// nothing is thrown (a pair with no route has a key of its nodes only).
   using RouteKey = std::vector<std::uint64_t>;
   RouteKey route_key(std::size_t from, std::size_t to) const;
   /// The same into `key`, whose storage is reused: no allocation once it

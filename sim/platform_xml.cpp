@@ -250,6 +250,8 @@ void index_children(const std::string& file, const pugi::xml_node& parent, const
       check_link_names(file, child, line, link_names);
       if (std::string_view(child.attribute("sharing_policy").value()) == "SPLITDUPLEX")
         index.split_links.insert(id);
+    } else if (is_element(child, {"bypassRoute", "bypassZoneRoute", "bypassASroute"})) {
+      index.bypass_routes = true;
     } else if (is_element(child, {"host"})) {
       key = "host " + id;
       index.host_order.emplace(id, index.host_order.size());

@@ -117,14 +117,15 @@ SimNetwork::Route SimNetwork::route(Rank from, Rank to) {
 
 std::uint32_t SimNetwork::shape(std::uint32_t a, std::uint32_t b) {
   // A pair of nodes whose route is made as another's was takes its shape:
-  // one look-up in SimGrid, no lane built.
+  // no lane built, and no look-up in SimGrid where its NICs are in one star
+  // zone (LogGPPlatform::route_key).
   LogGPPlatform::RouteKey& key = key_;
   platform_.route_key(a, b, key);
   LastKey& last = last_key_[a];
-  if (last.shape != 0 && last.key == key)
+  if (last.shape != 0 && std::equal(last.key.begin(), last.key.end(), key.begin(), key.end()))
     return last.shape;
   if (const auto known = shape_of_key_.find(key); known != shape_of_key_.end()) {
-    last = {key, known->second};
+    last.set(key, known->second);
     return known->second;
   }
   LogGPPlatform::IndexedRoute found = platform_.route(a, b);
@@ -144,7 +145,7 @@ std::uint32_t SimNetwork::shape(std::uint32_t a, std::uint32_t b) {
   }
   const std::uint32_t index = static_cast<std::uint32_t>(same - mine.begin()) + 1;
   shape_of_key_.emplace(key, index);
-  last = {key, index};
+  last.set(key, index);
   return index;
 }
 

@@ -130,10 +130,16 @@ class SimNetwork {
   /// that key's shape (1 + index, or 0 before the first): where the next
   /// pair's key is the same, as every pair of a cluster's is, it takes that
   /// shape without a look-up in shape_of_key_. A pair meets its route once,
-  /// so an exchange with every peer pays this per message.
+  /// so an exchange with every peer pays this per message: the key is kept
+  /// in the entry itself (a star route's is six words), not in memory of
+  /// its own that the comparison would fetch as well.
   struct LastKey {
-    LogGPPlatform::RouteKey key;
+    boost::container::small_vector<std::uint64_t, 6> key;
     std::uint32_t shape = 0;
+    void set(const LogGPPlatform::RouteKey& new_key, std::uint32_t new_shape) {
+      key.assign(new_key.begin(), new_key.end());
+      shape = new_shape;
+    }
   };
   std::vector<LastKey> last_key_;
   LogGPPlatform::RouteKey key_;  ///< shape()'s key, its storage kept from call to call
