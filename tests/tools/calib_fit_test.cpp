@@ -194,6 +194,46 @@ TEST(CalibrateLane, NoOverlapNoSendAfter) {
   EXPECT_EQ(platform_xml(c.draft).find("o_send_after"), std::string::npos);
 }
 
+// A lane that carries messages of up to 112 B (header included) inline and
+// larger ones through a descriptor, as shared memory does, with o_s and o_r
+// 0.05 and 0.1 us larger past that: the small messages keep their own
+// fixed figures, and the larger ones' become steps from a payload of 97 B.
+// One line through both gave every size the fixed costs of neither.
+TEST(CalibrateLane, TheMessagesPastTheInlineLimitGetOverheadStepsOfTheirOwn) {
+  const LogGP small{0.02e-6, 0.06e-6, 0.07e-6, 0.05e-6, 1 / 12e9};
+  const LogGP large{0.02e-6, 0.11e-6, 0.17e-6, 0.05e-6, 1 / 12e9};
+  Measurements m;
+  m.backend = "shm";
+  LaneMeasurement lane;
+  lane.hardware.name = "mm";
+  lane.hardware.max_short = 112;
+  for (const PrttPoint& p : synthetic(small, m.messages, 0))
+    if (p.size + kProbeHeader <= 112)
+      lane.am.push_back(p);
+  for (const PrttPoint& p : synthetic(large, m.messages, 0))
+    if (p.size + kProbeHeader > 112)
+      lane.am.push_back(p);
+  m.lanes = {lane};
+  const LaneAttrs a = calibrate(m, FitDepth::Probes).draft.lanes.at(0);
+  EXPECT_NEAR(a.latency, small.L, 1e-12);
+  for (Bytes n : {Bytes{8}, Bytes{96}}) {
+    EXPECT_NEAR(a.o_send_at(n), small.o_s, 1e-12) << n;
+    EXPECT_NEAR(a.o_recv_at(n), small.o_r, 1e-12) << n;
+  }
+  for (Bytes n : {Bytes{97}, Bytes{8192}}) {
+    EXPECT_NEAR(a.o_send_at(n), large.o_s, 1e-12) << n;
+    EXPECT_NEAR(a.o_recv_at(n), large.o_r, 1e-12) << n;
+  }
+}
+
+// Where the messages on either side of the inline limit cost alike (one
+// LogGP lane generated every size), the plain figures hold every size.
+TEST(CalibrateLane, NoStepsWhereBothSidesOfTheInlineLimitCostAlike) {
+  const Calibration c = overlapped_lane(1e-6);
+  EXPECT_TRUE(c.draft.lanes.at(0).o_send_steps.empty());
+  EXPECT_TRUE(c.draft.lanes.at(0).o_recv_steps.empty());
+}
+
 /// Sizes 8 B .. 4 MiB, factor 2, and the lower envelope of two lines.
 struct TwoLines {
   std::vector<double> x, y;
