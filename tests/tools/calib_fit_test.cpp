@@ -234,6 +234,25 @@ TEST(CalibrateLane, NoStepsWhereBothSidesOfTheInlineLimitCostAlike) {
   EXPECT_TRUE(c.draft.lanes.at(0).o_recv_steps.empty());
 }
 
+// Where the sizes within the limit come out dearer than those past it (two
+// noisy small sizes on a lane that frames every message alike, as TCP's
+// did), there is no step to find: one line holds every size.
+TEST(CalibrateLane, NoStepsWhereTheSmallMessagesAreNotTheCheaper) {
+  const LogGP whole{1e-6, 2e-6, 3e-6, 0.1e-6, 1 / 3e9};
+  Measurements m;
+  LaneMeasurement lane;
+  lane.hardware.name = "tcp:lo";
+  lane.am = synthetic(whole, m.messages, 0);
+  for (PrttPoint& p : lane.am)
+    if (p.size + kProbeHeader <= lane.hardware.max_short)
+      p.rtt1 *= 1.3;
+  m.lanes = {lane};
+  const LaneAttrs a = calibrate(m, FitDepth::Probes).draft.lanes.at(0);
+  EXPECT_TRUE(a.o_send_steps.empty());
+  EXPECT_TRUE(a.o_recv_steps.empty());
+  EXPECT_NEAR(a.o_send, whole.o_s, 1e-12);
+}
+
 /// Sizes 8 B .. 4 MiB, factor 2, and the lower envelope of two lines.
 struct TwoLines {
   std::vector<double> x, y;

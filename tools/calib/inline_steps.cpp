@@ -17,7 +17,12 @@ std::optional<InlineSplit> split_at_inline_limit(std::span<const PrttPoint> poin
     (p.size + kProbeHeader <= max_short ? small : large).push_back(p);
   if (small.size() < 2 || large.size() < 2)
     return std::nullopt;
-  return InlineSplit{fit_loggp(small, n), fit_loggp(large, n), max_short - kProbeHeader + 1};
+  InlineSplit split{fit_loggp(small, n), fit_loggp(large, n), max_short - kProbeHeader + 1};
+  // A limit that costs nothing to cross (TCP frames every message alike)
+  // leaves the few small sizes' line to the noise: one line holds all.
+  if (!(split.large.round_trip.c > (1 + kStepNoise) * split.small.round_trip.c))
+    return std::nullopt;
+  return split;
 }
 
 bool set_inline_steps(LaneAttrs& lane, const InlineSplit& split) {
@@ -25,7 +30,7 @@ bool set_inline_steps(LaneAttrs& lane, const InlineSplit& split) {
   const Seconds before = std::max(0.0, lane.o_send - lane.sent_after()) + lane.latency + lane.o_recv;
   const Seconds o_recv =
       std::max(0.0, split.large.round_trip.c / 2 - lane.latency - (o_send - std::min(lane.o_send_after, o_send)));
-  const double noise = 0.05 * before;
+  const double noise = kStepNoise * before;
   if (std::abs(o_send - lane.o_send) <= noise && std::abs(o_recv - lane.o_recv) <= noise)
     return false;
   lane.o_send_steps = SizeSteps({{0, lane.o_send}, {split.from, o_send}});

@@ -21,6 +21,9 @@
 
 namespace xover::calib {
 
+/// A difference in fixed cost this small (relative) is the noise, not a step.
+inline constexpr double kStepNoise = 0.05;
+
 /// The probes' LogGP fits on either side of a lane's inline limit.
 struct InlineSplit {
   LogGPFit small;  ///< the sizes whose probe message fits max_short
@@ -30,7 +33,10 @@ struct InlineSplit {
 
 /// The fits on either side of `max_short` (a probe message of s payload
 /// bytes is s + kProbeHeader), when each side holds at least two probed
-/// sizes; none otherwise (a lane whose probes all fit, or all do not).
+/// sizes and the larger messages' PRTT(1,0,0) is above the small ones' by
+/// more than kStepNoise; none otherwise (a lane whose probes all fit, or
+/// all do not, or whose limit costs nothing to cross: TCP's on the
+/// loopback, where two noisy small sizes gave a line 23 % above the rest's).
 std::optional<InlineSplit> split_at_inline_limit(std::span<const PrttPoint> points, Bytes max_short, int n);
 
 /// The larger messages' o_s and o_r as steps from `split.from` on `lane`,
