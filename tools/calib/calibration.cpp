@@ -23,8 +23,9 @@
 //                    range where the stream's time per message needs more
 //                    than one line (stream_copy_steps: segmented least
 //                    squares, memcpy size steps); the train's G where
-//                    the stream is slower per byte than a round trip (it
-//                    was disturbed); elsewhere the transport's memcpy
+//                    the stream is slower per byte than a round trip, or
+//                    its line explains it poorly (R2 < 0.9: it was
+//                    disturbed); elsewhere the transport's memcpy
 //                    probe at set-up
 //   bandwidth        a lane with gets: 1/slope of the get time (a get lands
 //                    in the user's buffer, with no copy of the core); a lane
@@ -65,6 +66,10 @@
 
 namespace xover::calib {
 namespace {
+
+/// The least R2 of a steady stream's line: its time per message grows with
+/// the size (0.99 on a quiet shared memory), a disturbed one's scatters.
+constexpr double kSteadyStream = 0.9;
 
 /// Bytes of the header a get answer carries (protocols/wire.hpp, kRmaHdr).
 constexpr double kGetHeader = 16;
@@ -160,13 +165,19 @@ void fit_am_figures(const LaneMeasurement& lm, const Measurements& m, FittedLane
   // A message of a stream takes no longer than a round trip of two such
   // messages: a stream slower per byte than PRTT(1,0,s) was disturbed (a
   // rank waited for a core while the other filled the ring), and the
-  // train's G, on the same lane and buffers, paces the copies instead.
-  if (!(f.stream.m > 0 && f.stream.m <= f.round_trip.m) && f.gap.m > 0) {
+  // train's G, on the same lane and buffers, paces the copies instead. So
+  // was one whose time per message its line hardly explains (R2 below
+  // kSteadyStream): its slope, and any G per size range cut from it, are
+  // the disturbance's (a quick one at load 10 gave R2 0.01 and copies of
+  // 1.4 GB/s below 512 B, the simulated eager ping-pong then 183 % slow).
+  const bool stream_steady = f.stream.m > 0 && f.stream.m <= f.round_trip.m && f.stream.r2 >= kSteadyStream;
+  if (!stream_steady && f.gap.m > 0) {
     fitted.copy_per_byte = f.gap.m;
     fitted.copy_from_train = true;
-    lines.push_back(who + format("the stream's G (%.5f ns/B) is not within a round trip's time per byte (%.5f ns/B): "
-                                 "the stream was disturbed, and the copies take the train's G (%.5f ns/B)",
-                                 f.stream.m * 1e9, f.round_trip.m * 1e9, f.gap.m * 1e9));
+    lines.push_back(who + format("the stream's G (%.5f ns/B, R2 %.4f) is not within a round trip's time per byte "
+                                 "(%.5f ns/B) or its line is not one (R2 below %.2f): the stream was disturbed, and "
+                                 "the copies take the train's G (%.5f ns/B)",
+                                 f.stream.m * 1e9, f.stream.r2, f.round_trip.m * 1e9, kSteadyStream, f.gap.m * 1e9));
   }
   lines.push_back(who + "o_s(s) = " + describe(f.o_send));
   lines.push_back(who + "o_r(s) = PRTT(n,d,s) - (n posts and delays, as timed) = " + describe(f.o_recv));
