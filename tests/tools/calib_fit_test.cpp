@@ -253,6 +253,27 @@ TEST(CalibrateLane, NoStepsWhereTheSmallMessagesAreNotTheCheaper) {
   EXPECT_NEAR(a.o_send, whole.o_s, 1e-12);
 }
 
+// The small sizes' line may start lower and climb to the rest's by the
+// limit (two noisy sizes, 8 B and 32 B, on TCP): its intercept is no step,
+// since at the limit, where a message stops fitting, nothing jumps.
+TEST(CalibrateLane, NoStepsWhereTheSmallSizesLineMeetsTheRestAtTheLimit) {
+  const LogGP whole{1e-6, 2e-6, 3e-6, 0.1e-6, 1 / 3e9};
+  Measurements m;
+  LaneMeasurement lane;
+  lane.hardware.name = "tcp:lo";
+  lane.am = synthetic(whole, m.messages, 0);
+  const double limit = static_cast<double>(lane.hardware.max_short - kProbeHeader);
+  const double at_limit = 2 * (whole.o_s + whole.L + whole.o_r + limit * whole.G);
+  const double intercept = 0.85 * 2 * (whole.o_s + whole.L + whole.o_r);
+  for (PrttPoint& p : lane.am)
+    if (static_cast<double>(p.size) <= limit)
+      p.rtt1 = intercept + (at_limit - intercept) * static_cast<double>(p.size) / limit;
+  m.lanes = {lane};
+  const LaneAttrs a = calibrate(m, FitDepth::Probes).draft.lanes.at(0);
+  EXPECT_TRUE(a.o_send_steps.empty());
+  EXPECT_TRUE(a.o_recv_steps.empty());
+}
+
 /// Sizes 8 B .. 4 MiB, factor 2, and the lower envelope of two lines.
 struct TwoLines {
   std::vector<double> x, y;

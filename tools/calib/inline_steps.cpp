@@ -18,9 +18,11 @@ std::optional<InlineSplit> split_at_inline_limit(std::span<const PrttPoint> poin
   if (small.size() < 2 || large.size() < 2)
     return std::nullopt;
   InlineSplit split{fit_loggp(small, n), fit_loggp(large, n), max_short - kProbeHeader + 1};
-  // A limit that costs nothing to cross (TCP frames every message alike)
-  // leaves the few small sizes' line to the noise: one line holds all.
-  if (!(split.large.round_trip.c > (1 + kStepNoise) * split.small.round_trip.c))
+  // The two sides' lines at the limit, where a message stops fitting: a
+  // limit that costs nothing to cross (TCP frames every message alike) has
+  // no jump there, and the few small sizes' line is left to the noise.
+  const auto at_limit = [&](const LogGPFit& f) { return f.round_trip.at(static_cast<double>(split.from - 1)); };
+  if (!(at_limit(split.large) > (1 + kStepNoise) * at_limit(split.small)))
     return std::nullopt;
   return split;
 }

@@ -33,10 +33,11 @@ struct InlineSplit {
 
 /// The fits on either side of `max_short` (a probe message of s payload
 /// bytes is s + kProbeHeader), when each side holds at least two probed
-/// sizes and the larger messages' PRTT(1,0,0) is above the small ones' by
-/// more than kStepNoise; none otherwise (a lane whose probes all fit, or
-/// all do not, or whose limit costs nothing to cross: TCP's on the
-/// loopback, where two noisy small sizes gave a line 23 % above the rest's).
+/// sizes and, at the limit, the larger messages' PRTT(1,0,s) line is above
+/// the small ones' by more than kStepNoise; none otherwise (a lane whose
+/// probes all fit, or all do not, or whose limit costs nothing to cross:
+/// TCP's on the loopback, where the intercept of two noisy small sizes'
+/// line fell 13 % below the rest's while 32 B took as long as 128 B).
 std::optional<InlineSplit> split_at_inline_limit(std::span<const PrttPoint> points, Bytes max_short, int n);
 
 /// The larger messages' o_s and o_r as steps from `split.from` on `lane`,
