@@ -165,6 +165,7 @@ void probe_round(Transport& t, const Path& path, std::size_t am_lane, const Sett
   calib::ProbeOptions probe;
   probe.repeats = s.quick ? 5 : 10;
   probe.warmup = 2;
+  probe.warm_bytes = kHardwareWarmBytes;
   probe.stream_bytes = s.quick ? Bytes{256} << 10 : Bytes{4} << 20;
   probe.stream_repeats = s.quick ? 1 : 2;
   const double factor = s.quick ? 4 : 2;

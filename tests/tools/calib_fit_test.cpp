@@ -194,6 +194,86 @@ TEST(CalibrateLane, NoOverlapNoSendAfter) {
   EXPECT_EQ(platform_xml(c.draft).find("o_send_after"), std::string::npos);
 }
 
+// A lane that carries messages of up to 112 B (header included) inline and
+// larger ones through a descriptor, as shared memory does, with o_s and o_r
+// 0.05 and 0.1 us larger past that: the small messages keep their own
+// fixed figures, and the larger ones' become steps from a payload of 97 B.
+// One line through both gave every size the fixed costs of neither.
+TEST(CalibrateLane, TheMessagesPastTheInlineLimitGetOverheadStepsOfTheirOwn) {
+  const LogGP small{0.02e-6, 0.06e-6, 0.07e-6, 0.05e-6, 1 / 12e9};
+  const LogGP large{0.02e-6, 0.11e-6, 0.17e-6, 0.05e-6, 1 / 12e9};
+  Measurements m;
+  m.backend = "shm";
+  LaneMeasurement lane;
+  lane.hardware.name = "mm";
+  lane.hardware.max_short = 112;
+  for (const PrttPoint& p : synthetic(small, m.messages, 0))
+    if (p.size + kProbeHeader <= 112)
+      lane.am.push_back(p);
+  for (const PrttPoint& p : synthetic(large, m.messages, 0))
+    if (p.size + kProbeHeader > 112)
+      lane.am.push_back(p);
+  m.lanes = {lane};
+  const LaneAttrs a = calibrate(m, FitDepth::Probes).draft.lanes.at(0);
+  EXPECT_NEAR(a.latency, small.L, 1e-12);
+  for (Bytes n : {Bytes{8}, Bytes{96}}) {
+    EXPECT_NEAR(a.o_send_at(n), small.o_s, 1e-12) << n;
+    EXPECT_NEAR(a.o_recv_at(n), small.o_r, 1e-12) << n;
+  }
+  for (Bytes n : {Bytes{97}, Bytes{8192}}) {
+    EXPECT_NEAR(a.o_send_at(n), large.o_s, 1e-12) << n;
+    EXPECT_NEAR(a.o_recv_at(n), large.o_r, 1e-12) << n;
+  }
+}
+
+// Where the messages on either side of the inline limit cost alike (one
+// LogGP lane generated every size), the plain figures hold every size.
+TEST(CalibrateLane, NoStepsWhereBothSidesOfTheInlineLimitCostAlike) {
+  const Calibration c = overlapped_lane(1e-6);
+  EXPECT_TRUE(c.draft.lanes.at(0).o_send_steps.empty());
+  EXPECT_TRUE(c.draft.lanes.at(0).o_recv_steps.empty());
+}
+
+// Where the sizes within the limit come out dearer than those past it (two
+// noisy small sizes on a lane that frames every message alike, as TCP's
+// did), there is no step to find: one line holds every size.
+TEST(CalibrateLane, NoStepsWhereTheSmallMessagesAreNotTheCheaper) {
+  const LogGP whole{1e-6, 2e-6, 3e-6, 0.1e-6, 1 / 3e9};
+  Measurements m;
+  LaneMeasurement lane;
+  lane.hardware.name = "tcp:lo";
+  lane.am = synthetic(whole, m.messages, 0);
+  for (PrttPoint& p : lane.am)
+    if (p.size + kProbeHeader <= lane.hardware.max_short)
+      p.rtt1 *= 1.3;
+  m.lanes = {lane};
+  const LaneAttrs a = calibrate(m, FitDepth::Probes).draft.lanes.at(0);
+  EXPECT_TRUE(a.o_send_steps.empty());
+  EXPECT_TRUE(a.o_recv_steps.empty());
+  EXPECT_NEAR(a.o_send, whole.o_s, 1e-12);
+}
+
+// The small sizes' line may start lower and climb to the rest's by the
+// limit (two noisy sizes, 8 B and 32 B, on TCP): its intercept is no step,
+// since at the limit, where a message stops fitting, nothing jumps.
+TEST(CalibrateLane, NoStepsWhereTheSmallSizesLineMeetsTheRestAtTheLimit) {
+  const LogGP whole{1e-6, 2e-6, 3e-6, 0.1e-6, 1 / 3e9};
+  Measurements m;
+  LaneMeasurement lane;
+  lane.hardware.name = "tcp:lo";
+  lane.am = synthetic(whole, m.messages, 0);
+  const double limit = static_cast<double>(lane.hardware.max_short - kProbeHeader);
+  const double at_limit = 2 * (whole.o_s + whole.L + whole.o_r + limit * whole.G);
+  const double intercept = 0.85 * 2 * (whole.o_s + whole.L + whole.o_r);
+  for (PrttPoint& p : lane.am)
+    if (static_cast<double>(p.size) <= limit)
+      p.rtt1 = intercept + (at_limit - intercept) * static_cast<double>(p.size) / limit;
+  m.lanes = {lane};
+  const LaneAttrs a = calibrate(m, FitDepth::Probes).draft.lanes.at(0);
+  EXPECT_TRUE(a.o_send_steps.empty());
+  EXPECT_TRUE(a.o_recv_steps.empty());
+}
+
 /// Sizes 8 B .. 4 MiB, factor 2, and the lower envelope of two lines.
 struct TwoLines {
   std::vector<double> x, y;

@@ -5,8 +5,12 @@
 // message costs o_s + n/M + L + n/B + o_r + n/M, with M the memcpy bandwidth.
 //   o_send, o_recv   the intercepts of the sender's post time and of the
 //                    receiver's take-in time (fit_loggp), clipped at 0, plus
-//                    the protocol core's own time per message (below)
-//   latency          PRTT(1,0,0)/2 − o_s − o_r, clipped at 0 (said so)
+//                    the protocol core's own time per message (below); where
+//                    the lane's inline limit splits the probed sizes, those
+//                    of the messages that fit it, and the larger messages'
+//                    as size steps (inline_steps.hpp)
+//   latency          PRTT(1,0,0)/2 − o_s − o_r, clipped at 0 (said so), of
+//                    the messages that fit inline where the limit splits them
 //   o_send_after     0, or where that latency is negative (the two
 //                    overheads overlap in time), o_s + o_r − PRTT(1,0,0)/2:
 //                    the part of o_s after the message has left, at most
@@ -19,8 +23,9 @@
 //                    range where the stream's time per message needs more
 //                    than one line (stream_copy_steps: segmented least
 //                    squares, memcpy size steps); the train's G where
-//                    the stream is slower per byte than a round trip (it
-//                    was disturbed); elsewhere the transport's memcpy
+//                    the stream is slower per byte than a round trip, or
+//                    its line explains it poorly (R2 < 0.9: it was
+//                    disturbed); elsewhere the transport's memcpy
 //                    probe at set-up
 //   bandwidth        a lane with gets: 1/slope of the get time (a get lands
 //                    in the user's buffer, with no copy of the core); a lane
@@ -54,12 +59,17 @@
 
 #include "protocols/perf/envelope.hpp"
 #include "protocols/select/threshold_table.hpp"
+#include "tools/calib/inline_steps.hpp"
 #include "tools/calib/provenance.hpp"
 #include "tools/calib/refine.hpp"
 #include "tools/calib/segments.hpp"
 
 namespace xover::calib {
 namespace {
+
+/// The least R2 of a steady stream's line: its time per message grows with
+/// the size (0.99 on a quiet shared memory), a disturbed one's scatters.
+constexpr double kSteadyStream = 0.9;
 
 /// Bytes of the header a get answer carries (protocols/wire.hpp, kRmaHdr).
 constexpr double kGetHeader = 16;
@@ -104,6 +114,25 @@ std::vector<const Point*> curve_points(const Results& results, const std::string
   return out;
 }
 
+/// The larger messages' overheads as steps (inline_steps.hpp), and the
+/// fits they came from, in the comment block.
+void add_inline_steps(const InlineSplit& split, LaneAttrs& a, std::vector<std::string>& lines) {
+  const std::string who = "lane " + a.name + ": ";
+  lines.push_back(who + "past its inline limit (" + std::to_string(a.max_short) +
+                  " B with the header), fitted apart: PRTT(1,0,s) = " + describe(split.small.round_trip) +
+                  " up to it, " + describe(split.large.round_trip) + " past it; o_s(s) = " +
+                  describe(split.large.o_send) + " past it");
+  if (set_inline_steps(a, split))
+    lines.push_back(who + format("o_s and o_r of the messages that fit inline: %.4f and %.4f us (L %.4f us); "
+                                 "from a payload of ",
+                                 a.o_send * 1e6, a.o_recv * 1e6, a.latency * 1e6) +
+                    std::to_string(split.from) +
+                    format(" B: %.4f and %.4f us (o_r what PRTT(1,0,0)/2 past the limit leaves)",
+                           a.o_send_steps.steps().back().value * 1e6, a.o_recv_steps.steps().back().value * 1e6));
+  else
+    lines.push_back(who + "the messages past its inline limit cost what those within it do (within 5 %): no steps");
+}
+
 /// A lane's LogGP figures from its active-message probes (Netgauge's
 /// PRTT fits), each fit's line in the comment block, and where the two
 /// overheads overlap in time, the part of o_s after the message has left.
@@ -112,9 +141,14 @@ void fit_am_figures(const LaneMeasurement& lm, const Measurements& m, FittedLane
   std::vector<std::string>& lines = out.draft.comments;
   const std::string who = "lane " + a.name + ": ";
   const LogGPFit f = fit_loggp(lm.am, m.messages);
-  a.o_send = std::max(0.0, f.o_send.c);
-  a.o_recv = std::max(0.0, f.o_recv.c);
-  a.latency = f.latency;
+  // The fixed figures from the messages that fit inline where the lane has
+  // such a limit inside the probed sizes (inline_steps.hpp), the larger
+  // messages' overheads as steps below; the per-byte figures from all.
+  const std::optional<InlineSplit> split = split_at_inline_limit(lm.am, a.max_short, m.messages);
+  const LogGPFit& fixed = split ? split->small : f;
+  a.o_send = std::max(0.0, fixed.o_send.c);
+  a.o_recv = std::max(0.0, fixed.o_recv.c);
+  a.latency = fixed.latency;
   a.gap = f.g();
   fitted.probed_am = true;
   fitted.one_message_per_byte = f.round_trip.m / 2;
@@ -131,25 +165,31 @@ void fit_am_figures(const LaneMeasurement& lm, const Measurements& m, FittedLane
   // A message of a stream takes no longer than a round trip of two such
   // messages: a stream slower per byte than PRTT(1,0,s) was disturbed (a
   // rank waited for a core while the other filled the ring), and the
-  // train's G, on the same lane and buffers, paces the copies instead.
-  if (!(f.stream.m > 0 && f.stream.m <= f.round_trip.m) && f.gap.m > 0) {
+  // train's G, on the same lane and buffers, paces the copies instead. So
+  // was one whose time per message its line hardly explains (R2 below
+  // kSteadyStream): its slope, and any G per size range cut from it, are
+  // the disturbance's (a quick one at load 10 gave R2 0.01 and copies of
+  // 1.4 GB/s below 512 B, the simulated eager ping-pong then 183 % slow).
+  const bool stream_steady = f.stream.m > 0 && f.stream.m <= f.round_trip.m && f.stream.r2 >= kSteadyStream;
+  if (!stream_steady && f.gap.m > 0) {
     fitted.copy_per_byte = f.gap.m;
     fitted.copy_from_train = true;
-    lines.push_back(who + format("the stream's G (%.5f ns/B) is not within a round trip's time per byte (%.5f ns/B): "
-                                 "the stream was disturbed, and the copies take the train's G (%.5f ns/B)",
-                                 f.stream.m * 1e9, f.round_trip.m * 1e9, f.gap.m * 1e9));
+    lines.push_back(who + format("the stream's G (%.5f ns/B, R2 %.4f) is not within a round trip's time per byte "
+                                 "(%.5f ns/B) or its line is not one (R2 below %.2f): the stream was disturbed, and "
+                                 "the copies take the train's G (%.5f ns/B)",
+                                 f.stream.m * 1e9, f.stream.r2, f.round_trip.m * 1e9, kSteadyStream, f.gap.m * 1e9));
   }
   lines.push_back(who + "o_s(s) = " + describe(f.o_send));
   lines.push_back(who + "o_r(s) = PRTT(n,d,s) - (n posts and delays, as timed) = " + describe(f.o_recv));
   a.o_send_after = 0;
-  if (f.latency_clipped && a.o_send + a.o_recv > 0) {
+  if (fixed.latency_clipped && a.o_send + a.o_recv > 0) {
     // The two overheads overlap in time (on the loopback the sender's
     // system call carries the message through the receiver's stack, which
     // takes it in before the call returns): one message costs
     // PRTT(1,0,0)/2. The sender is still busy its whole o_s; the overlap
     // is the part of it after the message has left (o_send_after), and
     // what o_s cannot hold comes off o_r.
-    const double excess = a.o_send + a.o_recv - std::max(0.0, f.round_trip.c / 2);
+    const double excess = a.o_send + a.o_recv - std::max(0.0, fixed.round_trip.c / 2);
     a.o_send_after = std::min(excess, a.o_send);
     a.o_recv -= excess - a.o_send_after;
     out.notes.push_back(who + format("PRTT(1,0,0)/2 - o_s - o_r = %.4f us is negative: L set to 0 and "
@@ -160,9 +200,11 @@ void fit_am_figures(const LaneMeasurement& lm, const Measurements& m, FittedLane
                                       (excess - a.o_send_after) * 1e6)
                              : std::string()));
   }
+  if (split)
+    add_inline_steps(*split, a, lines);
   if (f.gap.c < 0)
     out.notes.push_back(who + format("g fitted as %.4f us: set to 0", f.gap.c * 1e6));
-  if (f.o_send.c < 0 || f.o_recv.c < 0)
+  if (fixed.o_send.c < 0 || fixed.o_recv.c < 0)
     out.notes.push_back(who + "a negative overhead intercept was set to 0");
 }
 
@@ -242,6 +284,14 @@ void am_only_bandwidth(FittedLane& lane, BytesPerSecond memcpy_bw, Calibration& 
 }
 
 
+/// `steps` with `extra` added to every step's value (none stay none).
+SizeSteps plus(const SizeSteps& steps, Seconds extra) {
+  std::vector<SizeStep> out = steps.steps();
+  for (SizeStep& step : out)
+    step.value += extra;
+  return out.empty() ? SizeSteps() : SizeSteps(std::move(out));
+}
+
 /// The protocol core's own time per message (request, matching, progress)
 /// on the lanes `curve` uses, which the transport's probes do not see: the
 /// curve's sweep less its model on the lanes as they stand, median over the
@@ -281,6 +331,8 @@ void add_core_overhead(const Measurements& m, const std::string& curve, std::vec
     LaneAttrs& lane = out.draft.lanes[share.lane];
     lane.o_send += core / 2;
     lane.o_recv += core / 2;
+    lane.o_send_steps = plus(lane.o_send_steps, core / 2);
+    lane.o_recv_steps = plus(lane.o_recv_steps, core / 2);
     if (core > 0) {
       add_fit_set_source(out.draft.sources, lane.name + ".o_send");
       add_fit_set_source(out.draft.sources, lane.name + ".o_recv");

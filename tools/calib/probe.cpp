@@ -10,6 +10,7 @@
 #include <string>
 
 #include "protocols/workload/results.hpp"
+#include "protocols/workload/scenario.hpp"
 
 namespace xover::calib {
 namespace {
@@ -150,17 +151,25 @@ void spin_until(const Transport& t, Seconds until) {
   }
 }
 
+/// Untimed round trips of `s` bytes, as many as warm_round_trips says.
+void warm(ProbeEnd& end, Bytes s, std::uint64_t& expect, const ProbeOptions& options) {
+  for (int i = warm_round_trips(s, options); i > 0; --i) {
+    end.send(kLast, s);
+    end.wait_replies(++expect);
+  }
+}
+
 PrttPoint time_size(ProbeEnd& end, Bytes s, const ProbeOptions& options) {
   Transport& t = end.transport();
   std::uint64_t expect = end.replies();
   const int n = options.messages;
   std::vector<Seconds> rtt1, rttn, rttd, post, posts_delayed, stream;
-  for (int i = 0; i < options.warmup + options.repeats; ++i) {
+  warm(end, s, expect, options);
+  for (int i = 0; i < options.repeats; ++i) {
     const Seconds t0 = t.now();
     end.send(kLast, s);
     end.wait_replies(++expect);
-    if (i >= options.warmup)
-      rtt1.push_back(t.now() - t0);
+    rtt1.push_back(t.now() - t0);
   }
   PrttPoint p;
   p.size = s;
@@ -169,6 +178,7 @@ PrttPoint time_size(ProbeEnd& end, Bytes s, const ProbeOptions& options) {
   // Long enough for the reply to the last message to be in before the
   // client looks: then taking it in costs o_r alone.
   p.delay = 2 * p.rtt1 + 1e-6;
+  warm(end, s, expect, options);
   for (int i = 0; i < options.warmup + options.repeats; ++i) {
     const Seconds t0 = t.now();
     for (int k = 0; k < n; ++k)
@@ -181,6 +191,7 @@ PrttPoint time_size(ProbeEnd& end, Bytes s, const ProbeOptions& options) {
       rttn.push_back(t1 - t0);
     }
   }
+  warm(end, s, expect, options);
   for (int i = 0; i < options.warmup + options.repeats; ++i) {
     const Seconds t0 = t.now();
     for (int k = 0; k < n; ++k) {
@@ -225,6 +236,13 @@ Bytes largest(const std::vector<Bytes>& sizes) {
 
 }  // namespace
 
+int warm_round_trips(Bytes size, const ProbeOptions& options) {
+  if (options.warm_bytes == 0)
+    return options.warmup;
+  const Bytes each = std::max(size, kWarmCell);
+  return std::max<int>(options.warmup, static_cast<int>((options.warm_bytes + each - 1) / each));
+}
+
 std::vector<PrttPoint> probe_am(Transport& t, std::size_t lane, const std::vector<Bytes>& sizes,
                                 const ProbeOptions& options) {
   ProbeEnd end(t, lane, std::max(largest(sizes), options.stream_bytes));
@@ -263,7 +281,8 @@ std::vector<GetPoint> probe_get(Transport& t, std::size_t am_lane, std::size_t l
   std::uint64_t expect = end.replies();
   for (Bytes s : sizes) {
     std::vector<Seconds> times;
-    for (int i = 0; i < options.warmup + options.repeats; ++i) {
+    const int warm_gets = warm_round_trips(s, options);
+    for (int i = 0; i < warm_gets + options.repeats; ++i) {
       end.send(kTouch, 0, s);
       end.wait_replies(++expect);
       bool done = false;
@@ -282,7 +301,7 @@ std::vector<GetPoint> probe_get(Transport& t, std::size_t am_lane, std::size_t l
       if (result != Status::Ok)
         throw std::runtime_error("calibrate: a get of " + std::to_string(s) + " bytes on lane " +
                                  t.path(1).lanes[lane].name + " failed");
-      if (i >= options.warmup)
+      if (i >= warm_gets)
         times.push_back(took);
     }
     points.push_back({s, quantile(times, 0.5)});

@@ -11,8 +11,12 @@
 //     post to its completion, of bytes the server has just written (as a
 //     rendezvous gets what its sender just wrote, not data already in
 //     the reader's cache).
-// Each figure is the median of `repeats` runs, after a few untimed ones;
-// a stream's is the fastest of `stream_repeats` runs.
+// Each figure is the median of `repeats` runs, after untimed ones that warm
+// the lane as the protocol's own sweep warms each visit (warm_bytes through
+// its buffers): the first round trips after another size find the ring's
+// cells and descriptors cold: on shared memory their median ran up to 2.5x
+// a warm one, which put the bare lane above the protocol's own ping-pong.
+// A stream's figure is the fastest of `stream_repeats` runs.
 #pragma once
 
 #include <vector>
@@ -29,13 +33,24 @@ inline constexpr Bytes kProbeHeader = 16;
 struct ProbeOptions {
   int messages = 8;       ///< n of PRTT(n, ·, s)
   int repeats = 50;       ///< timed runs per figure
-  int warmup = 5;         ///< untimed runs before them
+  int warmup = 5;         ///< untimed runs before them, at least
+  /// Before each timed series of a size (PRTT(1,0,s), PRTT(n,0,s),
+  /// PRTT(n,d,s), gets), untimed round trips (gets) of that size until
+  /// their messages add up to this many bytes, each counted as
+  /// max(s, kWarmCell): the warm-up the protocol's sweep gives each visit
+  /// (Sampling::warm_bytes), so that the probe and the protocol see the
+  /// lane alike. 0: `warmup` alone.
+  Bytes warm_bytes = 0;
   /// Bytes of a stream run: the messages walk through buffers this large
   /// at both ends, so that their copies see the caches a large message sees
   /// (larger than a core's L2 to see what a multi-megabyte message sees).
   Bytes stream_bytes = Bytes{4} << 20;
   int stream_repeats = 7;  ///< timed stream runs per size
 };
+
+/// The untimed round trips before a timed series of `size` bytes:
+/// max(warmup, ⌈warm_bytes / max(size, kWarmCell)⌉).
+int warm_round_trips(Bytes size, const ProbeOptions& options);
 
 /// One timed get.
 struct GetPoint {
