@@ -232,8 +232,30 @@ void check_link_names(const std::string& file, const pugi::xml_node& link, int l
   }
 }
 
+/// A <host_link>'s up and down links, by the names the links make (x_UP and
+/// x_DOWN for a SPLITDUPLEX link x), and its line.
+struct HostLinkUse {
+  std::string up;
+  std::string down;
+  int line = 0;
+};
+
+/// SimGrid 3.32 ends the process (an assertion in sg_platf) on a
+/// <host_link> whose up or down link it cannot find, wherever in the file
+/// the links are declared.
+void check_host_links(const std::string& file, const std::vector<HostLinkUse>& uses,
+                      const std::map<std::string, int>& link_names) {
+  for (const HostLinkUse& use : uses)
+    for (const std::string* name : {&use.up, &use.down})
+      if (!link_names.contains(*name))
+        fail(file, use.line,
+             "<host_link> names the link '" + *name +
+                 "', which no <link> makes (a SPLITDUPLEX link x makes x_UP and x_DOWN); SimGrid would abort");
+}
+
 void index_children(const std::string& file, const pugi::xml_node& parent, const std::string& owner,
-                    const LineTable& lines, PlatformXml& index, std::map<std::string, int>& link_names) {
+                    const LineTable& lines, PlatformXml& index, std::map<std::string, int>& link_names,
+                    std::vector<HostLinkUse>& host_links) {
   for (const pugi::xml_node& child : parent.children()) {
     if (child.type() != pugi::node_element)
       continue;
@@ -250,6 +272,8 @@ void index_children(const std::string& file, const pugi::xml_node& parent, const
       check_link_names(file, child, line, link_names);
       if (std::string_view(child.attribute("sharing_policy").value()) == "SPLITDUPLEX")
         index.split_links.insert(id);
+    } else if (is_element(child, {"host_link"})) {
+      host_links.push_back({child.attribute("up").value(), child.attribute("down").value(), line});
     } else if (is_element(child, {"bypassRoute", "bypassZoneRoute", "bypassASroute"})) {
       index.bypass_routes = true;
     } else if (is_element(child, {"host"})) {
@@ -268,7 +292,7 @@ void index_children(const std::string& file, const pugi::xml_node& parent, const
     }
     if (!key.empty())
       index.lines.emplace(key, line);
-    index_children(file, child, key, lines, index, link_names);
+    index_children(file, child, key, lines, index, link_names, host_links);
   }
 }
 
@@ -294,7 +318,9 @@ PlatformXml read_platform_xml(const std::string& file, const std::string& text) 
          "needs it");
   PlatformXml index;
   std::map<std::string, int> link_names;
-  index_children(file, doc, "", lines, index, link_names);
+  std::vector<HostLinkUse> host_links;
+  index_children(file, doc, "", lines, index, link_names, host_links);
+  check_host_links(file, host_links, link_names);
   return index;
 }
 

@@ -476,6 +476,15 @@ TEST(PlatformLoader, UnknownModelIsRefusedBeforeSimGridAborts) {
                                   "(SimGrid 3.32 aborts on the others)");
 }
 
+// SimGrid aborts on a <host_link> naming a link nothing makes; here the
+// link is SPLITDUPLEX, so only l1_UP and l1_DOWN exist (found by fuzzing).
+TEST(PlatformLoader, HostLinkToAnUnknownLinkIsRefusedBeforeSimGridAborts) {
+  const std::string file = fixture("host_link_unknown.xml");
+  EXPECT_EQ(load_error(file), "ERROR: " + file +
+                                  ":10: <host_link> names the link 'l1', which no <link> makes (a SPLITDUPLEX link x "
+                                  "makes x_UP and x_DOWN); SimGrid would abort");
+}
+
 TEST(PlatformLoader, LinkNameMadeTwiceIsRefusedBeforeSimGridAborts) {
   const std::string file = fixture("link_name_twice.xml");
   EXPECT_THAT(load_error(file), StartsWith("ERROR: " + file +
