@@ -199,9 +199,6 @@ LaneAttrs lane_attrs(const std::string& name, const LaneMeasure& m) {
   // A bcopy message is written from the user's buffer into the socket
   // (TcpConn::send); the kernel's copy is in the stream's 1/G.
   a.bcopy_copies = false;
-  // The send call copies the message into the socket on the sender's CPU
-  // (on loopback through the receiver's stack too) before it returns.
-  a.cpu_moves = true;
   return a;
 }
 

@@ -16,9 +16,10 @@
 //                    the part of o_s after the message has left, at most
 //                    o_s, o_r taking off the rest
 //   bcopy_copy       as the transport reports it (LaneAttrs::bcopy_copies)
-//   cpu_moves        as the transport reports it (LaneAttrs::cpu_moves: a
-//                    TCP send, a cross-memory get); off on a TCP lane's
-//                    NAME-rma lane, whose gets the target's CPU serves
+//   cpu_moves        as the transport reports it (LaneAttrs::cpu_moves:
+//                    shared memory's cma lane, whose get is the initiator's
+//                    own copy); off on a NAME-rma lane, whose gets the
+//                    target's CPU serves
 //   gap              the intercept g of (PRTT(n,0,s) − PRTT(1,0,s))/(n−1)
 //   memcpy_bw        where the active-message lane is itself a copy (no
 //                    get on it: shared memory), 1/G of its stream (4 MiB
