@@ -46,7 +46,13 @@ std::vector<PerfRange> pipeline_ranges(const Path& fragment, const std::vector<L
     return {{payload + 1, kSizeMax, many}};
   const LaneAttrs& lane = fragment.lanes[lanes.front().lane];
   const double s = static_cast<double>(payload);
-  const Seconds t_s = per_fragment_send.apply(s);
+  // A sender whose CPU moves the bytes (LaneAttrs::cpu_moves) has each
+  // fragment's wire time in its stage: the last fragment leaves t_s(r)
+  // after that stage for the one before ends, and lands (r+h)/B later.
+  const LinearFunc send_stage =
+      per_fragment_send +
+      (lane.cpu_moves ? LinearFunc{static_cast<double>(header) / lane.bandwidth, 1 / lane.bandwidth} : LinearFunc{});
+  const Seconds t_s = send_stage.apply(s);
   const Seconds t_r = per_fragment_recv.apply(s);
   const Seconds gate = std::max(lane.gap, (s + static_cast<double>(header)) / lane.bandwidth);
   const Seconds q = std::max({t_s, gate, t_r});
@@ -61,7 +67,9 @@ std::vector<PerfRange> pipeline_ranges(const Path& fragment, const std::vector<L
     const Seconds backlog = static_cast<double>(k - 2) * behind;
     const LinearFunc after = wire_less + LinearFunc::constant(-t_r - backlog);
     const std::array<TailPiece, 3> pieces{TailPiece{recv, Factor::RemoteCpu},
-                                          TailPiece{recv + in_n(per_fragment_send) + after, Factor::LocalCpu},
+                                          TailPiece{recv + in_n(send_stage) +
+                                                        (lane.cpu_moves ? LinearFunc::constant(-t_r - backlog) : after),
+                                                    Factor::LocalCpu},
                                           TailPiece{recv + LinearFunc::constant(gate) + after, Factor::Network}};
     // What the line pays for the last fragment: r·Q/S.
     const LinearFunc paid = in_n(LinearFunc::per_byte(q / s));

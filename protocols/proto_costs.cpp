@@ -6,7 +6,7 @@ namespace xover::cost {
 
 PerfFactors am_message(const LaneAttrs& lane, Bytes header) {
   PerfFactors p = control_message(lane, header);
-  p[Factor::Network].m = 1.0 / lane.bandwidth;
+  p[lane.cpu_moves ? Factor::LocalCpu : Factor::Network].m = 1.0 / lane.bandwidth;
   return p;
 }
 
@@ -18,10 +18,17 @@ PerfFactors control_message(const LaneAttrs& lane, Bytes header) {
   // whole o_s.
   p[Factor::LocalCpu] = LinearFunc::constant(lane.o_send);
   p[Factor::Latency] = LinearFunc::constant(lane.latency - lane.sent_after());
-  p[Factor::Network] = LinearFunc::constant(static_cast<double>(header) / lane.bandwidth);
+  // Where the sender's CPU moves the bytes (LaneAttrs::cpu_moves) their
+  // wire time is its own: the same sum, but a stream paced by o_s + h/B.
+  p[lane.cpu_moves ? Factor::LocalCpu : Factor::Network] += LinearFunc::constant(static_cast<double>(header) /
+                                                                                 lane.bandwidth);
   p[Factor::RemoteCpu] = LinearFunc::constant(lane.o_recv);
   p.gap = lane.gap;
   return p;
+}
+
+Seconds post_cpu(const LaneAttrs& lane, Bytes bytes) {
+  return lane.o_send + (lane.cpu_moves ? static_cast<double>(bytes) / lane.bandwidth : 0);
 }
 
 LinearFunc registration(const Path& path, const std::vector<LaneShare>& lanes, bool reg_cache) {
@@ -50,9 +57,13 @@ PerfFactors fragment_pipeline(const Path& path, const std::vector<LaneShare>& la
   const double s = static_cast<double>(payload);
   const double wire = s + static_cast<double>(header);
   const LaneAttrs& first = path.lanes[lanes.front().lane];
-  const Seconds t_send = per_fragment_send.apply(s);
-  const Seconds t_recv = per_fragment_recv.apply(s);
   const Seconds t_wire = wire / first.bandwidth;
+  // A sender whose CPU moves the bytes (LaneAttrs::cpu_moves) is busy with
+  // each fragment's wire time too, after the fragment has left: its stage
+  // is t_s + (S+h)/B, and a + (S+h)/B of it comes after the fragment leaves.
+  const Seconds moving = first.cpu_moves ? t_wire : 0;
+  const Seconds t_send = per_fragment_send.apply(s) + moving;
+  const Seconds t_recv = per_fragment_recv.apply(s);
 
   // Per-byte rate of each stage when the pipe is full.
   const SecondsPerByte m_send = t_send / s;
@@ -76,7 +87,7 @@ PerfFactors fragment_pipeline(const Path& path, const std::vector<LaneShare>& la
     latency = std::max(latency, path.lanes[share.lane].latency);
   // The first fragment leaves o_send_after before the sender's stage ends,
   // and every later time with it: the fill is that much shorter.
-  p[Factor::Latency] = LinearFunc::constant(latency - first.sent_after());
+  p[Factor::Latency] = LinearFunc::constant(latency - first.sent_after() - moving);
   Factor bottleneck = Factor::Network;
   if (m_star == m_send)
     bottleneck = Factor::LocalCpu;

@@ -22,6 +22,11 @@ PerfFactors am_message(const LaneAttrs& lane, Bytes header);
 /// A control message (RTS, RTR, ACK) of `header` bytes on `lane`.
 PerfFactors control_message(const LaneAttrs& lane, Bytes header);
 
+/// The sender's CPU time of a message of `bytes` on the wire whose flight is
+/// off the critical path: o_s, and bytes/B where the sender's CPU moves the
+/// bytes (LaneAttrs::cpu_moves).
+Seconds post_cpu(const LaneAttrs& lane, Bytes bytes);
+
 /// Registering an n-byte buffer with the memory domain of each lane in
 /// `lanes` (the seed: cost = Σ md reg cost, growth = Σ md reg growth); zero
 /// when the registration cache is on.

@@ -36,6 +36,7 @@ constexpr std::array kLinkProps{
     LinkProp{"xover:caps", PropKind::Caps, nullptr, nullptr},
     LinkProp{"xover:bandwidth", PropKind::Bandwidth, nullptr, nullptr, &LaneAttrs::bandwidth_steps},
     LinkProp{"xover:bcopy_copy", PropKind::YesNo, nullptr, nullptr, nullptr, &LaneAttrs::bcopy_copies},
+    LinkProp{"xover:cpu_moves", PropKind::YesNo, nullptr, nullptr, nullptr, &LaneAttrs::cpu_moves},
     LinkProp{"xover:bw_factor", PropKind::Factor, nullptr, nullptr, &LaneAttrs::message_factor},
 };
 constexpr std::string_view kPrefix = "xover:";

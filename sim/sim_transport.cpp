@@ -251,7 +251,9 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
     flight->bytes.assign(payload.data, payload.data + payload.size);
   }
   network_.transport(peer).incoming(std::move(flight), src, dst, wire_bytes, rate_of(attrs, payload.size, f));
-  busy(after);
+  // Where the sender's CPU moves the bytes (LaneAttrs::cpu_moves), it is
+  // busy with them while they cross, (h + n)/B after they leave.
+  busy(after + (attrs.cpu_moves ? static_cast<double>(wire_bytes) / (attrs.bandwidth_at(payload.size) * f) : 0));
   return mode == AmMode::Zcopy ? Status::InProgress : Status::Ok;
 }
 
@@ -263,9 +265,12 @@ Status SimTransport::get(std::size_t lane, Rank peer, MutableBuffer local, Remot
   const Seconds after = attrs.o_send_after_at(local.size);
   busy(attrs.o_send_at(local.size) - after);
   // The read request crosses to the peer's NIC (L); the data comes back
-  // when it arrives (L + n/B), see landed().
+  // when it arrives (L + n/B), see landed(). A get the initiator's CPU makes
+  // itself (LaneAttrs::cpu_moves) keeps that CPU until the data is in: the
+  // request's flight is its time, L + h/B, then the data's, L + n/B, or
+  // o_send_after where that is longer.
   auto flight = new_flight();
-  flight->kind = Flight::Kind::GetRequest;
+  flight->kind = attrs.cpu_moves ? Flight::Kind::GetData : Flight::Kind::GetRequest;
   flight->peer = peer;
   flight->lane = lane;
   flight->size = local.size;
@@ -274,9 +279,18 @@ Status SimTransport::get(std::size_t lane, Rank peer, MutableBuffer local, Remot
   flight->remote = remote;
   flight->done = std::move(done);
   flight->factor = lane_factor(*route.path, attrs, local.size);
+  const double f = flight->factor;
   auto [src, dst] = route.nics(lane);
+  if (attrs.cpu_moves) {
+    busy(attrs.latency + static_cast<double>(wire::kRmaHdr) / (attrs.bandwidth_at(0) * f));
+    settle();
+    flight->comm = transfer(dst, src, local.size, rate_of(attrs, local.size, f));
+    add_flight(std::move(flight));
+    busy(std::max(after, attrs.latency + static_cast<double>(local.size) / (attrs.bandwidth_at(local.size) * f)));
+    return Status::InProgress;
+  }
   settle();
-  flight->comm = transfer(src, dst, wire::kRmaHdr, rate_of(attrs, 0, flight->factor));
+  flight->comm = transfer(src, dst, wire::kRmaHdr, rate_of(attrs, 0, f));
   add_flight(std::move(flight));
   busy(after);
   return Status::InProgress;

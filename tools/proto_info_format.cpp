@@ -88,7 +88,8 @@ std::string format_lane_line(const LaneAttrs& lane) {
   // The two terms that are seldom set, only where they are.
   const std::string after =
       lane.o_send_after > 0 ? " (" + format_time(lane.o_send_after) + " after the message has left)" : "";
-  const std::string copy = lane.bcopy_copies ? "" : "  bcopy_copy no";
+  const std::string copy =
+      std::string(lane.bcopy_copies ? "" : "  bcopy_copy no") + (lane.cpu_moves ? "  cpu_moves yes" : "");
   char buf[384];
   std::snprintf(buf, sizeof buf, "#   lane %-6s L %s  %.3f GB/s  o_send %s%s  o_recv %s  g %s  caps %s%s\n",
                 lane.name.c_str(), format_time(lane.latency).c_str(), lane.bandwidth / 1e9,
@@ -217,6 +218,7 @@ void json_lanes(JsonWriter& j, const Path& path) {
     j.key("gap").value(lane.gap);
     j.key("caps").value(lane.caps.to_string());
     j.key("bcopy_copy").value(lane.bcopy_copies);
+    j.key("cpu_moves").value(lane.cpu_moves);
     steps_json(j, "o_send_steps", lane.o_send_steps);
     steps_json(j, "o_recv_steps", lane.o_recv_steps);
     steps_json(j, "bandwidth_steps", lane.bandwidth_steps);

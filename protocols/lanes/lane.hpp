@@ -84,6 +84,18 @@ struct LaneAttrs {
   /// the stream's per-byte cost (1/G), and makes none. A cost figure, not a
   /// LaneCap: it changes what a bcopy costs, not whether a lane can do one.
   bool bcopy_copies = true;
+  /// Whether the initiator's CPU moves an operation's bytes itself, so that
+  /// it overlaps none of them with its next operation (platform property
+  /// `xover:cpu_moves`): a TCP send copies the message into the socket
+  /// before it returns, busy (h + n)/B more after the message leaves; a
+  /// cross-memory get (process_vm_readv) is the initiator's own copy, busy
+  /// until the data is in (2L + h/B + n/B from the request's leaving, at
+  /// least o_send_after). A stream on such a lane is paced by o_s + (h +
+  /// n)/B, not by max(o_s, g, (h + n)/B); one message's sum is unchanged
+  /// but for a control message its receiver sends before the receive
+  /// completes (rndv/get's ACK: 8/B more, cost::post_cpu).
+  /// Puts are as on any lane.
+  bool cpu_moves = false;
   /// o_s, o_r and 1/G by the size of the operation (an active message's
   /// payload, a get's or put's bytes), where they change with it; empty when
   /// the plain field holds at every size. With steps, o_send, o_recv and

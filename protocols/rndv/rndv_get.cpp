@@ -8,7 +8,7 @@
 // for k lanes: the receiver posts k gets (o_s each), every share takes
 // n/ΣB, and the k completions are taken in (o_r each) as they arrive. The
 // receive completes in the same progress call that posts the ACK, so the
-// receiver pays the ACK's o_s before its application sees the data; the
+// receiver pays the ACK's o_s (and its 8/B where its CPU moves the bytes) before its application sees the data; the
 // ACK's flight is off the receiver's critical path. The first request
 // leaves a = the first lane's o_send_after before its post ends, so get(n)
 // is a shorter (the RTS likewise, cost::control_message; the ACK's o_s is
@@ -19,7 +19,13 @@
 // posting and the formula holds. Figures that change with the operation's
 // size (LaneAttrs::o_send_steps, bandwidth_steps) are taken at 0 for RTS,
 // ACK and the read request, and at n for the gets: exact on one lane; over k lanes each get moves its share,
-// whose step the model takes to be n's.
+// whose step the model takes to be n's. Where every lane's get is the
+// receiver's own copy (LaneAttrs::cpu_moves: a cross-memory read), the
+// receiver's CPU is busy until each get's data is in, and the gets run
+// one after another:
+//   get(n) = Σ_i (2·L_i + 16/B_i − a_i) + k·n/ΣB + k·(o_s + o_r),
+// all of it the receiver's: the same sum on one lane, and what paces a
+// stream of rendezvous messages.
 //
 // Stages (RndvGetStage): Rts at the sender, Fetch then Ack at the receiver;
 // the ACK releases the sender's request and completes it.
@@ -61,18 +67,31 @@ std::optional<ProtoCandidate> probe_rndv_get(const ProbeContext& ctx) {
   PerfFactors p = cost::control_message(am, wire::kRtsHdr + wire::kRtsLaneHdr * lanes.size());
   p[Factor::LocalCpu] += reg;
   p[Factor::RemoteCpu] += reg;
-  p[Factor::RemoteCpu] += LinearFunc::constant(std::max(k * first.o_send + first.o_recv, first.o_send + k * first.o_recv));
-  p[Factor::RemoteCpu] += LinearFunc::constant(am.o_send);
-  // The first read request leaves o_send_after before its post ends.
-  p[Factor::Latency] += LinearFunc::constant(2 * latency - first.sent_after());
-  // The read request carries no payload either.
-  const BytesPerSecond request_bw = control.lanes[lanes.front().lane].bandwidth;
-  p[Factor::Network] += LinearFunc{static_cast<double>(wire::kRmaHdr) / request_bw, 1.0 / total_bw};
+  p[Factor::RemoteCpu] += LinearFunc::constant(cost::post_cpu(am, wire::kAckHdr));
+  if (std::all_of(lanes.begin(), lanes.end(),
+                  [&](const LaneShare& share) { return ctx.path.lanes[share.lane].cpu_moves; })) {
+    // Gets the receiver's CPU makes itself (LaneAttrs::cpu_moves): each
+    // keeps it until its data is in, so the k gets run one after another,
+    // o_s + 2L_i + 16/B_i + n/ΣB − a_i each, and the k completions follow.
+    Seconds own = k * (first.o_send + first.o_recv);
+    for (const LaneShare& share : lanes)
+      own += 2 * ctx.path.lanes[share.lane].latency - ctx.path.lanes[share.lane].sent_after() +
+             static_cast<double>(wire::kRmaHdr) / control.lanes[share.lane].bandwidth;
+    p[Factor::RemoteCpu] += LinearFunc{own, k / total_bw};
+  } else {
+    p[Factor::RemoteCpu] +=
+        LinearFunc::constant(std::max(k * first.o_send + first.o_recv, first.o_send + k * first.o_recv));
+    // The first read request leaves o_send_after before its post ends.
+    p[Factor::Latency] += LinearFunc::constant(2 * latency - first.sent_after());
+    // The read request carries no payload either.
+    const BytesPerSecond request_bw = control.lanes[lanes.front().lane].bandwidth;
+    p[Factor::Network] += LinearFunc{static_cast<double>(wire::kRmaHdr) / request_bw, 1.0 / total_bw};
+  }
   p.gap = std::max(p.gap, first.gap);
   // An empty message reads nothing: RTS, then straight to the ACK.
   PerfFactors empty = cost::control_message(am, wire::kRtsHdr + wire::kRtsLaneHdr * lanes.size());
   empty[Factor::LocalCpu] += LinearFunc::constant(reg.c);
-  empty[Factor::RemoteCpu] += LinearFunc::constant(am.o_send);
+  empty[Factor::RemoteCpu] += LinearFunc::constant(cost::post_cpu(am, wire::kAckHdr));
   return ProtoCandidate{{PerfRange{0, 0, empty}, PerfRange{1, kSizeMax, p}}, lanes};
 }
 

@@ -426,6 +426,8 @@ LaneAttrs cma_lane(const Toward& mine_to, const Toward& theirs_to) {
   cma.max_bcopy = 0;
   cma.seg_size = 0;
   cma.caps = {LaneCap::GetZcopy, LaneCap::PutZcopy, LaneCap::ConnectToIface};
+  // A get is process_vm_readv: the initiator's own copy, done when it returns.
+  cma.cpu_moves = true;
   return cma;
 }
 

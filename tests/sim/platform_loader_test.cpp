@@ -293,20 +293,22 @@ TEST(PlatformLoader, BadLaneMessageFactorsNameTheFileAndLine) {
     EXPECT_THAT(load_error(fixture(name)), StartsWith("ERROR: " + fixture(name) + what)) << name;
 }
 
-// xover:o_send_after and xover:bcopy_copy on a link reach its lane; a lane
-// that states neither has none after its send and makes the bcopy copy.
-TEST(PlatformLoader, SendOverlapAndBcopyCopyReachTheLane) {
+// xover:o_send_after, xover:bcopy_copy and xover:cpu_moves on a link reach
+// its lane; a lane that states none has none after its send, makes the
+// bcopy copy, and leaves the bytes to its NIC.
+TEST(PlatformLoader, SendOverlapBcopyCopyAndCpuMovesReachTheLane) {
   const auto lane_terms = [](const std::string& file) {
     return with_platform(fixture(file), [](const LogGPPlatform& p) {
       const Path path = p.path("node0", "node1");
       const LaneAttrs& lane = path.lanes.at(0);
       return "o=" + num(lane.o_send) + " after=" + num(lane.o_send_after) +
-             " bcopy_copies=" + std::to_string(lane.bcopy_copies);
+             " bcopy_copies=" + std::to_string(lane.bcopy_copies) + " cpu_moves=" + std::to_string(lane.cpu_moves);
     });
   };
-  EXPECT_EQ(lane_terms("one_rail_send_after.xml"), "o=1e-06 after=8e-07 bcopy_copies=1");
-  EXPECT_EQ(lane_terms("one_rail_no_bcopy_copy.xml"), "o=1e-06 after=0 bcopy_copies=0");
-  EXPECT_EQ(lane_terms("one_rail_exact.xml"), "o=3e-07 after=0 bcopy_copies=1");
+  EXPECT_EQ(lane_terms("one_rail_send_after.xml"), "o=1e-06 after=8e-07 bcopy_copies=1 cpu_moves=0");
+  EXPECT_EQ(lane_terms("one_rail_no_bcopy_copy.xml"), "o=1e-06 after=0 bcopy_copies=0 cpu_moves=0");
+  EXPECT_EQ(lane_terms("one_rail_cpu_moves.xml"), "o=1e-06 after=0 bcopy_copies=1 cpu_moves=1");
+  EXPECT_EQ(lane_terms("one_rail_exact.xml"), "o=3e-07 after=0 bcopy_copies=1 cpu_moves=0");
 }
 
 // An o_send_after above the link's o_send (given, by size, or the default
@@ -373,7 +375,7 @@ TEST(PlatformLoader, UnknownXoverPropertyListsTheKnownOnes) {
                                   ":12: link 'l': unknown property 'xover:o_snd' (known: xover:o_send, "
                                   "xover:o_send_after, xover:o_recv, xover:gap, xover:reg_cost, xover:reg_growth, "
                                   "xover:max_short, xover:max_bcopy, xover:max_zcopy, xover:seg_size, xover:caps, "
-                                  "xover:bandwidth, xover:bcopy_copy, xover:bw_factor)");
+                                  "xover:bandwidth, xover:bcopy_copy, xover:cpu_moves, xover:bw_factor)");
 }
 
 TEST(PlatformLoader, UnknownHostProperty) {

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "base/child.hpp"
+#include "protocols/workload/workloads.hpp"
 #include "sim/simulate.hpp"
 
 namespace xover {
@@ -34,7 +35,8 @@ std::map<std::string, std::vector<Measured>> simulate(const std::string& platfor
                                                       const std::vector<std::string>& curves,
                                                       const std::vector<Bytes>& sizes,
                                                       const std::vector<std::pair<std::string, SelectConfig>>& settings,
-                                                      MemType memory = MemType::Host) {
+                                                      MemType memory = MemType::Host,
+                                                      const Workload* workload = &pingpong_workload) {
   const std::string out = in_child([&] {
     const sim::LogGPPlatform platform = sim::LogGPPlatform::load(platform_file);
     std::ostringstream os;
@@ -48,6 +50,7 @@ std::map<std::string, std::vector<Measured>> simulate(const std::string& platfor
       s.curves = curves;
       s.select = config;
       s.memory = memory;
+      s.workload = workload;
       const Results results = sim::simulate(s, platform);
       for (const Point* p : results.points()) {
         char line[256];
@@ -465,6 +468,82 @@ TEST(SimExactness, LaneMessageFactorLeavesTheCopiesAtTheNodesFactor) {
   const Measured& without = plain.at("cache eager/multi/bcopy").at(0);
   EXPECT_NEAR(with_lane.time, with_lane.model, 1e-9 * with_lane.model);
   EXPECT_NEAR(with_lane.time - without.time, 4096 * (1 / 8e9 - 1 / 10e9), 1e-9);
+}
+
+
+// xover:cpu_moves yes (one_rail_cpu_moves.xml, one_rail_slow_send.xml
+// otherwise: o_send 1 us, B 10 GB/s, M 8 GB/s): the initiator's CPU moves
+// the bytes. Every protocol matches its cost line. One message costs what
+// it did, a send's (h + n)/B and a get's flights now the initiator's CPU
+// time but still once on the critical path, except where a message's last
+// step is a control message sent before the receive completes: rndv/get's
+// receiver is busy with its ACK's 8/B = 0.8 ns more. A fragment pipeline's
+// sender stage grows by a fragment's wire time, (4064 + 32)/B = 409.6 ns,
+// for each fragment after the first.
+TEST(SimExactness, CpuMovingTheBytesLeavesOneMessageAsItWasAndSlowsAPipeline) {
+  const std::vector<std::string> curves{"eager/short",       "eager/bcopy", "eager/zcopy", "eager/multi/bcopy",
+                                        "eager/multi/zcopy", "rndv/am",     "rndv/get"};
+  const std::vector<Bytes> sizes{0,      8,     1000,  kMultiFragment, kRndvAmFragment, 10000, 16 * kMultiFragment,
+                                 100000, 16 * kRndvAmFragment, 1 << 20};
+  const std::vector<std::pair<std::string, SelectConfig>> settings{{"cache", with("reg_cache", "on")}};
+  const auto moving = simulate(kData + "one_rail_cpu_moves.xml", curves, sizes, settings);
+  const auto offloaded = simulate(kData + "one_rail_slow_send.xml", curves, sizes, settings);
+  EXPECT_EQ(check_against_models(moving, 2e-6).exact, 38);
+  const std::map<std::string, double> sooner = exact_differences(moving, offloaded);
+  EXPECT_EQ(sooner.size(), 38U);
+  for (const auto& [key, d] : sooner) {
+    if (!key.starts_with("eager/multi/") && !key.starts_with("rndv/am ")) {
+      EXPECT_NEAR(d, key.starts_with("rndv/get ") ? 8 / 10e9 : 0, 1e-12) << key;
+    }
+  }
+  for (const char* multi : {"eager/multi/bcopy ", "eager/multi/zcopy "})
+    EXPECT_NEAR(sooner.at(multi + std::to_string(16 * kMultiFragment)), 15 * 409.6e-9, 1e-12) << multi;
+}
+
+// A stream of 16 (window) eager/zcopy messages on the same two platforms:
+// the sender, its 1 us o_send the slowest stage, overlaps a message's wire
+// time with the next post where the lane is offloaded and not where its CPU
+// moves the bytes. A window then takes 15 wire times more (the last one's
+// is on the critical path either way): per message, 15/16·(h + n)/B more,
+// 365.625 ns more at 4000 B than at 100 B; the cost line's streaming time,
+// o_s + (h + n)/B against o_s, 390 ns more.
+TEST(SimExactness, CpuMovingTheBytesPacesAStreamByOverheadPlusWire) {
+  const std::vector<std::pair<std::string, SelectConfig>> settings{{"cache", with("reg_cache", "on")}};
+  const auto moving = simulate(kData + "one_rail_cpu_moves.xml", {"eager/zcopy"}, {100, 4000}, settings,
+                               MemType::Host, &stream_workload);
+  const auto offloaded = simulate(kData + "one_rail_slow_send.xml", {"eager/zcopy"}, {100, 4000}, settings,
+                                  MemType::Host, &stream_workload);
+  const std::vector<Measured>& m = moving.at("cache eager/zcopy");
+  const std::vector<Measured>& o = offloaded.at("cache eager/zcopy");
+  ASSERT_EQ(m.size(), 2U);
+  ASSERT_EQ(o.size(), 2U);
+  EXPECT_NEAR((m[1].time - o[1].time) - (m[0].time - o[0].time), 15.0 / 16 * 3900 / 10e9, 1e-12);
+  EXPECT_NEAR((m[1].model - o[1].model) - (m[0].model - o[0].model), 3900 / 10e9, 1e-12);
+  EXPECT_GT(m[0].time, o[0].time);
+}
+
+// A stream of 16 rndv/get messages where the receiver's CPU makes each get
+// itself (a cross-memory read): its gets run one after another, each
+// holding it until its data is in, so every message of the window pays its
+// n/B in turn, 16 of them; offloaded, the 16 gets share the wire at once.
+// Per message, the window at 65536 B takes (65536 − 1024)/B = 6.4512 us more
+// than at 1024 B, and the cost line's streaming time, the receiver's
+// factor, the same; offloaded, 4.94 us more, and at 1024 B less than half
+// the time (3.18 against 7.28 us a message).
+TEST(SimExactness, CpuMovingTheBytesRunsAWindowsGetsOneAfterAnother) {
+  const std::vector<std::pair<std::string, SelectConfig>> settings{{"cache", with("reg_cache", "on")}};
+  const auto moving = simulate(kData + "one_rail_cpu_moves.xml", {"rndv/get"}, {1024, 65536}, settings,
+                               MemType::Host, &stream_workload);
+  const std::vector<Measured>& m = moving.at("cache rndv/get");
+  ASSERT_EQ(m.size(), 2U);
+  EXPECT_NEAR(m[1].time - m[0].time, 64512 / 10e9, 1e-12);
+  EXPECT_NEAR(m[1].model - m[0].model, 64512 / 10e9, 1e-12);
+  const auto offloaded = simulate(kData + "one_rail_slow_send.xml", {"rndv/get"}, {1024, 65536}, settings,
+                                  MemType::Host, &stream_workload);
+  const std::vector<Measured>& o = offloaded.at("cache rndv/get");
+  ASSERT_EQ(o.size(), 2U);
+  EXPECT_LT(o[1].time - o[0].time, 64512 / 10e9 - 1e-6);
+  EXPECT_GT(m[0].time, 2 * o[0].time);
 }
 
 }  // namespace

@@ -141,28 +141,34 @@ TEST(CalibratedPlatform, GpuLaneLoadsBackAsWritten) {
   EXPECT_THROW(platform_xml(d), std::invalid_argument);
 }
 
-// o_send_after and a bcopy without a sender copy are written where a lane
-// has them, and load back; a lane without them gets neither property.
-TEST(CalibratedPlatform, SendOverlapAndBcopyCopyLoadBackAsWritten) {
+// o_send_after, a bcopy without a sender copy and a lane whose initiator's
+// CPU moves the bytes are written where a lane has them, and load back; a
+// lane without them gets none of the properties.
+TEST(CalibratedPlatform, SendOverlapBcopyCopyAndCpuMovesLoadBackAsWritten) {
   PlatformDraft d = draft();
   d.lanes[0].o_send_after = 0.1234e-6;
   d.lanes[0].bcopy_copies = false;
+  d.lanes[1].cpu_moves = true;
   const std::string xml = platform_xml(d);
   EXPECT_EQ(xml.find("xover:o_send_after"), xml.rfind("xover:o_send_after")) << "on the mm lane only";
   EXPECT_EQ(xml.find("xover:bcopy_copy\" value=\"no\""), xml.rfind("xover:bcopy_copy")) << "on the mm lane only";
+  EXPECT_EQ(xml.find("xover:cpu_moves\" value=\"yes\""), xml.rfind("xover:cpu_moves")) << "on the cma lane only";
+  EXPECT_NE(xml.find("xover:cpu_moves"), std::string::npos);
   const std::string file = write_temp(xml);
   const std::string report = in_child([&] {
     std::string out;
     for (const LaneAttrs& l : sim::LogGPPlatform::load(file).path("node0", "node1").lanes) {
       char buf[128];
-      std::snprintf(buf, sizeof buf, "%s o %.3f after %.3f bcopy_copies %d\n", l.name.c_str(), l.o_send * 1e9,
-                    l.o_send_after * 1e9, l.bcopy_copies ? 1 : 0);
+      std::snprintf(buf, sizeof buf, "%s o %.3f after %.3f bcopy_copies %d cpu_moves %d\n", l.name.c_str(),
+                    l.o_send * 1e9, l.o_send_after * 1e9, l.bcopy_copies ? 1 : 0, l.cpu_moves ? 1 : 0);
       out += buf;
     }
     return out;
   });
   std::remove(file.c_str());
-  EXPECT_EQ(report, "mm o 244.400 after 123.400 bcopy_copies 0\ncma o 0.000 after 0.000 bcopy_copies 1\n");
+  EXPECT_EQ(report,
+            "mm o 244.400 after 123.400 bcopy_copies 0 cpu_moves 0\n"
+            "cma o 0.000 after 0.000 bcopy_copies 1 cpu_moves 1\n");
 }
 
 // Size steps in the draft (memcpy, o_send, bandwidth) are written as

@@ -16,6 +16,10 @@
 //                    the part of o_s after the message has left, at most
 //                    o_s, o_r taking off the rest
 //   bcopy_copy       as the transport reports it (LaneAttrs::bcopy_copies)
+//   cpu_moves        as the transport reports it (LaneAttrs::cpu_moves:
+//                    shared memory's cma lane, whose get is the initiator's
+//                    own copy); off on a NAME-rma lane, whose gets the
+//                    target's CPU serves
 //   gap              the intercept g of (PRTT(n,0,s) − PRTT(1,0,s))/(n−1)
 //   memcpy_bw        where the active-message lane is itself a copy (no
 //                    get on it: shared memory), 1/G of its stream (4 MiB
@@ -240,6 +244,7 @@ std::vector<FittedLane> fit_gets(const LaneMeasurement& lm, FittedLane& fitted, 
                   a.name + "-rma");
   rma.attrs.name = a.name + "-rma";
   rma.attrs.caps = {};
+  rma.attrs.cpu_moves = false;
   rma.attrs.max_short = rma.attrs.max_bcopy = rma.attrs.seg_size = 0;
   for (LaneCap cap : {LaneCap::GetZcopy, LaneCap::PutZcopy, LaneCap::ConnectToIface})
     if (lm.hardware.caps.has(cap))
@@ -569,7 +574,8 @@ Calibration calibrate(const Measurements& m, FitDepth depth) {
                                         a.latency * 1e6, a.bandwidth / 1e9, a.o_send * 1e6, a.o_recv * 1e6,
                                         a.gap * 1e6) +
                                  (a.o_send_after > 0 ? format(", o_send_after = %.4f us", a.o_send_after * 1e6) : "") +
-                                 (a.bcopy_copies ? "" : ", bcopy sent from the user's buffer (no sender copy)"));
+                                 (a.bcopy_copies ? "" : ", bcopy sent from the user's buffer (no sender copy)") +
+                                 (a.cpu_moves ? ", the initiator's CPU moves the bytes" : ""));
   fit_protocols(m, draft_path(out.draft), out);
   find_protocol_changes(m, out);
   out.draft.device = m.device;

@@ -167,6 +167,8 @@ std::string platform_xml(const PlatformDraft& draft) {
        << prop("seg_size", std::to_string(lane.seg_size) + "B") << prop("caps", lane.caps.to_string());
     if (!lane.bcopy_copies)
       os << prop("bcopy_copy", "no");
+    if (lane.cpu_moves)
+      os << prop("cpu_moves", "yes");
     if (!lane.bandwidth_steps.empty())
       os << prop("bandwidth", stepped(lane.bandwidth_steps, lane.bandwidth,
                                       [&rail](double b) { return bandwidth_text(rail, b); }));
