@@ -7,6 +7,7 @@
 #include <array>
 #include <initializer_list>
 #include <optional>
+#include <set>
 #include <span>
 #include <stdexcept>
 #include <string_view>
@@ -232,30 +233,36 @@ void check_link_names(const std::string& file, const pugi::xml_node& link, int l
   }
 }
 
-/// A <host_link>'s up and down links, by the names the links make (x_UP and
-/// x_DOWN for a SPLITDUPLEX link x), and its line.
+/// A <host_link>'s up and down links, and its line.
 struct HostLinkUse {
   std::string up;
   std::string down;
   int line = 0;
 };
 
+/// What the walk over the file has met so far.
+struct Seen {
+  /// Every name a link takes (check_link_names), with the link's line.
+  std::map<std::string, int> link_names;
+  /// The links SimGrid makes: x, or x_UP and x_DOWN for a SPLITDUPLEX x.
+  std::set<std::string> links;
+  std::vector<HostLinkUse> host_links;
+};
+
 /// SimGrid 3.32 ends the process (an assertion in sg_platf) on a
 /// <host_link> whose up or down link it cannot find, wherever in the file
 /// the links are declared.
-void check_host_links(const std::string& file, const std::vector<HostLinkUse>& uses,
-                      const std::map<std::string, int>& link_names) {
-  for (const HostLinkUse& use : uses)
+void check_host_links(const std::string& file, const Seen& seen) {
+  for (const HostLinkUse& use : seen.host_links)
     for (const std::string* name : {&use.up, &use.down})
-      if (!link_names.contains(*name))
+      if (!seen.links.contains(*name))
         fail(file, use.line,
              "<host_link> names the link '" + *name +
                  "', which no <link> makes (a SPLITDUPLEX link x makes x_UP and x_DOWN); SimGrid would abort");
 }
 
 void index_children(const std::string& file, const pugi::xml_node& parent, const std::string& owner,
-                    const LineTable& lines, PlatformXml& index, std::map<std::string, int>& link_names,
-                    std::vector<HostLinkUse>& host_links) {
+                    const LineTable& lines, PlatformXml& index, Seen& seen) {
   for (const pugi::xml_node& child : parent.children()) {
     if (child.type() != pugi::node_element)
       continue;
@@ -269,11 +276,15 @@ void index_children(const std::string& file, const pugi::xml_node& parent, const
       check_config(file, child, lines);
     } else if (is_element(child, {"link"})) {
       key = "link " + id;
-      check_link_names(file, child, line, link_names);
-      if (std::string_view(child.attribute("sharing_policy").value()) == "SPLITDUPLEX")
+      check_link_names(file, child, line, seen.link_names);
+      if (std::string_view(child.attribute("sharing_policy").value()) == "SPLITDUPLEX") {
         index.split_links.insert(id);
+        seen.links.insert({id + "_UP", id + "_DOWN"});
+      } else {
+        seen.links.insert(id);
+      }
     } else if (is_element(child, {"host_link"})) {
-      host_links.push_back({child.attribute("up").value(), child.attribute("down").value(), line});
+      seen.host_links.push_back({child.attribute("up").value(), child.attribute("down").value(), line});
     } else if (is_element(child, {"bypassRoute", "bypassZoneRoute", "bypassASroute"})) {
       index.bypass_routes = true;
     } else if (is_element(child, {"host"})) {
@@ -292,7 +303,7 @@ void index_children(const std::string& file, const pugi::xml_node& parent, const
     }
     if (!key.empty())
       index.lines.emplace(key, line);
-    index_children(file, child, key, lines, index, link_names, host_links);
+    index_children(file, child, key, lines, index, seen);
   }
 }
 
@@ -317,10 +328,9 @@ PlatformXml read_platform_xml(const std::string& file, const std::string& text) 
          "no <!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\"> before <platform>; SimGrid's parser "
          "needs it");
   PlatformXml index;
-  std::map<std::string, int> link_names;
-  std::vector<HostLinkUse> host_links;
-  index_children(file, doc, "", lines, index, link_names, host_links);
-  check_host_links(file, host_links, link_names);
+  Seen seen;
+  index_children(file, doc, "", lines, index, seen);
+  check_host_links(file, seen);
   return index;
 }
 
