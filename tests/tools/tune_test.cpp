@@ -215,15 +215,18 @@ TEST(TuneUcx, AStreamIsPricedByItsBusiestResource) {
 // moves up to the lower (1992: every size moved to eager is faster in both
 // tests), above both down to the higher (4753), between them it stays.
 TEST(TuneUcx, TheThresholdMakesNeitherTestSlower) {
-  const Setting* low = find(tune_ucx(hand_path(), "verbs", ucx_handing_over_at(1024)), "UCX_RNDV_THRESH");
+  const TuneResult low_result = tune_ucx(hand_path(), "verbs", ucx_handing_over_at(1024));
+  const Setting* low = find(low_result, "UCX_RNDV_THRESH");
   ASSERT_NE(low, nullptr);
   EXPECT_EQ(low->value, "1992");
   EXPECT_THAT(low->why, HasSubstr("the lowest, above the library's own 1024 B"));
-  const Setting* high = find(tune_ucx(hand_path(), "verbs", ucx_handing_over_at(8256)), "UCX_RNDV_THRESH");
+  const TuneResult high_result = tune_ucx(hand_path(), "verbs", ucx_handing_over_at(8256));
+  const Setting* high = find(high_result, "UCX_RNDV_THRESH");
   ASSERT_NE(high, nullptr);
   EXPECT_EQ(high->value, "4753");
   EXPECT_THAT(high->why, HasSubstr("the highest, below the library's own 8256 B"));
-  const Setting* between = find(tune_ucx(hand_path(), "verbs", ucx_handing_over_at(3000)), "UCX_RNDV_THRESH");
+  const TuneResult between_result = tune_ucx(hand_path(), "verbs", ucx_handing_over_at(3000));
+  const Setting* between = find(between_result, "UCX_RNDV_THRESH");
   ASSERT_NE(between, nullptr);
   EXPECT_EQ(between->value, "3000");
   EXPECT_THAT(between->why, HasSubstr("lies between them: any other threshold makes one test slower"));
