@@ -44,7 +44,9 @@ void check_scenario_nodes(const Scenario& scenario, const LogGPPlatform& platfor
              " node(s); a scenario needs two (<platform from= to=>, or the platform's first two)");
   const std::string from = named ? scenario.from : nodes[0].name;
   const std::string to = named ? scenario.to : nodes[1].name;
-  for (const auto& [attribute, node] : {std::pair{"from", from}, std::pair{"to", to}}) {
+  for (const auto& end : {std::pair{"from", from}, std::pair{"to", to}}) {
+    const char* const attribute = end.first;
+    const std::string& node = end.second;  // named, not bound: clang 14 refuses a binding in a lambda's capture
     const bool known = std::any_of(nodes.begin(), nodes.end(), [&](const PlatformNode& n) { return n.name == node; });
     if (!known)
       fail(scenario, scenario.platform_line,

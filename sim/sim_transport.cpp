@@ -332,7 +332,10 @@ Status SimTransport::put_signal(std::size_t lane, Rank peer, ConstBuffer local, 
       }))
     return Status::Error;
   const LaneAttrs& attrs = route.path->lanes[lane];
-  auto [src, dst] = route.nics(lane);
+  // Named, not bound: the courier below captures them, which C++20 allows
+  // of structured bindings but clang 14 refuses.
+  s4u::Host* const src = route.nics(lane).first;
+  s4u::Host* const dst = route.nics(lane).second;
   const double f = lane_factor(*route.path, attrs, local.size);
   const Seconds at = network_.book(src, local.size, attrs.bandwidth_at(local.size) * f, attrs.gap);
   const double rate = rate_of(attrs, local.size, f);

@@ -232,9 +232,11 @@ void apply_probes(std::vector<LibLine>& lines, const Probes& probes, Library lib
     l.formula += measured_text(l, added);
     kept.push_back(std::move(l));
   }
-  for (const auto& [name, points] : slow)
+  for (const auto& entry : slow) {
+    const std::string& name = entry.first;  // named, not bound: clang 14 refuses a binding in a lambda's capture
     if (std::none_of(kept.begin(), kept.end(), [&](const LibLine& l) { return l.name == name; }))
       throw ProbeError(probes.file + ": slow probes of " + name + ", which no ordinary probe measured");
+  }
   if (!slow.empty())
     notes.push_back("two machine states: " + std::to_string(slow.size()) + " line(s) with slow probes in " +
                     probes.file + ", priced in each state");
