@@ -261,9 +261,10 @@ bool read_node_prop(PlatformNode& node, std::string_view key, const std::string&
     return true;
   }
   if (key == "xover:engine_bw") {
-    node.device.engine_bw = parse_bandwidth(value);
-    if (!std::isfinite(node.device.engine_bw))
+    const double engine_bw = parse_bandwidth(value);
+    if (!std::isfinite(engine_bw))
       throw std::invalid_argument("'" + value + "' is not a finite bandwidth");
+    node.device.engine_bw = engine_bw;
     return true;
   }
   struct Count {
@@ -299,11 +300,12 @@ bool read_node_prop(PlatformNode& node, std::string_view key, const std::string&
                                               : nullptr;
   if (!time)
     return false;
-  *time = parse_time(value);
-  if (*time < 0)
+  const Seconds read = parse_time(value);
+  if (read < 0)
     throw std::invalid_argument("'" + value + "' is a negative time");
-  if (!std::isfinite(*time))
+  if (!std::isfinite(read))
     throw std::invalid_argument("'" + value + "' is not a finite time");
+  *time = read;
   return true;
 }
 

@@ -53,7 +53,7 @@ SizeSteps combine_steps(const SizeSteps& a, double a_plain, const SizeSteps& b, 
 /// `xover:gap`, `xover:stage_o` and the device's, counts for
 /// `xover:threads`, `xover:doorbell_batch`, `xover:proxy_threads` and
 /// `xover:ring_capacity`. False when `key` is none of them.
-/// @throws std::invalid_argument for a bad value.
+/// @throws std::invalid_argument for a bad value, leaving `node` as it was.
 bool read_node_prop(PlatformNode& node, std::string_view key, const std::string& value);
 
 /// The node host properties, for messages.

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "base/child.hpp"
+#include "sim/platform_props.hpp"
 
 namespace xover::sim {
 namespace {
@@ -512,6 +513,23 @@ TEST(PlatformLoader, SecondPlatformInOneProcessIsRefused) {
     return std::string("loaded twice");
   });
   EXPECT_THAT(out, StartsWith("ERROR: " + fixture("splitduplex.xml") + ": this process already holds"));
+}
+
+// The fuzzer found a refused `xover:gap` written into the node before its
+// check, so a node read on past the refusal held a negative gap.
+TEST(PlatformLoader, ARefusedNodePropertyLeavesTheNodeAsItWas) {
+  PlatformNode node;
+  node.gap = 2e-6;
+  node.device.launch = 3e-6;
+  node.device.engine_bw = 5e9;
+  EXPECT_THROW(detail::read_node_prop(node, "xover:gap", "-1us"), std::invalid_argument);
+  EXPECT_THROW(detail::read_node_prop(node, "xover:launch", "1e308w"), std::invalid_argument);
+  EXPECT_THROW(detail::read_node_prop(node, "xover:engine_bw", "1e308EBps"), std::invalid_argument);
+  EXPECT_EQ(node.gap, 2e-6);
+  EXPECT_EQ(node.device.launch, 3e-6);
+  EXPECT_EQ(node.device.engine_bw, 5e9);
+  EXPECT_TRUE(detail::read_node_prop(node, "xover:gap", "1us"));
+  EXPECT_EQ(node.gap, 1e-6);
 }
 
 TEST(InChild, ReportsAChildThatDies) {
