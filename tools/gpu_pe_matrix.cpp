@@ -1,16 +1,20 @@
-// gpu_pe_matrix: the direct alltoall of P PEs in one process on one GPU
-// (runtime/cuda/cuda_pe_group.hpp) over P, the size a peer and the width
-// that copies a put (thread, warp, block, or auto: NVSHMEM's choice by
-// size). Each point: the bytes written, one exchange checked (every byte of
-// every slot, every signal word), then `iterations` exchanges timed and
-// checked again; the medians of the exchange between events, its span on
-// the GPU's timer and a block's posting, and the bytes stored per second
-// (P (P − 1) n over the exchange: what the PEs together take of HBM). A P the GPU cannot hold at once is
+// gpu_pe_matrix: the alltoall of P PEs in one process on one GPU
+// (runtime/cuda/cuda_pe_group.hpp) over P, the size a peer and who moves a
+// put: in the direct flavour the width that copies it (thread, warp, block,
+// or auto: NVSHMEM's choice by size), or the engine block fed by the PEs'
+// posting threads (engine) or by their CPU proxies (proxy). Each point: the
+// bytes written, one exchange checked (every byte of every slot, every signal
+// word), then `iterations` exchanges timed and checked again; the medians of
+// the exchange between events, its span on the GPU's timer and a block's
+// posting (direct; engine and proxy: PE's poster 0 posting its requests or
+// commands), and the bytes stored per second (P (P − 1) n over the exchange:
+// what the PEs together take of HBM). A P the GPU cannot hold at once is
 // reported with the reason and skipped. Writes JSON (--json) for
 // tools/gpu-check.sh.
 //
 // usage: gpu_pe_matrix [--pes 2,4,8,16,32] [--sizes 8,4KiB,64KiB,1MiB]
-//                      [--widths thread,warp,block,auto] [--iterations 20] [--json FILE]
+//                      [--widths thread,warp,block,auto,engine,proxy]
+//                      [--iterations 20] [--json FILE]
 // Exit status: 0 all points right, 1 an error in a point, 2 bad use or no GPU.
 #include <algorithm>
 #include <fstream>
@@ -29,7 +33,7 @@ namespace {
 struct Options {
   std::vector<std::uint32_t> pes{2, 4, 8, 16, 32};
   std::vector<Bytes> sizes{8, 4096, 65536, 1 << 20};
-  std::vector<std::string> widths{"thread", "warp", "block", "auto"};
+  std::vector<std::string> widths{"thread", "warp", "block", "auto", "engine", "proxy"};
   int iterations = 20;
   std::string json;
 };
@@ -75,8 +79,9 @@ Options parse(int argc, char** argv) {
       o.widths = split(value);
       for (const std::string& w : o.widths) {
         DirectWidth unused{};
-        if (w != "auto" && !parse_width(w, unused))
-          throw std::invalid_argument("--widths: '" + w + "' is not thread, warp, block or auto");
+        PeFlavour flavour{};
+        if (w != "auto" && !parse_width(w, unused) && (!parse_flavour(w, flavour) || flavour == PeFlavour::Direct))
+          throw std::invalid_argument("--widths: '" + w + "' is not thread, warp, block, auto, engine or proxy");
       }
     } else if (flag == "--iterations") {
       o.iterations = static_cast<int>(number(flag, value));
@@ -111,14 +116,16 @@ std::string quoted(const std::string& text) {
 /// One point: its JSON object; `errors` counts the wrong puts and signals.
 std::string run_point(CudaPeGroup& group, std::uint32_t pes, Bytes n, const std::string& name, int iterations,
                       std::size_t& errors) {
+  PeFlavour flavour = PeFlavour::Direct;
   DirectWidth width{};
-  if (!parse_width(name, width))
+  if (!parse_flavour(name, flavour) && !parse_width(name, width))
     width = nvshmem_width(n);
+  const std::string copied_by = flavour == PeFlavour::Direct ? std::string(width_name(width)) : "engine warp";
   std::vector<Seconds> time, span, post;
   std::vector<std::string> problems;
   group.prepare(n);
   for (int i = 0; i <= iterations && problems.empty(); ++i) {
-    const PeGroupExchange x = group.exchange(width, n, 10.0);
+    const PeGroupExchange x = group.exchange(flavour, width, n, 10.0);
     if (!x.complete) {
       problems.push_back(x.problem);
       break;
@@ -138,8 +145,9 @@ std::string run_point(CudaPeGroup& group, std::uint32_t pes, Bytes n, const std:
   const double stored_gbps =
       time.empty() ? 0 : static_cast<double>(Bytes{pes} * (pes - 1) * n) / (median_us(time) * 1e-6) / 1e9;
   std::ostringstream os;
-  os << "{\"pes\": " << pes << ", \"size\": " << n << ", \"width\": " << quoted(name) << ", \"copied_by\": "
-     << quoted(std::string(width_name(width))) << ", \"blocks_per_pe\": " << group.launch().blocks_per_pe
+  os << "{\"pes\": " << pes << ", \"size\": " << n << ", \"width\": " << quoted(name) << ", \"flavour\": "
+     << quoted(std::string(flavour_name(flavour))) << ", \"copied_by\": " << quoted(copied_by)
+     << ", \"blocks_per_pe\": " << group.launch().blocks_per_pe
      << ", \"threads\": " << group.launch().threads << ", \"exchanges\": " << time.size()
      << ", \"time_us\": " << median_us(time) << ", \"span_us\": " << median_us(span)
      << ", \"post_us\": " << median_us(post) << ", \"stored_gbps\": " << stored_gbps
@@ -147,7 +155,7 @@ std::string run_point(CudaPeGroup& group, std::uint32_t pes, Bytes n, const std:
   for (std::size_t i = 0; i < problems.size() && i < 4; ++i)
     os << (i ? ", " : "") << quoted(problems[i]);
   os << "]}";
-  std::cout << "P " << pes << " " << n << " B " << name << " (" << width_name(width) << "): "
+  std::cout << "P " << pes << " " << n << " B " << name << " (" << copied_by << "): "
             << median_us(time) << " us, span " << median_us(span) << " us, a block's posting " << median_us(post)
             << " us, " << stored_gbps << " GB/s stored, " << problems.size() << " errors\n";
   return os.str();

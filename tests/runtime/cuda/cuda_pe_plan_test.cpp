@@ -109,6 +109,18 @@ TEST(CudaPePlan, NvshmemsWidthsByTheSize) {
   EXPECT_FALSE(parse_width("grid", unused));
 }
 
+TEST(CudaPePlan, FlavoursRoundTripTheirNames) {
+  for (PeFlavour f : {PeFlavour::Direct, PeFlavour::Engine, PeFlavour::Proxy}) {
+    PeFlavour back{};
+    ASSERT_TRUE(parse_flavour(flavour_name(f), back));
+    EXPECT_EQ(back, f);
+  }
+  EXPECT_EQ(flavour_name(PeFlavour::Proxy), "proxy");
+  PeFlavour unused{};
+  EXPECT_FALSE(parse_flavour("ibgda", unused));
+  EXPECT_LE(kPeDoorbellBatch, kPeQueueEntries);
+}
+
 TEST(CudaPePlan, HeapSlicesAreAlignedRegionsOfSlotsAndSignals) {
   const HeapLayout h = heap_layout(4, 13);
   EXPECT_EQ(h.send, 0u);
