@@ -13,8 +13,8 @@
 #      n in 8, 13, 4 KiB, 64 KiB, 1 MiB, each put copied by a thread, a
 #      warp, a block, or NVSHMEM's choice by size (auto), or posted to the
 #      engine block by a posting thread (engine) or through the PE's CPU
-#      proxy (proxy), 20 exchanges a point, every byte checked
-#      (pe-matrix.json);
+#      proxy (proxy), or copied by that proxy's cudaMemcpyAsync (copy), 20
+#      exchanges a point, every byte checked (pe-matrix.json);
 #   3. `xover calibrate --backend cuda`, and the alltoall's P x n matrix of
 #      the IPC path (PEs as processes: P in 2 4 8 16, n in 8 B, 4 KiB,
 #      64 KiB, 1 MiB, both flavours) on the GPU and in simulation on the
@@ -99,9 +99,9 @@ for t in cuda_pe_plan_test cuda_logic_test cuda_engine_queue_test cuda_engine_te
 done
 echo "tests $tests_status" >"$out/status.txt"
 
-# 2. The PE group's matrix: P PEs in one process, every width and both engine flavours.
-timeout "$(left)" "$matrix" --pes 2,4,8,16,32 --sizes 8,13,4KiB,64KiB,1MiB --widths thread,warp,block,auto,engine,proxy \
-  --iterations 20 --json "$out/pe-matrix.json" >"$out/pe-matrix.log" 2>&1
+# 2. The PE group's matrix: P PEs in one process, every width, the engine's flavours and the copy engine.
+timeout "$(left)" "$matrix" --pes 2,4,8,16,32 --sizes 8,13,4KiB,64KiB,1MiB \
+  --widths thread,warp,block,auto,engine,proxy,copy --iterations 20 --json "$out/pe-matrix.json" >"$out/pe-matrix.log" 2>&1
 echo "pe-matrix $?" >>"$out/status.txt"
 
 # 3. The calibration.

@@ -2,7 +2,8 @@
 // (runtime/cuda/cuda_pe_group.hpp) over P, the size a peer and who moves a
 // put: in the direct flavour the width that copies it (thread, warp, block,
 // or auto: NVSHMEM's choice by size), or the engine block fed by the PEs'
-// posting threads (engine) or by their CPU proxies (proxy). Each point: the
+// posting threads (engine) or by their CPU proxies (proxy), or the CPU
+// proxies' own cudaMemcpyAsync and signal add (copy). Each point: the
 // bytes written, one exchange checked (every byte of every slot, every signal
 // word), then `iterations` exchanges timed and checked again; the medians of
 // the exchange between events, its span on the GPU's timer and a block's
@@ -13,7 +14,7 @@
 // tools/gpu-check.sh.
 //
 // usage: gpu_pe_matrix [--pes 2,4,8,16,32] [--sizes 8,4KiB,64KiB,1MiB]
-//                      [--widths thread,warp,block,auto,engine,proxy]
+//                      [--widths thread,warp,block,auto,engine,proxy,copy]
 //                      [--iterations 20] [--json FILE]
 // Exit status: 0 all points right, 1 an error in a point, 2 bad use or no GPU.
 #include <algorithm>
@@ -33,7 +34,7 @@ namespace {
 struct Options {
   std::vector<std::uint32_t> pes{2, 4, 8, 16, 32};
   std::vector<Bytes> sizes{8, 4096, 65536, 1 << 20};
-  std::vector<std::string> widths{"thread", "warp", "block", "auto", "engine", "proxy"};
+  std::vector<std::string> widths{"thread", "warp", "block", "auto", "engine", "proxy", "copy"};
   int iterations = 20;
   std::string json;
 };
@@ -81,7 +82,7 @@ Options parse(int argc, char** argv) {
         DirectWidth unused{};
         PeFlavour flavour{};
         if (w != "auto" && !parse_width(w, unused) && (!parse_flavour(w, flavour) || flavour == PeFlavour::Direct))
-          throw std::invalid_argument("--widths: '" + w + "' is not thread, warp, block, auto, engine or proxy");
+          throw std::invalid_argument("--widths: '" + w + "' is not thread, warp, block, auto, engine, proxy or copy");
       }
     } else if (flag == "--iterations") {
       o.iterations = static_cast<int>(number(flag, value));
@@ -120,7 +121,9 @@ std::string run_point(CudaPeGroup& group, std::uint32_t pes, Bytes n, const std:
   DirectWidth width{};
   if (!parse_flavour(name, flavour) && !parse_width(name, width))
     width = nvshmem_width(n);
-  const std::string copied_by = flavour == PeFlavour::Direct ? std::string(width_name(width)) : "engine warp";
+  const std::string copied_by = flavour == PeFlavour::Direct ? std::string(width_name(width))
+                                : flavour == PeFlavour::Copy   ? "cudaMemcpyAsync"
+                                                               : "engine warp";
   std::vector<Seconds> time, span, post;
   std::vector<std::string> problems;
   group.prepare(n);

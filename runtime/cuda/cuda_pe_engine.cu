@@ -128,7 +128,7 @@ __global__ void pe_group_engine(PeEngineArgs e) {
 cudaError_t launch_pe_engine(const PeEngineArgs& args, std::uint32_t threads, cudaStream_t stream) {
   PeEngineArgs copy = args;
   void* params[] = {&copy};
-  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(pe_group_engine), dim3(args.group.pes + 1),
+  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(pe_group_engine), dim3(args.group.pes + (args.copy ? 0 : 1)),
                                      dim3(threads), params, 0, stream);
 }
 

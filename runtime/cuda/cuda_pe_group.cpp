@@ -147,7 +147,7 @@ CudaPeGroup::CudaPeGroup(std::uint32_t pes, Bytes max_size, std::uint64_t seed, 
     check(cudaMalloc(&m.span_ns, 2 * pes * sizeof *m.span_ns), "cudaMalloc (spans)");
     check(cudaMemsetAsync(m.heap, 0, bytes, m.stream), "cudaMemsetAsync (heap)");
     check(cudaStreamSynchronize(m.stream), "cudaStreamSynchronize (heap)");
-    m.engine.allocate(pes, m.layout, m.stream);
+    m.engine.allocate(pes, m.heap, m.layout, device, m.stream);
   } catch (...) {
     m.release();
     throw;

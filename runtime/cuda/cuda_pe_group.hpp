@@ -13,6 +13,8 @@
 //           pinned host memory; the PE's CPU proxy thread, made here at
 //           set-up, posts each into the engine's queues
 //           (cuda_proxy_forward.hpp); the engine block as above
+//   copy    as proxy, but the proxy moves the bytes itself: cudaMemcpyAsync
+//           and a one-thread signal add on its PE's stream; no engine block
 // (cuda_pe_engine_state.hpp holds the queues, rings and proxies.)
 //
 // Unlike CudaAlltoall (ranks as processes mapping each other's memory by
@@ -83,8 +85,9 @@ class CudaPeGroup {
   /// One exchange of `n` bytes (prepare()d, or the previous exchange's
   /// bytes again) in `flavour`: copied by the PEs at `width` (direct), or
   /// posted as work requests to the engine block (engine), or as commands
-  /// to the PEs' CPU proxies, which post them to the engine (proxy; width
-  /// unused by both); gives up after `timeout` seconds. An exchange that
+  /// to the PEs' CPU proxies, which post them to the engine (proxy) or copy
+  /// them with cudaMemcpyAsync and a signal add (copy; width unused but by
+  /// direct); gives up after `timeout` seconds. An exchange that
   /// did not complete leaves the signals, queues and rings reset for the
   /// next one.
   PeGroupExchange exchange(PeFlavour flavour, DirectWidth width, Bytes n, Seconds timeout);

@@ -49,7 +49,8 @@ struct PeEngineArgs {
   /// memory (mapped) for the proxy flavour, where each PE's CPU proxy fills
   /// its queue.
   EngineSet queues;
-  bool proxy = false;
+  bool proxy = false;  ///< the posters write commands into the rings (proxy and copy flavours)
+  bool copy = false;   ///< the copy flavour: the proxies move the bytes, no engine block
   EngineCursor* cursors = nullptr;    ///< device, P: the engine's place in each queue, kept between exchanges
   std::uint64_t* tally = nullptr;     ///< device, engine_tally::kWords, zeroed before each exchange
   std::uint32_t* finished = nullptr;  ///< device, zeroed: PEs whose signals are all in; the engine stops at P
@@ -69,7 +70,8 @@ struct PeEngineArgs {
 /// command into its ring) and waiting for its signals; block P is the
 /// engine, a worker per warp, moving the bytes and adding the signals until
 /// every PE has its signals (or the deadline). One cooperative launch of
-/// P + 1 blocks of `threads`.
+/// P + 1 blocks of `threads` (P for the copy flavour, which has no engine
+/// block: its proxies move the bytes).
 cudaError_t launch_pe_engine(const PeEngineArgs& args, std::uint32_t threads, cudaStream_t stream);
 
 /// Loads the kernels into the current device's context (see preload_kernels).

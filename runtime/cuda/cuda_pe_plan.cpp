@@ -33,13 +33,15 @@ std::string_view flavour_name(PeFlavour flavour) {
     case PeFlavour::Engine:
       return "engine";
     case PeFlavour::Proxy:
+      return "proxy";
+    case PeFlavour::Copy:
       break;
   }
-  return "proxy";
+  return "copy";
 }
 
 bool parse_flavour(std::string_view name, PeFlavour& out) {
-  for (PeFlavour f : {PeFlavour::Direct, PeFlavour::Engine, PeFlavour::Proxy})
+  for (PeFlavour f : {PeFlavour::Direct, PeFlavour::Engine, PeFlavour::Proxy, PeFlavour::Copy})
     if (name == flavour_name(f)) {
       out = f;
       return true;

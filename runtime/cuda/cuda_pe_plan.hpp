@@ -126,6 +126,7 @@ enum class PeFlavour : std::uint8_t {
   Direct,  ///< the PE's own threads store them (at a DirectWidth)
   Engine,  ///< a posting thread writes a work request, the engine block moves them (IBGDA-like)
   Proxy,   ///< a posting thread writes a command for the PE's CPU proxy, which posts it to the engine (IBRC)
+  Copy,    ///< as Proxy, but the proxy moves the bytes with cudaMemcpyAsync and a signal add on its stream
 };
 
 /// The engine flavours' fixed sizes: each PE's send queue and command ring
@@ -136,7 +137,7 @@ inline constexpr std::uint32_t kPeDoorbellBatch = 4;
 
 // Host only.
 
-/// "direct", "engine", "proxy".
+/// "direct", "engine", "proxy", "copy".
 std::string_view flavour_name(PeFlavour flavour);
 /// The flavour named `name`; false for no such name.
 bool parse_flavour(std::string_view name, PeFlavour& out);

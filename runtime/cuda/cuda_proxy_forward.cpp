@@ -4,28 +4,20 @@
 #include <thread>
 
 namespace xover::runtime {
-namespace {
 
-std::uint64_t steady_ns() {
+std::uint64_t proxy_clock_ns() {
   return static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
           .count());
 }
 
-}  // namespace
-
-ProxyForwarder::ProxyForwarder(CommandRing ring, EngineQueue queue, CommandLimits limits, std::uint32_t me)
-    : ring_(ring), queue_(queue), limits_(limits), me_(me) {}
-
-bool ProxyForwarder::post(const WorkRequest& r, std::uint64_t deadline_ns) {
+bool EngineQueueSink::post(const WorkRequest& r, std::uint64_t deadline_ns) {
   const std::uint64_t pos = engine_reserve<EngineSystemAtomic>(queue_);
   if (!engine_has_room<EngineSystemAtomic>(queue_, pos, cached_)) {
-    engine_ring<EngineSystemAtomic>(queue_, unrung_);
+    flush();
     while (!engine_has_room<EngineSystemAtomic>(queue_, pos, cached_)) {
-      if (steady_ns() > deadline_ns) {
-        stuck_ = true;
+      if (proxy_clock_ns() > deadline_ns)
         return false;
-      }
       std::this_thread::yield();
     }
   }
@@ -34,7 +26,15 @@ bool ProxyForwarder::post(const WorkRequest& r, std::uint64_t deadline_ns) {
   return true;
 }
 
-std::uint64_t ProxyForwarder::forward_ready(std::uint64_t deadline_ns) {
+void EngineQueueSink::flush() {
+  if (unrung_ > 0)
+    engine_ring<EngineSystemAtomic>(queue_, unrung_);
+}
+
+ProxyForwarder::ProxyForwarder(CommandRing ring, CommandLimits limits, std::uint32_t me)
+    : ring_(ring), limits_(limits), me_(me) {}
+
+std::uint64_t ProxyForwarder::forward_ready(ProxySink& sink, std::uint64_t deadline_ns) {
   std::uint64_t taken = 0;
   while (!stuck_ && ring_.ready(next_)) {
     const CommandWords words = ring_.read(next_);
@@ -55,30 +55,31 @@ std::uint64_t ProxyForwarder::forward_ready(std::uint64_t deadline_ns) {
     r.size = d.command.size;
     r.signal = me_;
     r.posted_ns = d.command.posted_ns;
-    if (!post(r, deadline_ns))
+    if (!sink.post(r, deadline_ns)) {
+      stuck_ = true;
       break;
+    }
     ++forwarded_;
   }
-  if (unrung_ > 0)
-    engine_ring<EngineSystemAtomic>(queue_, unrung_);
+  sink.flush();
   return taken;
 }
 
-std::string ProxyForwarder::serve(std::uint64_t count, Seconds timeout) {
-  const std::uint64_t deadline = steady_ns() + static_cast<std::uint64_t>(timeout * 1e9);
+std::string ProxyForwarder::serve(ProxySink& sink, std::uint64_t count, Seconds timeout) {
+  const std::uint64_t deadline = proxy_clock_ns() + static_cast<std::uint64_t>(timeout * 1e9);
   std::uint64_t taken = 0;
   while (!stuck_ && taken < count) {
-    const std::uint64_t now = forward_ready(deadline);
+    const std::uint64_t now = forward_ready(sink, deadline);
     taken += now;
     if (now == 0) {
-      if (steady_ns() > deadline)
+      if (proxy_clock_ns() > deadline)
         return "proxy of PE " + std::to_string(me_) + ": " + std::to_string(taken) + " of " + std::to_string(count) +
                " commands came within " + std::to_string(timeout) + " s";
       std::this_thread::yield();
     }
   }
   if (stuck_)
-    return "proxy of PE " + std::to_string(me_) + ": the engine's queue stayed full past the deadline";
+    return "proxy of PE " + std::to_string(me_) + ": " + sink.problem();
   return {};
 }
 

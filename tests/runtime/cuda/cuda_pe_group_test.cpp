@@ -1,12 +1,11 @@
 // P PEs in one process on one GPU (runtime/cuda/cuda_pe_group.hpp), where
 // CUDA is compiled in: for each P and each width (a thread, a warp, a block
 // per put), and for each P through the engine block fed by the PEs'
-// posting threads or by their CPU proxies (a thread a put, or one poster
-// in doorbell batches), exchanges of sizes whose slots lie at strides that
-// are not multiples of 16, twice or three times each (with the first's
-// bytes again);
-// every byte of every receive slot and every signal word of every PE is
-// checked. Without a GPU: SKIPPED with the runtime's reason. The figures
+// posting threads or by their CPU proxies, or through the proxies' own
+// cudaMemcpyAsync (a thread a put, or one poster in doorbell batches),
+// exchanges of sizes whose slots lie at strides that are not multiples of
+// 16, twice or three times each (with the first's bytes again); every byte
+// of every receive slot and every signal word of every PE is checked. Without a GPU: SKIPPED with the runtime's reason. The figures
 // (the exchange between events, the span on the GPU's timer, a block's
 // posting) are printed, not asserted: tools/gpu-check.sh judges them.
 #include <gtest/gtest.h>
@@ -96,7 +95,7 @@ TEST_P(CudaPeEngineTest, EveryByteAndEverySignalThroughTheEngine) {
 
 INSTANTIATE_TEST_SUITE_P(PesAndFlavours, CudaPeEngineTest,
                          ::testing::Combine(::testing::Values(2u, 4u, 7u, 32u),
-                                            ::testing::Values(PeFlavour::Engine, PeFlavour::Proxy),
+                                            ::testing::Values(PeFlavour::Engine, PeFlavour::Proxy, PeFlavour::Copy),
                                             ::testing::Bool()),
                          [](const auto& info) {
                            return "pes" + std::to_string(std::get<0>(info.param)) + "_" +

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -35,16 +36,21 @@ struct Proxies {
       std::byte* at = memory.at + pe * CommandRing::bytes_for(ring_entries);
       rings.push_back(CommandRing::create({at, CommandRing::bytes_for(ring_entries)}, ring_entries));
       views.push_back(RingView{reinterpret_cast<std::uint64_t*>(at), ring_entries, &counters[2 * pe + 1]});
-      forwarders.push_back(std::make_unique<ProxyForwarder>(rings.back(), engine_queue_of(g.set, pe), limits, pe));
+      sinks.push_back(std::make_unique<EngineQueueSink>(engine_queue_of(g.set, pe)));
+      forwarders.push_back(std::make_unique<ProxyForwarder>(rings.back(), limits, pe));
       threads.push_back(std::make_unique<ProxyThread>());
     }
   }
   std::uint64_t* reserved(std::uint32_t pe) { return &counters[2 * pe]; }
+  std::string serve(std::uint32_t pe, std::uint64_t count, Seconds timeout) {
+    return forwarders[pe]->serve(*sinks[pe], count, timeout);
+  }
 
   Aligned memory;
   std::vector<std::uint64_t> counters;  ///< per PE: the posters' reservation counter, their cached progress
   std::vector<CommandRing> rings;
   std::vector<RingView> views;
+  std::vector<std::unique_ptr<EngineQueueSink>> sinks;
   std::vector<std::unique_ptr<ProxyForwarder>> forwarders;
   std::vector<std::unique_ptr<ProxyThread>> threads;
 };
@@ -62,7 +68,7 @@ TEST(ProxyFlavour, PostersProxiesAndTheEngineMoveEveryByteAndSignal) {
   for (std::uint64_t n : {8u, 13u, 4097u, 1u}) {
     g.prepare(++exchange, n);
     for (std::uint32_t pe = 0; pe < kPes; ++pe)
-      p.threads[pe]->start([&, pe] { return p.forwarders[pe]->serve(kPes - 1, 10.0); });
+      p.threads[pe]->start([&, pe] { return p.serve(pe, kPes - 1, 10.0); });
     const std::uint64_t total = exchange * kPes * (kPes - 1);
     std::vector<std::thread> threads;
     threads.emplace_back([&] { g.serve<EngineSystemAtomic>(0, 1, 32, total); });
@@ -103,7 +109,7 @@ TEST(ProxyFlavour, AMalformedCommandIsRefusedAndTheProxyGoesOn) {
   *p.reserved(2) = 2;
   for (std::uint32_t j = 0; j < 2; ++j)
     ASSERT_TRUE(proxy_post(p.views[2], p.reserved(2), g.put(2, j, 64), never));
-  EXPECT_EQ(p.forwarders[2]->serve(4, 10.0), "");
+  EXPECT_EQ(p.serve(2, 4, 10.0), "");
   EXPECT_EQ(p.forwarders[2]->refused(), 2u);
   EXPECT_EQ(p.forwarders[2]->forwarded(), 2u);
   EXPECT_EQ(p.forwarders[2]->first_error(), "position 0: no such PE");
@@ -115,6 +121,48 @@ TEST(ProxyFlavour, AMalformedCommandIsRefusedAndTheProxyGoesOn) {
   }
 }
 
+/// A sink that keeps what it is handed and counts its flushes.
+struct RecordingSink final : ProxySink {
+  bool post(const WorkRequest& r, std::uint64_t) override {
+    posted.push_back(r);
+    return posted.size() <= room;
+  }
+  void flush() override { flushes.push_back(posted.size()); }
+  std::string problem() const override { return "no room"; }
+  std::vector<WorkRequest> posted;
+  std::vector<std::size_t> flushes;  ///< requests posted at each flush
+  std::size_t room = 100;
+};
+
+TEST(ProxyFlavour, EachBurstIsFlushedOnceAndEachRequestNamesItsSource) {
+  // Two commands, one burst; a third, another: the sink sees each request
+  // with the ring's PE as its signal slot and the command's local offset as
+  // its source, and a flush after each burst. A sink that refuses stops the
+  // proxy with its reason.
+  Group g(4, 16, 4);
+  Proxies p(g, 4);
+  RecordingSink sink;
+  ProxyForwarder fwd(p.rings[3], CommandLimits{4, g.layout.signals, 0, g.layout.signals}, 3);
+  for (std::uint32_t j = 0; j < 2; ++j)
+    ASSERT_TRUE(proxy_post(p.views[3], p.reserved(3), g.put(3, j, 16), never));
+  EXPECT_EQ(fwd.forward_ready(sink, proxy_clock_ns() + 1'000'000'000), 2u);
+  ASSERT_TRUE(proxy_post(p.views[3], p.reserved(3), g.put(3, 2, 16), never));
+  EXPECT_EQ(fwd.forward_ready(sink, proxy_clock_ns() + 1'000'000'000), 1u);
+  EXPECT_EQ(sink.flushes, (std::vector<std::size_t>{2, 3}));
+  ASSERT_EQ(sink.posted.size(), 3u);
+  for (std::uint32_t j = 0; j < 3; ++j) {
+    const WorkRequest want = g.put(3, j, 16);
+    EXPECT_EQ(sink.posted[j].pe, want.pe);
+    EXPECT_EQ(sink.posted[j].offset, want.offset);
+    EXPECT_EQ(sink.posted[j].source, want.source);
+    EXPECT_EQ(sink.posted[j].size, 16u);
+    EXPECT_EQ(sink.posted[j].signal, 3u);
+  }
+  sink.room = 3;
+  ASSERT_TRUE(proxy_post(p.views[3], p.reserved(3), g.put(3, 0, 16), never));
+  EXPECT_EQ(fwd.serve(sink, 1, 1.0), "proxy of PE 3: no room");
+}
+
 TEST(ProxyFlavour, TheKernelLaysOutRingsAsCommandRingDoes) {
   for (std::uint32_t entries : {1u, 2u, 64u})
     EXPECT_EQ(ring_bytes(entries), CommandRing::bytes_for(entries));
@@ -123,7 +171,7 @@ TEST(ProxyFlavour, TheKernelLaysOutRingsAsCommandRingDoes) {
 TEST(ProxyFlavour, AProxyThatSeesNoCommandGivesUpAtItsDeadline) {
   Group g(2, 8, 2);
   Proxies p(g, 2);
-  p.threads[1]->start([&] { return p.forwarders[1]->serve(1, 0.02); });
+  p.threads[1]->start([&] { return p.serve(1, 1, 0.02); });
   EXPECT_EQ(p.threads[1]->wait(), "proxy of PE 1: 0 of 1 commands came within 0.020000 s");
 }
 
@@ -134,7 +182,7 @@ TEST(ProxyFlavour, AProxyHeldByAFullEngineQueueGivesUpAtItsDeadline) {
   Proxies p(g, 4);
   for (std::uint32_t j = 0; j < 3; ++j)
     ASSERT_TRUE(proxy_post(p.views[0], p.reserved(0), g.put(0, j, 8), never));
-  EXPECT_EQ(p.forwarders[0]->serve(3, 0.02), "proxy of PE 0: the engine's queue stayed full past the deadline");
+  EXPECT_EQ(p.serve(0, 3, 0.02), "proxy of PE 0: the engine's queue stayed full past the deadline");
   EXPECT_EQ(p.forwarders[0]->forwarded(), 2u);
   EXPECT_EQ(engine_queue_of(g.set, 0).words[engine_layout::kDoorbellWord], 2u);
 }
