@@ -7,7 +7,8 @@
 //   queue set  P queues of `entries` back to back, queue p filled by PE p's
 //              posters (or by PE p's CPU proxy: the proxy flavour)
 //   worker     serves queues w, w + W, … in turn (W workers; the kernel's
-//              engine block has a worker per warp); a turn is:
+//              engine block has a worker per warp); a turn (engine_turn,
+//              run by every lane) is:
 //                lane 0   engine_take: polls its queues from where it last
 //                         stopped, takes the first written and rung request
 //                all      share lane 0's take (a warp shuffle on the GPU)
@@ -192,6 +193,34 @@ XOVER_ENGINE_FN inline void engine_count(EngineTally tally, const EngineTake& ta
   std::uint64_t none = 0;
   EngineAtomic(tally.words[kFirstError])
       .compare_exchange_strong(none, static_cast<std::uint64_t>(take.error), kEngineRelaxed, kEngineRelaxed);
+}
+
+/// One turn of an engine worker, run by each of its `lanes` lanes (lane
+/// `lane`): lane 0 takes a request (engine_take), `share(take)` gives every
+/// lane lane 0's take (a warp shuffle on the GPU), the lanes move its bytes
+/// (engine_move), `meet()` waits until every lane's stores are done
+/// (__syncwarp), and lane 0 adds the signal (engine_signal) and counts it
+/// (engine_count). Returns the step, the same in every lane: Idle when no
+/// queue of the worker had a request.
+template <class Atomic = EngineAtomic, class Share, class Meet>
+XOVER_ENGINE_FN inline EngineStep engine_turn(const EngineSet& set, EngineWorker& w, const EngineLimits& limits,
+                                              const EngineTargets& targets, EngineTally tally, std::uint32_t lane,
+                                              std::uint32_t lanes, Share share, Meet meet) {
+  EngineTake take;
+  if (lane == 0)
+    take = engine_take<Atomic>(set, w, limits);
+  take = share(take);
+  if (take.step == EngineStep::Idle)
+    return take.step;
+  if (take.step == EngineStep::Took)
+    engine_move(targets, take, lane, lanes);
+  meet();
+  if (lane == 0) {
+    if (take.step == EngineStep::Took)
+      engine_signal(targets, take);
+    engine_count(tally, take);
+  }
+  return take.step;
 }
 
 /// A poster's request: reserves its position, waits for room, writes it,

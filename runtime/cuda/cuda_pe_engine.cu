@@ -79,30 +79,21 @@ __device__ void engine(const PeEngineArgs& e) {
   const EngineTally tally{e.tally};
   const std::uint64_t give_up = global_timer_ns() + a.timeout_ns;
   cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> finished(*e.finished);
+  const auto meet = [] { __syncwarp(); };
   for (;;) {
-    EngineTake take;
-    if (lane == 0)
-      take = e.proxy ? engine_take<EngineSystemAtomic>(e.queues, w, limits) : engine_take(e.queues, w, limits);
-    take = share(take);
-    if (take.step == EngineStep::Idle) {
-      int stop = 0;
-      if (lane == 0) {
-        stop = finished.load(cuda::std::memory_order_acquire) >= a.pes || past(a, give_up);
-        if (!stop)
-          engine_pause();
-      }
-      if (__shfl_sync(kFullWarp, stop, 0))
-        return;
+    const EngineStep step =
+        e.proxy ? engine_turn<EngineSystemAtomic>(e.queues, w, limits, targets, tally, lane, kWarpLanes, share, meet)
+                : engine_turn(e.queues, w, limits, targets, tally, lane, kWarpLanes, share, meet);
+    if (step != EngineStep::Idle)
       continue;
+    int stop = 0;
+    if (lane == 0) {
+      stop = finished.load(cuda::std::memory_order_acquire) >= a.pes || past(a, give_up);
+      if (!stop)
+        engine_pause();
     }
-    if (take.step == EngineStep::Took)
-      engine_move(targets, take, lane, kWarpLanes);
-    __syncwarp();
-    if (lane != 0)
-      continue;
-    if (take.step == EngineStep::Took)
-      engine_signal(targets, take);
-    engine_count(tally, take);
+    if (__shfl_sync(kFullWarp, stop, 0))
+      return;
   }
 }
 

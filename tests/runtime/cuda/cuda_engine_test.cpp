@@ -27,7 +27,7 @@ using namespace engine_test;
 TEST(EngineServe, PostersOnEveryPeAgainstTwoWorkersMoveEveryByteAndSignal) {
   // Five PEs, two posters each, queues of 4 (each exchange puts 4 requests
   // a queue, so every exchange is a lap), doorbells of 3; two engine
-  // workers of 32 lanes. Sizes whose slots lie at strides that are not
+  // workers of 4 lanes each. Sizes whose slots lie at strides that are not
   // multiples of 16.
   constexpr std::uint32_t kPes = 5, kPosters = 2, kWorkers = 2;
   Group g(kPes, 70000, 4);
@@ -37,7 +37,7 @@ TEST(EngineServe, PostersOnEveryPeAgainstTwoWorkersMoveEveryByteAndSignal) {
     std::vector<std::thread> threads;
     const std::uint64_t total = exchange * kPes * (kPes - 1);
     for (std::uint32_t w = 0; w < kWorkers; ++w)
-      threads.emplace_back([&, w] { g.serve(w, kWorkers, 32, total); });
+      threads.emplace_back([&, w] { g.serve(w, kWorkers, 4, total); });
     for (std::uint32_t me = 0; me < kPes; ++me)
       for (std::uint32_t t = 0; t < kPosters; ++t)
         threads.emplace_back([&, me, t, n] { post_exchange(g, me, t, kPosters, n, 3); });
@@ -106,7 +106,7 @@ TEST(EngineServe, AFullQueueHoldsItsPostersBackUntilTheEngineRuns) {
   for (std::uint32_t pe = 0; pe < kPes; ++pe)
     for (std::uint32_t from = 0; from < kPes; ++from)
       EXPECT_EQ(g.signal(pe, from), 0u);
-  std::thread engine([&] { g.serve(0, 1, 32, kPes * (kPes - 1)); });
+  std::thread engine([&] { g.serve(0, 1, 8, kPes * (kPes - 1)); });
   for (std::thread& p : posters)
     p.join();
   engine.join();

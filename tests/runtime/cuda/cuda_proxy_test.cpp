@@ -71,7 +71,7 @@ TEST(ProxyFlavour, PostersProxiesAndTheEngineMoveEveryByteAndSignal) {
       p.threads[pe]->start([&, pe] { return p.serve(pe, kPes - 1, 10.0); });
     const std::uint64_t total = exchange * kPes * (kPes - 1);
     std::vector<std::thread> threads;
-    threads.emplace_back([&] { g.serve<EngineSystemAtomic>(0, 1, 32, total); });
+    threads.emplace_back([&] { g.serve<EngineSystemAtomic>(0, 1, 4, total); });
     for (std::uint32_t me = 0; me < kPes; ++me)
       for (std::uint32_t t = 0; t < kPosters; ++t)
         threads.emplace_back([&, me, t, n] {

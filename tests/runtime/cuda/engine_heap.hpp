@@ -2,14 +2,16 @@
 // a heap of P slices in host memory laid out as the PE group's
 // (runtime/cuda/cuda_pe_plan.hpp), its send queues, the engine's cursors
 // and tally, the payloads of an exchange and their check, and an engine
-// worker and PE posters played by CPU threads with the kernel's functions
-// (runtime/cuda/cuda_engine.hpp).
+// worker (its lanes CPU threads) and PE posters played with the kernel's
+// functions (runtime/cuda/cuda_engine.hpp).
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <barrier>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 #include "protocols/coll/alltoall_pe.hpp"
@@ -89,29 +91,52 @@ struct Group {
       }
   }
 
-  /// One engine worker's turns, `lanes` lanes played in order, until the
-  /// tally shows `total` requests taken or refused.
+  /// One engine worker's turns (engine_turn) until the tally shows
+  /// `total` requests taken or refused, played by `lanes` CPU threads as a
+  /// warp's lanes: lane 0's take shared through memory between barriers
+  /// (the warp shuffle), meet() a barrier (__syncwarp), and lane 0's
+  /// decision to stop shared likewise.
   template <class Atomic = EngineAtomic>
   void serve(std::uint32_t index, std::uint32_t workers, std::uint32_t lanes, std::uint64_t total) {
     EngineWorker w{cursors.data(), index, workers, 0};
     const EngineLimits limits = engine_limits(pes, targets);
     const EngineTally t{tally.data()};
-    for (;;) {
-      const EngineTake take = engine_take<Atomic>(set, w, limits);
-      if (take.step == EngineStep::Idle) {
-        if (EngineAtomic(tally[engine_tally::kTaken]).load() + EngineAtomic(tally[engine_tally::kRefused]).load() >=
-            total)
+    std::barrier<> warp(lanes);
+    EngineTake shared;
+    std::atomic<bool> stop{false};
+    const auto lane_turns = [&](std::uint32_t lane) {
+      const auto share = [&](const EngineTake& take) {
+        if (lane == 0)
+          shared = take;
+        warp.arrive_and_wait();
+        const EngineTake mine = shared;
+        warp.arrive_and_wait();
+        return mine;
+      };
+      const auto meet = [&] { warp.arrive_and_wait(); };
+      for (;;) {
+        if (engine_turn<Atomic>(set, w, limits, targets, t, lane, lanes, share, meet) != EngineStep::Idle)
+          continue;
+        if (lane == 0) {
+          stop = EngineAtomic(tally[engine_tally::kTaken]).load() +
+                     EngineAtomic(tally[engine_tally::kRefused]).load() >=
+                 total;
+          if (!stop)
+            engine_pause();
+        }
+        warp.arrive_and_wait();
+        const bool done = stop;
+        warp.arrive_and_wait();
+        if (done)
           return;
-        engine_pause();
-        continue;
       }
-      if (take.step == EngineStep::Took) {
-        for (std::uint32_t lane = 0; lane < lanes; ++lane)
-          engine_move(targets, take, lane, lanes);
-        engine_signal(targets, take);
-      }
-      engine_count(t, take);
-    }
+    };
+    std::vector<std::thread> threads;
+    for (std::uint32_t lane = 1; lane < lanes; ++lane)
+      threads.emplace_back(lane_turns, lane);
+    lane_turns(0);
+    for (std::thread& thread : threads)
+      thread.join();
   }
 
   std::uint32_t pes;
