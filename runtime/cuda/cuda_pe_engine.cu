@@ -1,9 +1,10 @@
-// The PE group's engine and proxy flavours (cuda_pe_kernels.hpp): block me
-// < P is PE me, its posting threads writing a work request a put into its
-// send queue (engine) or a put_signal command into its ring for its CPU
-// proxy (proxy), then waiting for its signal words; block P is the engine,
-// each warp a worker over queues w, w + W, …, moving a request's bytes with
-// the warp's 32 lanes and adding its signal (cuda_engine.hpp's steps).
+// The PE group's engine, proxy and copy flavours (cuda_pe_kernels.hpp):
+// block me < P is PE me, its posting threads writing a work request a put
+// into its send queue (engine) or a put_signal command into its ring for
+// its CPU proxy (proxy, copy), then waiting for its signal words; block P
+// (none for copy, whose proxies move the bytes) is the engine, each warp a
+// worker over queues w, w + W, …, moving a request's bytes with the warp's
+// 32 lanes and adding its signal (cuda_engine.hpp's engine_turn).
 #include "runtime/cuda/cuda_engine.hpp"
 #include "runtime/cuda/cuda_pe_device.cuh"
 
@@ -119,8 +120,9 @@ __global__ void pe_group_engine(PeEngineArgs e) {
 cudaError_t launch_pe_engine(const PeEngineArgs& args, std::uint32_t threads, cudaStream_t stream) {
   PeEngineArgs copy = args;
   void* params[] = {&copy};
-  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(pe_group_engine), dim3(args.group.pes + (args.copy ? 0 : 1)),
-                                     dim3(threads), params, 0, stream);
+  const dim3 grid(args.group.pes + (args.copy ? 0 : 1));
+  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(pe_group_engine), grid, dim3(threads), params, 0,
+                                     stream);
 }
 
 cudaError_t preload_pe_engine() {

@@ -5,9 +5,10 @@
 // cudaMemcpyAsync (a thread a put, or one poster in doorbell batches),
 // exchanges of sizes whose slots lie at strides that are not multiples of
 // 16, twice or three times each (with the first's bytes again); every byte
-// of every receive slot and every signal word of every PE is checked. Without a GPU: SKIPPED with the runtime's reason. The figures
-// (the exchange between events, the span on the GPU's timer, a block's
-// posting) are printed, not asserted: tools/gpu-check.sh judges them.
+// of every receive slot and every signal word of every PE is checked.
+// Without a GPU: SKIPPED with the runtime's reason. The figures (the
+// exchange between events, the span on the GPU's timer, a block's or a
+// PE's posting) are printed, not asserted: tools/gpu-check.sh judges them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
