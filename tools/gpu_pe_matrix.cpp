@@ -15,7 +15,10 @@
 //
 // usage: gpu_pe_matrix [--pes 2,4,8,16,32] [--sizes 8,4KiB,64KiB,1MiB]
 //                      [--widths thread,warp,block,auto,engine,proxy,copy]
-//                      [--iterations 20] [--json FILE]
+//                      [--posters 0] [--batch 4] [--iterations 20] [--json FILE]
+// --posters N: the engine flavours' posting threads a PE, at most P − 1
+// (0, the default: a thread a put); --batch B: the engine flavour's
+// doorbell batch (1 to the queue's 64 entries).
 // Exit status: 0 all points right, 1 an error in a point, 2 bad use or no GPU.
 #include <algorithm>
 #include <fstream>
@@ -35,6 +38,8 @@ struct Options {
   std::vector<std::uint32_t> pes{2, 4, 8, 16, 32};
   std::vector<Bytes> sizes{8, 4096, 65536, 1 << 20};
   std::vector<std::string> widths{"thread", "warp", "block", "auto", "engine", "proxy", "copy"};
+  std::uint32_t posters = 0;
+  std::uint32_t batch = kPeDoorbellBatch;
   int iterations = 20;
   std::string json;
 };
@@ -84,6 +89,12 @@ Options parse(int argc, char** argv) {
         if (w != "auto" && !parse_width(w, unused) && (!parse_flavour(w, flavour) || flavour == PeFlavour::Direct))
           throw std::invalid_argument("--widths: '" + w + "' is not thread, warp, block, auto, engine, proxy or copy");
       }
+    } else if (flag == "--posters") {
+      o.posters = number(flag, value);
+    } else if (flag == "--batch") {
+      o.batch = number(flag, value);
+      if (o.batch < 1 || o.batch > kPeQueueEntries)
+        throw std::invalid_argument("--batch: 1 to " + std::to_string(kPeQueueEntries));
     } else if (flag == "--iterations") {
       o.iterations = static_cast<int>(number(flag, value));
       if (o.iterations < 1)
@@ -114,9 +125,15 @@ std::string quoted(const std::string& text) {
   return out + "\"";
 }
 
+/// The engine flavours' posting threads a PE and doorbell batch.
+struct Posting {
+  std::uint32_t posters = 0;
+  std::uint32_t batch = 0;
+};
+
 /// One point: its JSON object; `errors` counts the wrong puts and signals.
-std::string run_point(CudaPeGroup& group, std::uint32_t pes, Bytes n, const std::string& name, int iterations,
-                      std::size_t& errors) {
+std::string run_point(CudaPeGroup& group, std::uint32_t pes, Bytes n, const std::string& name, Posting posting,
+                      int iterations, std::size_t& errors) {
   PeFlavour flavour = PeFlavour::Direct;
   DirectWidth width{};
   if (!parse_flavour(name, flavour) && !parse_width(name, width))
@@ -150,6 +167,8 @@ std::string run_point(CudaPeGroup& group, std::uint32_t pes, Bytes n, const std:
   std::ostringstream os;
   os << "{\"pes\": " << pes << ", \"size\": " << n << ", \"width\": " << quoted(name) << ", \"flavour\": "
      << quoted(std::string(flavour_name(flavour))) << ", \"copied_by\": " << quoted(copied_by)
+     << ", \"posters\": " << (flavour == PeFlavour::Direct ? 0 : posting.posters)
+     << ", \"batch\": " << (flavour == PeFlavour::Engine ? posting.batch : 0)
      << ", \"blocks_per_pe\": " << group.launch().blocks_per_pe
      << ", \"threads\": " << group.launch().threads << ", \"exchanges\": " << time.size()
      << ", \"time_us\": " << median_us(time) << ", \"span_us\": " << median_us(span)
@@ -172,9 +191,11 @@ int run(const Options& o) {
   for (std::uint32_t pes : o.pes) {
     try {
       CudaPeGroup group(pes, max_size, 27);
+      const Posting posting{o.posters == 0 ? pes - 1 : std::min(o.posters, pes - 1), o.batch};
+      group.set_posting(posting.posters, posting.batch);
       for (Bytes n : o.sizes)
         for (const std::string& w : o.widths)
-          points.push_back(run_point(group, pes, n, w, o.iterations, errors));
+          points.push_back(run_point(group, pes, n, w, posting, o.iterations, errors));
     } catch (const std::invalid_argument& e) {
       std::cout << "P " << pes << ": " << e.what() << "\n";
       refused.push_back("{\"pes\": " + std::to_string(pes) + ", \"why\": " + quoted(e.what()) + "}");
