@@ -5,12 +5,16 @@
 # and the cuda tests, built with CUDA), and within 8 minutes in all runs
 #
 #   1. the GPU tests, their binaries run directly (the build tree's CTest
-#      files need not come along): the logic tests, the PE group at P 2, 4,
-#      7, 32 in each width, the IPC path's processes;
+#      files need not come along): the logic tests (the engine's and the
+#      proxy's by CPU threads among them), the PE group at P 2, 4, 7, 32 in
+#      each width and through the engine (posting threads or CPU proxies),
+#      the IPC path's processes;
 #   2. gpu_pe_matrix: P PEs in one process on one GPU, P in 2 4 8 16 32,
 #      n in 8, 13, 4 KiB, 64 KiB, 1 MiB, each put copied by a thread, a
-#      warp, a block, or NVSHMEM's choice by size (auto), 20 exchanges a
-#      point, every byte checked (pe-matrix.json);
+#      warp, a block, or NVSHMEM's choice by size (auto), or posted to the
+#      engine block by a posting thread (engine) or through the PE's CPU
+#      proxy (proxy), or copied by that proxy's cudaMemcpyAsync (copy), 20
+#      exchanges a point, every byte checked (pe-matrix.json);
 #   3. `xover calibrate --backend cuda`, and the alltoall's P x n matrix of
 #      the IPC path (PEs as processes: P in 2 4 8 16, n in 8 B, 4 KiB,
 #      64 KiB, 1 MiB, both flavours) on the GPU and in simulation on the
@@ -78,7 +82,8 @@ left() {
 tests_end=$((SECONDS + 240))
 tests_status=0
 : >"$out/tests.log"
-for t in cuda_pe_plan_test cuda_logic_test cuda_engine_queue_test cuda_pe_group_test cuda_alltoall_test; do
+for t in cuda_pe_plan_test cuda_logic_test cuda_engine_queue_test cuda_engine_test cuda_proxy_test cuda_pe_group_test \
+  cuda_alltoall_test; do
   bin="$build/tests/runtime/cuda/$t"
   limit=$((tests_end - SECONDS))
   if [[ ! -x $bin ]]; then
@@ -94,9 +99,9 @@ for t in cuda_pe_plan_test cuda_logic_test cuda_engine_queue_test cuda_pe_group_
 done
 echo "tests $tests_status" >"$out/status.txt"
 
-# 2. The PE group's matrix: P PEs in one process, every width.
-timeout "$(left)" "$matrix" --pes 2,4,8,16,32 --sizes 8,13,4KiB,64KiB,1MiB --widths thread,warp,block,auto \
-  --iterations 20 --json "$out/pe-matrix.json" >"$out/pe-matrix.log" 2>&1
+# 2. The PE group's matrix: P PEs in one process, every width, the engine's flavours and the copy engine.
+timeout "$(left)" "$matrix" --pes 2,4,8,16,32 --sizes 8,13,4KiB,64KiB,1MiB \
+  --widths thread,warp,block,auto,engine,proxy,copy --iterations 20 --json "$out/pe-matrix.json" >"$out/pe-matrix.log" 2>&1
 echo "pe-matrix $?" >>"$out/status.txt"
 
 # 3. The calibration.

@@ -106,7 +106,7 @@ def draw():
     if pes_run:
         fig, axes = plt.subplots(1, len(pes_run), figsize=(4 * len(pes_run), 4), sharey=True, squeeze=False)
         for ax, pes in zip(axes[0], pes_run):
-            for width in ('thread', 'warp', 'block', 'auto'):
+            for width in ('thread', 'warp', 'block', 'auto', 'engine', 'proxy', 'copy'):
                 mine = sorted((p for p in pe['points'] if p['pes'] == pes and p['width'] == width),
                               key=lambda p: p['size'])
                 if mine:

@@ -1,16 +1,24 @@
-// gpu_pe_matrix: the direct alltoall of P PEs in one process on one GPU
-// (runtime/cuda/cuda_pe_group.hpp) over P, the size a peer and the width
-// that copies a put (thread, warp, block, or auto: NVSHMEM's choice by
-// size). Each point: the bytes written, one exchange checked (every byte of
-// every slot, every signal word), then `iterations` exchanges timed and
-// checked again; the medians of the exchange between events, its span on
-// the GPU's timer and a block's posting, and the bytes stored per second
-// (P (P − 1) n over the exchange: what the PEs together take of HBM). A P the GPU cannot hold at once is
+// gpu_pe_matrix: the alltoall of P PEs in one process on one GPU
+// (runtime/cuda/cuda_pe_group.hpp) over P, the size a peer and who moves a
+// put: in the direct flavour the width that copies it (thread, warp, block,
+// or auto: NVSHMEM's choice by size), or the engine block fed by the PEs'
+// posting threads (engine) or by their CPU proxies (proxy), or the CPU
+// proxies' own cudaMemcpyAsync and signal add (copy). Each point: the
+// bytes written, one exchange checked (every byte of every slot, every signal
+// word), then `iterations` exchanges timed and checked again; the medians of
+// the exchange between events, its span on the GPU's timer and a block's
+// posting (direct; engine and proxy: PE's poster 0 posting its requests or
+// commands), and the bytes stored per second (P (P − 1) n over the exchange:
+// what the PEs together take of HBM). A P the GPU cannot hold at once is
 // reported with the reason and skipped. Writes JSON (--json) for
 // tools/gpu-check.sh.
 //
 // usage: gpu_pe_matrix [--pes 2,4,8,16,32] [--sizes 8,4KiB,64KiB,1MiB]
-//                      [--widths thread,warp,block,auto] [--iterations 20] [--json FILE]
+//                      [--widths thread,warp,block,auto,engine,proxy,copy]
+//                      [--posters 0] [--batch 4] [--iterations 20] [--json FILE]
+// --posters N: the engine flavours' posting threads a PE, at most P − 1
+// (0, the default: a thread a put); --batch B: the engine flavour's
+// doorbell batch (1 to the queue's 64 entries).
 // Exit status: 0 all points right, 1 an error in a point, 2 bad use or no GPU.
 #include <algorithm>
 #include <fstream>
@@ -29,7 +37,9 @@ namespace {
 struct Options {
   std::vector<std::uint32_t> pes{2, 4, 8, 16, 32};
   std::vector<Bytes> sizes{8, 4096, 65536, 1 << 20};
-  std::vector<std::string> widths{"thread", "warp", "block", "auto"};
+  std::vector<std::string> widths{"thread", "warp", "block", "auto", "engine", "proxy", "copy"};
+  std::uint32_t posters = 0;
+  std::uint32_t batch = kPeDoorbellBatch;
   int iterations = 20;
   std::string json;
 };
@@ -75,9 +85,16 @@ Options parse(int argc, char** argv) {
       o.widths = split(value);
       for (const std::string& w : o.widths) {
         DirectWidth unused{};
-        if (w != "auto" && !parse_width(w, unused))
-          throw std::invalid_argument("--widths: '" + w + "' is not thread, warp, block or auto");
+        PeFlavour flavour{};
+        if (w != "auto" && !parse_width(w, unused) && (!parse_flavour(w, flavour) || flavour == PeFlavour::Direct))
+          throw std::invalid_argument("--widths: '" + w + "' is not thread, warp, block, auto, engine, proxy or copy");
       }
+    } else if (flag == "--posters") {
+      o.posters = number(flag, value);
+    } else if (flag == "--batch") {
+      o.batch = number(flag, value);
+      if (o.batch < 1 || o.batch > kPeQueueEntries)
+        throw std::invalid_argument("--batch: 1 to " + std::to_string(kPeQueueEntries));
     } else if (flag == "--iterations") {
       o.iterations = static_cast<int>(number(flag, value));
       if (o.iterations < 1)
@@ -108,17 +125,27 @@ std::string quoted(const std::string& text) {
   return out + "\"";
 }
 
+/// The engine flavours' posting threads a PE and doorbell batch.
+struct Posting {
+  std::uint32_t posters = 0;
+  std::uint32_t batch = 0;
+};
+
 /// One point: its JSON object; `errors` counts the wrong puts and signals.
-std::string run_point(CudaPeGroup& group, std::uint32_t pes, Bytes n, const std::string& name, int iterations,
-                      std::size_t& errors) {
+std::string run_point(CudaPeGroup& group, std::uint32_t pes, Bytes n, const std::string& name, Posting posting,
+                      int iterations, std::size_t& errors) {
+  PeFlavour flavour = PeFlavour::Direct;
   DirectWidth width{};
-  if (!parse_width(name, width))
+  if (!parse_flavour(name, flavour) && !parse_width(name, width))
     width = nvshmem_width(n);
+  const std::string copied_by = flavour == PeFlavour::Direct ? std::string(width_name(width))
+                                : flavour == PeFlavour::Copy   ? "cudaMemcpyAsync"
+                                                               : "engine warp";
   std::vector<Seconds> time, span, post;
   std::vector<std::string> problems;
   group.prepare(n);
   for (int i = 0; i <= iterations && problems.empty(); ++i) {
-    const PeGroupExchange x = group.exchange(width, n, 10.0);
+    const PeGroupExchange x = group.exchange(flavour, width, n, 10.0);
     if (!x.complete) {
       problems.push_back(x.problem);
       break;
@@ -138,8 +165,11 @@ std::string run_point(CudaPeGroup& group, std::uint32_t pes, Bytes n, const std:
   const double stored_gbps =
       time.empty() ? 0 : static_cast<double>(Bytes{pes} * (pes - 1) * n) / (median_us(time) * 1e-6) / 1e9;
   std::ostringstream os;
-  os << "{\"pes\": " << pes << ", \"size\": " << n << ", \"width\": " << quoted(name) << ", \"copied_by\": "
-     << quoted(std::string(width_name(width))) << ", \"blocks_per_pe\": " << group.launch().blocks_per_pe
+  os << "{\"pes\": " << pes << ", \"size\": " << n << ", \"width\": " << quoted(name) << ", \"flavour\": "
+     << quoted(std::string(flavour_name(flavour))) << ", \"copied_by\": " << quoted(copied_by)
+     << ", \"posters\": " << (flavour == PeFlavour::Direct ? 0 : posting.posters)
+     << ", \"batch\": " << (flavour == PeFlavour::Engine ? posting.batch : 0)
+     << ", \"blocks_per_pe\": " << group.launch().blocks_per_pe
      << ", \"threads\": " << group.launch().threads << ", \"exchanges\": " << time.size()
      << ", \"time_us\": " << median_us(time) << ", \"span_us\": " << median_us(span)
      << ", \"post_us\": " << median_us(post) << ", \"stored_gbps\": " << stored_gbps
@@ -147,7 +177,7 @@ std::string run_point(CudaPeGroup& group, std::uint32_t pes, Bytes n, const std:
   for (std::size_t i = 0; i < problems.size() && i < 4; ++i)
     os << (i ? ", " : "") << quoted(problems[i]);
   os << "]}";
-  std::cout << "P " << pes << " " << n << " B " << name << " (" << width_name(width) << "): "
+  std::cout << "P " << pes << " " << n << " B " << name << " (" << copied_by << "): "
             << median_us(time) << " us, span " << median_us(span) << " us, a block's posting " << median_us(post)
             << " us, " << stored_gbps << " GB/s stored, " << problems.size() << " errors\n";
   return os.str();
@@ -161,9 +191,11 @@ int run(const Options& o) {
   for (std::uint32_t pes : o.pes) {
     try {
       CudaPeGroup group(pes, max_size, 27);
+      const Posting posting{o.posters == 0 ? pes - 1 : std::min(o.posters, pes - 1), o.batch};
+      group.set_posting(posting.posters, posting.batch);
       for (Bytes n : o.sizes)
         for (const std::string& w : o.widths)
-          points.push_back(run_point(group, pes, n, w, o.iterations, errors));
+          points.push_back(run_point(group, pes, n, w, posting, o.iterations, errors));
     } catch (const std::invalid_argument& e) {
       std::cout << "P " << pes << ": " << e.what() << "\n";
       refused.push_back("{\"pes\": " + std::to_string(pes) + ", \"why\": " + quoted(e.what()) + "}");

@@ -11,6 +11,11 @@
 // flag in the last word, release on the flag and acquire on its load,
 // published progress holding the posters back.
 //
+// The posters' and the engine's steps take the atomic as a template
+// argument: EngineAtomic (device scope, the default) for queues in device
+// memory that the kernel's posting threads fill, EngineSystemAtomic for
+// queues in pinned host memory that a CPU proxy fills for the engine.
+//
 //   memory   [control: producer | doorbell | consumed, a 64-byte line each][request 0] … [request N − 1]
 //   request  eight 64-bit words, one cache line:
 //            0  op (bits 0–7) | zero (8–31) | target PE (32–63)
@@ -105,11 +110,13 @@ enum class WorkError : std::uint8_t {
 
 #if defined(__CUDACC__)
 using EngineAtomic = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>;
+using EngineSystemAtomic = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>;
 inline constexpr auto kEngineAcquire = cuda::std::memory_order_acquire;
 inline constexpr auto kEngineRelease = cuda::std::memory_order_release;
 inline constexpr auto kEngineRelaxed = cuda::std::memory_order_relaxed;
 #else
 using EngineAtomic = std::atomic_ref<std::uint64_t>;
+using EngineSystemAtomic = std::atomic_ref<std::uint64_t>;
 inline constexpr auto kEngineAcquire = std::memory_order_acquire;
 inline constexpr auto kEngineRelease = std::memory_order_release;
 inline constexpr auto kEngineRelaxed = std::memory_order_relaxed;
@@ -162,36 +169,40 @@ XOVER_ENGINE_FN inline WorkError decode_work_request(const std::uint64_t (&w)[8]
 // The posters.
 
 /// The position of the poster's next request (one atomic add).
+template <class Atomic = EngineAtomic>
 XOVER_ENGINE_FN inline std::uint64_t engine_reserve(EngineQueue q) {
-  return EngineAtomic(q.words[engine_layout::kProducerWord]).fetch_add(1, kEngineRelaxed);
+  return Atomic(q.words[engine_layout::kProducerWord]).fetch_add(1, kEngineRelaxed);
 }
 
 /// Whether the engine has taken the request a lap before `pos`: against
 /// `cached` (the poster's copy of the engine's progress) first, refreshed
 /// from the queue only when that says no.
+template <class Atomic = EngineAtomic>
 XOVER_ENGINE_FN inline bool engine_has_room(EngineQueue q, std::uint64_t pos, std::uint64_t& cached) {
   if (pos - cached < q.entries)
     return true;
-  cached = EngineAtomic(q.words[engine_layout::kConsumedWord]).load(kEngineAcquire);
+  cached = Atomic(q.words[engine_layout::kConsumedWord]).load(kEngineAcquire);
   return pos - cached < q.entries;
 }
 
 /// Writes `r` at `pos` (reserved, with room): words 0–6, then the lap's
 /// flag with release ordering.
+template <class Atomic = EngineAtomic>
 XOVER_ENGINE_FN inline void engine_write(EngineQueue q, std::uint64_t pos, const WorkRequest& r) {
   using namespace engine_layout;
   std::uint64_t* entry = q.words + kFirstEntryWord + (pos % q.entries) * kEntryWords;
   std::uint64_t w[8];
   encode_work_request(r, engine_lap_flag(pos, q.entries), w);
   for (std::uint64_t i = 0; i < kFlagWord; ++i)
-    EngineAtomic(entry[i]).store(w[i], kEngineRelaxed);
-  EngineAtomic(entry[kFlagWord]).store(w[kFlagWord], kEngineRelease);
+    Atomic(entry[i]).store(w[i], kEngineRelaxed);
+  Atomic(entry[kFlagWord]).store(w[kFlagWord], kEngineRelease);
 }
 
 /// Rings the doorbell up to `upto` (one past the last request the poster
 /// wrote); never moves it back.
+template <class Atomic = EngineAtomic>
 XOVER_ENGINE_FN inline void engine_ring(EngineQueue q, std::uint64_t upto) {
-  EngineAtomic bell(q.words[engine_layout::kDoorbellWord]);
+  Atomic bell(q.words[engine_layout::kDoorbellWord]);
   std::uint64_t seen = bell.load(kEngineRelaxed);
   while (seen < upto && !bell.compare_exchange_weak(seen, upto, kEngineRelease, kEngineRelaxed)) {
   }
@@ -222,23 +233,24 @@ enum class EngineStep : std::uint8_t {
 /// is this lap's: reads its words, publishes the engine's progress past
 /// it, and decodes it. The doorbell is read again only when the cursor
 /// has caught up with the last reading.
+template <class Atomic = EngineAtomic>
 XOVER_ENGINE_FN inline EngineStep engine_poll(EngineQueue q, EngineCursor& cursor, const EngineLimits& limits,
                                               WorkRequest& out, WorkError& error) {
   using namespace engine_layout;
   if (cursor.next >= cursor.rung) {
-    cursor.rung = EngineAtomic(q.words[kDoorbellWord]).load(kEngineAcquire);
+    cursor.rung = Atomic(q.words[kDoorbellWord]).load(kEngineAcquire);
     if (cursor.next >= cursor.rung)
       return EngineStep::Idle;
   }
   std::uint64_t* entry = q.words + kFirstEntryWord + (cursor.next % q.entries) * kEntryWords;
   const std::uint64_t flag = engine_lap_flag(cursor.next, q.entries);
-  if (EngineAtomic(entry[kFlagWord]).load(kEngineAcquire) != flag)
+  if (Atomic(entry[kFlagWord]).load(kEngineAcquire) != flag)
     return EngineStep::Idle;
   std::uint64_t w[8];
   for (std::uint64_t i = 0; i < kEntryWords; ++i)
-    w[i] = EngineAtomic(entry[i]).load(kEngineRelaxed);
+    w[i] = Atomic(entry[i]).load(kEngineRelaxed);
   ++cursor.next;
-  EngineAtomic(q.words[kConsumedWord]).store(cursor.next, kEngineRelease);
+  Atomic(q.words[kConsumedWord]).store(cursor.next, kEngineRelease);
   error = decode_work_request(w, limits, out);
   return error == WorkError::None ? EngineStep::Took : EngineStep::Refused;
 }

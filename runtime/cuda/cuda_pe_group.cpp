@@ -8,6 +8,7 @@
 #include "protocols/core/payload_pattern.hpp"
 #include "runtime/bootstrap.hpp"
 #include "runtime/cuda/cuda_kernels.hpp"
+#include "runtime/cuda/cuda_pe_engine_state.hpp"
 #include "runtime/cuda/cuda_pe_kernels.hpp"
 
 namespace xover::runtime {
@@ -44,10 +45,12 @@ struct CudaPeGroup::Impl {
   cudaStream_t stream = nullptr;
   cudaEvent_t started = nullptr;
   cudaEvent_t ended = nullptr;
+  PeEngineState engine;         ///< the engine and proxy flavours' queues, rings and proxies
   std::uint64_t exchanges = 0;  ///< run since the signals were last zero
   std::uint64_t prepared = 0;   ///< the exchange number whose bytes the send slots hold
 
   void release() {
+    engine.release();
     for (void* p : {static_cast<void*>(heap), static_cast<void*>(status), static_cast<void*>(post_cycles),
                     static_cast<void*>(span_ns)})
       if (p)
@@ -144,6 +147,7 @@ CudaPeGroup::CudaPeGroup(std::uint32_t pes, Bytes max_size, std::uint64_t seed, 
     check(cudaMalloc(&m.span_ns, 2 * pes * sizeof *m.span_ns), "cudaMalloc (spans)");
     check(cudaMemsetAsync(m.heap, 0, bytes, m.stream), "cudaMemsetAsync (heap)");
     check(cudaStreamSynchronize(m.stream), "cudaStreamSynchronize (heap)");
+    m.engine.allocate(pes, m.heap, m.layout, device, m.stream);
   } catch (...) {
     m.release();
     throw;
@@ -160,6 +164,10 @@ const PeLaunch& CudaPeGroup::launch() const {
 
 GpuResidency CudaPeGroup::residency() const {
   return impl_->residency;
+}
+
+void CudaPeGroup::set_posting(std::uint32_t posters, std::uint32_t batch) {
+  impl_->engine.set_posting(posters, batch);
 }
 
 void CudaPeGroup::prepare(Bytes n) {
@@ -180,7 +188,7 @@ void CudaPeGroup::prepare(Bytes n) {
   check(cudaStreamSynchronize(m.stream), "cudaStreamSynchronize (send slots)");
 }
 
-PeGroupExchange CudaPeGroup::exchange(DirectWidth width, Bytes n, Seconds timeout) {
+PeGroupExchange CudaPeGroup::exchange(PeFlavour flavour, DirectWidth width, Bytes n, Seconds timeout) {
   Impl& m = *impl_;
   if (n > m.max_size)
     throw std::invalid_argument("PE group: " + std::to_string(n) + " bytes, more than the " +
@@ -198,8 +206,16 @@ PeGroupExchange CudaPeGroup::exchange(DirectWidth width, Bytes n, Seconds timeou
   args.post_cycles = m.post_cycles;
   args.span_ns = m.span_ns;
   check(cudaMemsetAsync(m.status, 0, sizeof *m.status, m.stream), "cudaMemsetAsync (status)");
+  check(cudaMemsetAsync(m.post_cycles, 0, m.launch.grid * sizeof *m.post_cycles, m.stream),
+        "cudaMemsetAsync (post cycles)");
+  if (flavour != PeFlavour::Direct)
+    m.engine.begin(flavour, timeout, m.stream);
   check(cudaEventRecord(m.started, m.stream), "cudaEventRecord");
-  check(launch_pe_group(args, m.launch.threads, m.stream), "cudaLaunchCooperativeKernel");
+  if (flavour == PeFlavour::Direct)
+    check(launch_pe_group(args, m.launch.threads, m.stream), "cudaLaunchCooperativeKernel");
+  else
+    check(launch_pe_engine(m.engine.args(flavour, args), m.launch.threads, m.stream),
+          "cudaLaunchCooperativeKernel (" + std::string(flavour_name(flavour)) + ")");
   check(cudaEventRecord(m.ended, m.stream), "cudaEventRecord");
   std::uint32_t status = 0;
   check(cudaMemcpyAsync(&status, m.status, sizeof status, cudaMemcpyDeviceToHost, m.stream),
@@ -210,9 +226,18 @@ PeGroupExchange CudaPeGroup::exchange(DirectWidth width, Bytes n, Seconds timeou
   check(cudaEventElapsedTime(&ms, m.started, m.ended), "cudaEventElapsedTime");
   out.time = static_cast<Seconds>(ms) * 1e-3;
   out.complete = status == static_cast<std::uint32_t>(KernelStatus::Done);
-  if (!out.complete) {
+  if (!out.complete)
     out.problem = "a PE's signals did not all come within " + std::to_string(timeout) + " s";
+  if (flavour != PeFlavour::Direct) {
+    const std::string engine_problem = m.engine.end(flavour, m.stream);
+    if (!engine_problem.empty()) {
+      out.complete = false;
+      out.problem += (out.problem.empty() ? "" : "; ") + engine_problem;
+    }
+  }
+  if (!out.complete) {
     m.reset_signals();
+    m.engine.reset(m.stream);
     return out;
   }
   m.read_figures(out);

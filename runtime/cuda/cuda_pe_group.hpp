@@ -1,10 +1,21 @@
-// P PEs in one process on one GPU (2 to 32), the alltoall's direct flavour
-// as NVSHMEM runs it between NVLink peers: the symmetric heap one
+// P PEs in one process on one GPU (2 to 32): the symmetric heap one
 // allocation of P slices, a PE a group of thread blocks of one cooperative
-// launch (all resident at once), each put copied by a thread, a warp or a
-// block with 16-byte stores whatever the slots' alignment, one fence per
-// block, and a signal word per source slot added to atomically
-// (cuda_pe_plan.hpp lays it out; cuda_pe_kernels.cu runs it).
+// launch (all resident at once), a signal word per source slot added to
+// atomically (cuda_pe_plan.hpp lays it out). Three flavours:
+//   direct  as NVSHMEM runs it between NVLink peers: each put copied by a
+//           thread, a warp or a block with 16-byte stores whatever the
+//           slots' alignment, one fence per block (cuda_pe_kernels.cu)
+//   engine  IBGDA-like: a PE's posting threads write a work request a put
+//           into its send queue and ring its doorbell; one more block of
+//           the launch, the engine, moves the bytes and adds the signals
+//           (cuda_pe_engine.cu, cuda_engine.hpp)
+//   proxy   IBRC: the posting threads write commands into the PE's ring in
+//           pinned host memory; the PE's CPU proxy thread, made here at
+//           set-up, posts each into the engine's queues
+//           (cuda_proxy_forward.hpp); the engine block as above
+//   copy    as proxy, but the proxy moves the bytes itself: cudaMemcpyAsync
+//           and a one-thread signal add on its PE's stream; no engine block
+// (cuda_pe_engine_state.hpp holds the queues, rings and proxies.)
 //
 // Unlike CudaAlltoall (ranks as processes mapping each other's memory by
 // CUDA IPC, which then time-slice one GPU without MPS), the PEs here run
@@ -13,7 +24,8 @@
 //
 //   CudaPeGroup group(8, 1 << 20, seed);          // throws when 8 PEs do not fit
 //   group.prepare(n);                             // each PE's puts' bytes
-//   PeGroupExchange x = group.exchange(DirectWidth::Warp, n, 10.0);
+//   PeGroupExchange x = group.exchange(PeFlavour::Direct, DirectWidth::Warp, n, 10.0);
+//   PeGroupExchange y = group.exchange(PeFlavour::Engine, {}, n, 10.0);   // or Proxy
 //   Findings f = group.verify(n);                 // every byte of every slot, every signal word
 #pragma once
 
@@ -61,12 +73,24 @@ class CudaPeGroup {
   /// What the GPU holds at once for this kernel.
   GpuResidency residency() const;
 
+  /// The engine and proxy flavours' posting: `posters` threads a PE (1 to
+  /// P − 1; at first P − 1, a thread a put), poster t posting puts t,
+  /// t + posters, …, and the engine flavour's doorbell batch (1 to
+  /// kPeQueueEntries; at first kPeDoorbellBatch).
+  /// @throws std::invalid_argument for either out of its range.
+  void set_posting(std::uint32_t posters, std::uint32_t batch);
+
   /// Writes every PE's puts' bytes for the next exchange of `n` bytes.
   void prepare(Bytes n);
   /// One exchange of `n` bytes (prepare()d, or the previous exchange's
-  /// bytes again), copied at `width`; gives up after `timeout` seconds.
-  /// A PE that timed out leaves the signals reset for the next one.
-  PeGroupExchange exchange(DirectWidth width, Bytes n, Seconds timeout);
+  /// bytes again) in `flavour`: copied by the PEs at `width` (direct), or
+  /// posted as work requests to the engine block (engine), or as commands
+  /// to the PEs' CPU proxies, which post them to the engine (proxy) or copy
+  /// them with cudaMemcpyAsync and a signal add (copy; width unused but by
+  /// direct); gives up after `timeout` seconds. An exchange that
+  /// did not complete leaves the signals, queues and rings reset for the
+  /// next one.
+  PeGroupExchange exchange(PeFlavour flavour, DirectWidth width, Bytes n, Seconds timeout);
   /// Every receive slot of every PE against the bytes prepare() wrote, and
   /// every signal word against the exchanges run (outside any timing).
   Findings verify(Bytes n);

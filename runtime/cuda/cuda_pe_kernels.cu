@@ -1,18 +1,8 @@
-#include <cuda/atomic>
-
 #include "runtime/cuda/cuda_copy16.hpp"
-#include "runtime/cuda/cuda_global_timer.cuh"
-#include "runtime/cuda/cuda_kernels.hpp"
-#include "runtime/cuda/cuda_pe_kernels.hpp"
+#include "runtime/cuda/cuda_pe_device.cuh"
 
 namespace xover::runtime {
 namespace {
-
-using DeviceWord = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>;
-
-__device__ std::uint64_t* signal_word(const PeGroupArgs& a, std::uint32_t pe, std::uint32_t source) {
-  return reinterpret_cast<std::uint64_t*>(a.heap + pe * a.layout.slice + a.layout.signals) + source;
-}
 
 /// This block's share of PE me's puts, then one fence and its puts' signals.
 __device__ void post_puts(const PeGroupArgs& a, std::uint32_t me, std::uint32_t block) {
@@ -33,27 +23,10 @@ __device__ void post_puts(const PeGroupArgs& a, std::uint32_t me, std::uint32_t 
   __threadfence();
   for (std::uint32_t j = 0; j + 1 < a.pes; ++j)
     if (block_of_put(a.width, j, a.blocks_per_pe, blockDim.x) == block) {
-      DeviceWord(*signal_word(a, put_target(me, a.pes, j), me)).fetch_add(1, cuda::std::memory_order_relaxed);
+      PeDeviceWord(*pe_signal_word(a, put_target(me, a.pes, j), me)).fetch_add(1, cuda::std::memory_order_relaxed);
       any = true;
     }
   a.post_cycles[blockIdx.x] = any ? clock64() - begin : 0;
-}
-
-/// Block 0 of PE me: thread s waits for the signal word of source s.
-__device__ void wait_signals(const PeGroupArgs& a, std::uint32_t me) {
-  const std::uint32_t s = threadIdx.x;
-  if (s < a.pes && s != me) {
-    DeviceWord word(*signal_word(a, me, s));
-    const std::uint64_t give_up = global_timer_ns() + a.timeout_ns;
-    while (word.load(cuda::std::memory_order_acquire) < a.expected)
-      if (global_timer_ns() > give_up) {
-        *a.status = static_cast<std::uint32_t>(KernelStatus::TimedOut);
-        break;
-      }
-  }
-  __syncthreads();
-  if (threadIdx.x == 0)
-    a.span_ns[2 * me + 1] = global_timer_ns();
 }
 
 __global__ void pe_group_direct(PeGroupArgs a) {
@@ -63,7 +36,7 @@ __global__ void pe_group_direct(PeGroupArgs a) {
     a.span_ns[2 * me] = global_timer_ns();
   post_puts(a, me, block);
   if (block == 0)
-    wait_signals(a, me);
+    pe_wait_signals(a, me);
 }
 
 }  // namespace
@@ -81,7 +54,8 @@ cudaError_t launch_pe_group(const PeGroupArgs& args, std::uint32_t threads, cuda
 
 cudaError_t preload_pe_group() {
   cudaFuncAttributes attributes;
-  return cudaFuncGetAttributes(&attributes, pe_group_direct);
+  const cudaError_t e = cudaFuncGetAttributes(&attributes, pe_group_direct);
+  return e != cudaSuccess ? e : preload_pe_engine();
 }
 
 }  // namespace xover::runtime

@@ -26,6 +26,29 @@ bool parse_width(std::string_view name, DirectWidth& out) {
   return false;
 }
 
+std::string_view flavour_name(PeFlavour flavour) {
+  switch (flavour) {
+    case PeFlavour::Direct:
+      return "direct";
+    case PeFlavour::Engine:
+      return "engine";
+    case PeFlavour::Proxy:
+      return "proxy";
+    case PeFlavour::Copy:
+      break;
+  }
+  return "copy";
+}
+
+bool parse_flavour(std::string_view name, PeFlavour& out) {
+  for (PeFlavour f : {PeFlavour::Direct, PeFlavour::Engine, PeFlavour::Proxy, PeFlavour::Copy})
+    if (name == flavour_name(f)) {
+      out = f;
+      return true;
+    }
+  return false;
+}
+
 PeLaunch plan_pe_launch(std::uint32_t pes, GpuResidency gpu, std::uint32_t threads) {
   if (pes < 2 || pes > kPeGroupMaxPes)
     throw std::invalid_argument("PE group: " + std::to_string(pes) + " PEs, not 2 to " +

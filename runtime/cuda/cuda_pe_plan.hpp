@@ -121,7 +121,26 @@ XOVER_PE_FN inline std::uint32_t block_of_put(DirectWidth width, std::uint32_t j
   return worker;
 }
 
+/// Who moves a put's bytes.
+enum class PeFlavour : std::uint8_t {
+  Direct,  ///< the PE's own threads store them (at a DirectWidth)
+  Engine,  ///< a posting thread writes a work request, the engine block moves them (IBGDA-like)
+  Proxy,   ///< a posting thread writes a command for the PE's CPU proxy, which posts it to the engine (IBRC)
+  Copy,    ///< as Proxy, but the proxy moves the bytes with cudaMemcpyAsync and a signal add on its stream
+};
+
+/// The engine flavours' fixed sizes: each PE's send queue and command ring
+/// (entries), and the posters' doorbell batch (≤ the queue's entries).
+inline constexpr std::uint32_t kPeQueueEntries = 64;
+inline constexpr std::uint32_t kPeRingEntries = 64;
+inline constexpr std::uint32_t kPeDoorbellBatch = 4;
+
 // Host only.
+
+/// "direct", "engine", "proxy", "copy".
+std::string_view flavour_name(PeFlavour flavour);
+/// The flavour named `name`; false for no such name.
+bool parse_flavour(std::string_view name, PeFlavour& out);
 
 /// "thread", "warp", "block".
 std::string_view width_name(DirectWidth width);

@@ -17,6 +17,7 @@
 //   ring_write_put_signal(ring, pos, pe, offset, local, size, now_ns);
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #if defined(__CUDACC__)
@@ -45,6 +46,11 @@ inline constexpr std::uint64_t kEntryWords = 8;
 inline constexpr std::uint64_t kFlagWord = 7;
 inline constexpr std::uint64_t kPutSignalOp = 1;  ///< CommandOp::PutSignal
 }  // namespace ring_layout
+
+/// Bytes a ring of `entries` takes (CommandRing::bytes_for).
+XOVER_HOST_DEVICE constexpr std::size_t ring_bytes(std::uint32_t entries) {
+  return (ring_layout::kFirstEntryWord + std::size_t{entries} * ring_layout::kEntryWords) * 8;
+}
 
 #if defined(__CUDACC__)
 using RingAtomic = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>;

@@ -109,6 +109,19 @@ TEST(CudaPePlan, NvshmemsWidthsByTheSize) {
   EXPECT_FALSE(parse_width("grid", unused));
 }
 
+TEST(CudaPePlan, FlavoursRoundTripTheirNames) {
+  for (PeFlavour f : {PeFlavour::Direct, PeFlavour::Engine, PeFlavour::Proxy, PeFlavour::Copy}) {
+    PeFlavour back{};
+    ASSERT_TRUE(parse_flavour(flavour_name(f), back));
+    EXPECT_EQ(back, f);
+  }
+  EXPECT_EQ(flavour_name(PeFlavour::Proxy), "proxy");
+  EXPECT_EQ(flavour_name(PeFlavour::Copy), "copy");
+  PeFlavour unused{};
+  EXPECT_FALSE(parse_flavour("ibgda", unused));
+  EXPECT_LE(kPeDoorbellBatch, kPeQueueEntries);
+}
+
 TEST(CudaPePlan, HeapSlicesAreAlignedRegionsOfSlotsAndSignals) {
   const HeapLayout h = heap_layout(4, 13);
   EXPECT_EQ(h.send, 0u);
