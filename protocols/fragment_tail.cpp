@@ -49,11 +49,16 @@ std::vector<PerfRange> pipeline_ranges(const Path& fragment, const std::vector<L
   // A sender whose CPU moves the bytes (LaneAttrs::cpu_moves) has each
   // fragment's wire time in its stage: the last fragment leaves t_s(r)
   // after that stage for the one before ends, and lands (r+h)/B later.
+  // The CPUs' time per payload byte (LaneAttrs::o_send_per_byte,
+  // o_recv_per_byte) is in their stages; the sender's comes after a
+  // fragment leaves, so that the last leaves (S − r)·m_s later in its stage
+  // than a full one (`early`).
   const LinearFunc send_stage =
-      per_fragment_send +
+      per_fragment_send + LinearFunc::per_byte(lane.o_send_per_byte) +
       (lane.cpu_moves ? LinearFunc{static_cast<double>(header) / lane.bandwidth, 1 / lane.bandwidth} : LinearFunc{});
+  const LinearFunc recv_stage = per_fragment_recv + LinearFunc::per_byte(lane.o_recv_per_byte);
   const Seconds t_s = send_stage.apply(s);
-  const Seconds t_r = per_fragment_recv.apply(s);
+  const Seconds t_r = recv_stage.apply(s);
   const Seconds gate = std::max(lane.gap, (s + static_cast<double>(header)) / lane.bandwidth);
   const Seconds q = std::max({t_s, gate, t_r});
   const Seconds behind = std::max(0.0, t_r - std::max(t_s, gate));
@@ -62,12 +67,13 @@ std::vector<PerfRange> pipeline_ranges(const Path& fragment, const std::vector<L
     // r = n − (k − 1)·S: each stage's time of the last fragment as a line in n.
     const double full = static_cast<double>(k - 1) * s;
     const auto in_n = [full](const LinearFunc& of_r) { return LinearFunc{of_r.c - of_r.m * full, of_r.m}; };
-    const LinearFunc recv = in_n(per_fragment_recv);
+    const LinearFunc recv = in_n(recv_stage);
+    const LinearFunc early = in_n(LinearFunc{-s * lane.o_send_per_byte, lane.o_send_per_byte});
     const LinearFunc wire_less = in_n(LinearFunc{-s / lane.bandwidth, 1 / lane.bandwidth});
     const Seconds backlog = static_cast<double>(k - 2) * behind;
     const LinearFunc after = wire_less + LinearFunc::constant(-t_r - backlog);
     const std::array<TailPiece, 3> pieces{TailPiece{recv, Factor::RemoteCpu},
-                                          TailPiece{recv + in_n(send_stage) +
+                                          TailPiece{recv + in_n(send_stage) + early.scale(-1) +
                                                         (lane.cpu_moves ? LinearFunc::constant(-t_r - backlog) : after),
                                                     Factor::LocalCpu},
                                           TailPiece{recv + LinearFunc::constant(gate) + after, Factor::Network}};

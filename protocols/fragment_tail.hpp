@@ -19,7 +19,9 @@
 //               t_r(r) + G_S   + (r − S)/B − t_r(S) − backlog )
 // after the one before, where backlog = (k − 2)·max(0, t_r(S) − max(t_s(S), G_S))
 // is how far a receiver-bound pipeline's receiver runs behind the
-// arrivals; the line pays r·Q/S there (Q = max(t_s, G_S, t_r) at S). The
+// arrivals; the line pays r·Q/S there (Q = max(t_s, G_S, t_r) at S). A
+// sender time per payload byte m_s (LaneAttrs::o_send_per_byte) is in t_s
+// and spent after a fragment leaves: the second term gains (S − r)·m_s. The
 // difference, a maximum of lines in n, goes into the factor of the stage
 // that pays it (receiver, sender, network), one range per piece.
 #pragma once

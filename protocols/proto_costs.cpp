@@ -7,6 +7,12 @@ namespace xover::cost {
 PerfFactors am_message(const LaneAttrs& lane, Bytes header) {
   PerfFactors p = control_message(lane, header);
   p[lane.cpu_moves ? Factor::LocalCpu : Factor::Network].m = 1.0 / lane.bandwidth;
+  // The CPUs' time per payload byte (LaneAttrs::o_send_per_byte,
+  // o_recv_per_byte): the sender's comes after the message has left, so it
+  // comes off the latency as o_send_after does; the receiver's is its own.
+  p[Factor::LocalCpu].m += lane.o_send_per_byte;
+  p[Factor::Latency].m -= lane.o_send_per_byte;
+  p[Factor::RemoteCpu].m += lane.o_recv_per_byte;
   return p;
 }
 
@@ -61,9 +67,11 @@ PerfFactors fragment_pipeline(const Path& path, const std::vector<LaneShare>& la
   // A sender whose CPU moves the bytes (LaneAttrs::cpu_moves) is busy with
   // each fragment's wire time too, after the fragment has left: its stage
   // is t_s + (S+h)/B, and a + (S+h)/B of it comes after the fragment leaves.
-  const Seconds moving = first.cpu_moves ? t_wire : 0;
+  // Its time per payload byte (LaneAttrs::o_send_per_byte) comes after the
+  // fragment leaves too; the receiver's (o_recv_per_byte) is in its stage.
+  const Seconds moving = (first.cpu_moves ? t_wire : 0) + s * first.o_send_per_byte;
   const Seconds t_send = per_fragment_send.apply(s) + moving;
-  const Seconds t_recv = per_fragment_recv.apply(s);
+  const Seconds t_recv = per_fragment_recv.apply(s) + s * first.o_recv_per_byte;
 
   // Per-byte rate of each stage when the pipe is full.
   const SecondsPerByte m_send = t_send / s;

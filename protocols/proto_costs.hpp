@@ -16,7 +16,10 @@ namespace xover::cost {
 /// local o_send, latency L, network (header + n)/B, remote o_recv. The
 /// part of o_send spent after the message has left (LaneAttrs::o_send_after)
 /// is taken off the latency factor: the sender's CPU keeps all of o_send
-/// (what paces a stream), one message's sum has o_send − o_send_after.
+/// (what paces a stream), one message's sum has o_send − o_send_after. The
+/// CPUs' time per payload byte (LaneAttrs::o_send_per_byte, o_recv_per_byte)
+/// is in the local and remote factors, the sender's taken off the latency
+/// too (it comes after the message has left).
 PerfFactors am_message(const LaneAttrs& lane, Bytes header);
 
 /// A control message (RTS, RTR, ACK) of `header` bytes on `lane`.
@@ -53,7 +56,10 @@ LinearFunc stage(const DeviceCopy& device);
 /// (a flow shop of identical jobs); with k = n/S this is
 ///   T(n) = fill + (n − S)·m*,
 ///   m* = max(t_s/S, max_i w_i·max(g_i, (S+h)/B_i)/S, t_r/S),
-/// where a is the first lane's o_send_after: every fragment leaves a before
+/// where a is the first lane's o_send_after (plus S·m_s, the sender's time
+/// per payload byte, LaneAttrs::o_send_per_byte, and its wire time where
+/// its CPU moves the bytes; t_s and t_r take S·m_s and S·m_r, m_r the
+/// receiver's time per byte): every fragment leaves a before
 /// the sender's stage for it ends, so every time after shifts by a, while
 /// the sender's stage keeps all of t_s (the latency factor carries −a).
 /// Exact when n is a multiple of S on one lane; otherwise the last, shorter

@@ -242,7 +242,9 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   flight->header.assign(header.begin(), header.end());
   flight->size = payload.size;
   flight->phantom = payload.data == nullptr;
-  flight->o_recv = attrs.o_recv_at(payload.size);
+  // The receiver takes the message in with o_r and its CPU's time per
+  // byte (LaneAttrs::o_recv_per_byte: a recv() copying out of the socket).
+  flight->o_recv = attrs.o_recv_at(payload.size) + static_cast<double>(payload.size) * attrs.o_recv_per_byte;
   if (mode == AmMode::Zcopy) {
     flight->zcopy_src = payload.data;
     flight->done = std::move(done);
@@ -252,8 +254,11 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   }
   network_.transport(peer).incoming(std::move(flight), src, dst, wire_bytes, rate_of(attrs, payload.size, f));
   // Where the sender's CPU moves the bytes (LaneAttrs::cpu_moves), it is
-  // busy with them while they cross, (h + n)/B after they leave.
-  busy(after + (attrs.cpu_moves ? static_cast<double>(wire_bytes) / (attrs.bandwidth_at(payload.size) * f) : 0));
+  // busy with them while they cross, (h + n)/B after they leave; its time
+  // per payload byte (LaneAttrs::o_send_per_byte: a send() copying into the
+  // socket while the first segments cross) likewise comes after.
+  busy(after + (attrs.cpu_moves ? static_cast<double>(wire_bytes) / (attrs.bandwidth_at(payload.size) * f) : 0) +
+       static_cast<double>(payload.size) * attrs.o_send_per_byte);
   return mode == AmMode::Zcopy ? Status::InProgress : Status::Ok;
 }
 

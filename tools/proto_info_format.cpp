@@ -88,8 +88,14 @@ std::string format_lane_line(const LaneAttrs& lane) {
   // The two terms that are seldom set, only where they are.
   const std::string after =
       lane.o_send_after > 0 ? " (" + format_time(lane.o_send_after) + " after the message has left)" : "";
-  const std::string copy =
+  std::string copy =
       std::string(lane.bcopy_copies ? "" : "  bcopy_copy no") + (lane.cpu_moves ? "  cpu_moves yes" : "");
+  char per_byte[96];
+  if (lane.o_send_per_byte > 0 || lane.o_recv_per_byte > 0) {
+    std::snprintf(per_byte, sizeof per_byte, "  per byte: o_send %.5f ns/B, o_recv %.5f ns/B",
+                  lane.o_send_per_byte * 1e9, lane.o_recv_per_byte * 1e9);
+    copy += per_byte;
+  }
   char buf[384];
   std::snprintf(buf, sizeof buf, "#   lane %-6s L %s  %.3f GB/s  o_send %s%s  o_recv %s  g %s  caps %s%s\n",
                 lane.name.c_str(), format_time(lane.latency).c_str(), lane.bandwidth / 1e9,

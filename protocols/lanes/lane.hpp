@@ -96,6 +96,19 @@ struct LaneAttrs {
   /// completes (rndv/get's ACK: 8/B more, cost::post_cpu).
   /// Puts are as on any lane.
   bool cpu_moves = false;
+  /// The sender's CPU time per payload byte of an active message, on top of
+  /// o_s and spent after the message has left (platform property
+  /// `xover:o_send_per_byte`): a TCP send() copies the payload into the
+  /// socket, segment by segment, while the first segments already cross.
+  /// The sender is busy o_s + n·m_s, the message leaves after o_s −
+  /// o_send_after as before: one message's sum is unchanged, a stream is
+  /// paced by o_s + n·m_s. Not scaled by a message factor.
+  SecondsPerByte o_send_per_byte = 0;
+  /// The receiver's CPU time per payload byte of taking an active message
+  /// in, on top of o_r (platform property `xover:o_recv_per_byte`): a TCP
+  /// recv() copies the bytes out of the socket. The receiver is busy o_r +
+  /// n·m_r once the message has landed. Not scaled by a message factor.
+  SecondsPerByte o_recv_per_byte = 0;
   /// o_s, o_r and 1/G by the size of the operation (an active message's
   /// payload, a get's or put's bytes), where they change with it; empty when
   /// the plain field holds at every size. With steps, o_send, o_recv and

@@ -312,6 +312,21 @@ TEST(PlatformLoader, SendOverlapBcopyCopyAndCpuMovesReachTheLane) {
   EXPECT_EQ(lane_terms("one_rail_exact.xml"), "o=3e-07 after=0 bcopy_copies=1 cpu_moves=0");
 }
 
+// xover:o_send_per_byte and xover:o_recv_per_byte on a link reach its lane,
+// as seconds per byte written as a time with "/B"; a lane that states
+// neither has none.
+TEST(PlatformLoader, TheCpusTimePerByteReachesTheLane) {
+  const auto per_byte = [](const std::string& file) {
+    return with_platform(fixture(file), [](const LogGPPlatform& p) {
+      const LaneAttrs& lane = p.path("node0", "node1").lanes.at(0);
+      return "send=" + num(lane.o_send_per_byte) + " recv=" + num(lane.o_recv_per_byte);
+    });
+  };
+  EXPECT_EQ(per_byte("one_rail_send_copy.xml"), "send=5e-10 recv=2.5e-10");
+  EXPECT_EQ(per_byte("one_rail_recv_copy.xml"), "send=1e-10 recv=1e-09");
+  EXPECT_EQ(per_byte("one_rail_exact.xml"), "send=0 recv=0");
+}
+
 // An o_send_after above the link's o_send (given, by size, or the default
 // 0.2 us) and a bcopy_copy other than yes or no: the file and line, and
 // what is wrong.
@@ -376,7 +391,8 @@ TEST(PlatformLoader, UnknownXoverPropertyListsTheKnownOnes) {
                                   ":12: link 'l': unknown property 'xover:o_snd' (known: xover:o_send, "
                                   "xover:o_send_after, xover:o_recv, xover:gap, xover:reg_cost, xover:reg_growth, "
                                   "xover:max_short, xover:max_bcopy, xover:max_zcopy, xover:seg_size, xover:caps, "
-                                  "xover:bandwidth, xover:bcopy_copy, xover:cpu_moves, xover:bw_factor)");
+                                  "xover:bandwidth, xover:bcopy_copy, xover:cpu_moves, xover:o_send_per_byte, "
+                                  "xover:o_recv_per_byte, xover:bw_factor)");
 }
 
 TEST(PlatformLoader, UnknownHostProperty) {

@@ -11,121 +11,14 @@
 #include <map>
 #include <sstream>
 
-#include "base/child.hpp"
 #include "protocols/workload/workloads.hpp"
 #include "sim/simulate.hpp"
+#include "tests/sim/exactness_support.hpp"
 
 namespace xover {
 namespace {
 
-const std::string kData = XOVER_SOURCE_DIR "/tests/data/platforms/";
-
-struct Measured {
-  std::string protocol;
-  Bytes size = 0;
-  double time = 0;
-  double model = 0;
-};
-
-// Simulates a ping-pong of every curve at every size on `platform` (one
-// iteration after one warm-up: the simulation is deterministic), once per
-// settings block, in a child process, and reads back (settings, curve) →
-// points.
-std::map<std::string, std::vector<Measured>> simulate(const std::string& platform_file,
-                                                      const std::vector<std::string>& curves,
-                                                      const std::vector<Bytes>& sizes,
-                                                      const std::vector<std::pair<std::string, SelectConfig>>& settings,
-                                                      MemType memory = MemType::Host,
-                                                      const Workload* workload = &pingpong_workload) {
-  const std::string out = in_child([&] {
-    const sim::LogGPPlatform platform = sim::LogGPPlatform::load(platform_file);
-    std::ostringstream os;
-    for (const auto& [label, config] : settings) {
-      Scenario s;
-      s.name = "exactness";
-      s.platform = platform_file;
-      s.iterations = 1;
-      s.warmup = 1;
-      s.sizes = sizes;
-      s.curves = curves;
-      s.select = config;
-      s.memory = memory;
-      s.workload = workload;
-      const Results results = sim::simulate(s, platform);
-      for (const Point* p : results.points()) {
-        char line[256];
-        std::snprintf(line, sizeof line, "%s %s %llu %.17g %.17g %zu\n", label.c_str(), p->curve.c_str(),
-                      static_cast<unsigned long long>(p->size), p->median(), p->model.value_or(-1), p->errors);
-        os << line;
-        if (p->selected != p->curve || p->errors != 0)
-          os << "BAD " << p->curve << " ran " << p->selected << " with " << p->errors << " errors\n";
-      }
-    }
-    return os.str();
-  });
-  std::map<std::string, std::vector<Measured>> by;
-  std::istringstream in(out);
-  std::string label;
-  while (in >> label) {
-    if (label == "BAD" || label == "ERROR:") {
-      std::string rest;
-      std::getline(in, rest);
-      ADD_FAILURE() << label << rest;
-      continue;
-    }
-    Measured m;
-    std::size_t errors = 0;
-    unsigned long long size = 0;
-    in >> m.protocol >> size >> m.time >> m.model >> errors;
-    m.size = size;
-    by[label + " " + m.protocol].push_back(m);
-  }
-  return by;
-}
-
-SelectConfig with(const char* key, const char* value) {
-  SelectConfig c;
-  c.set(key, value);
-  return c;
-}
-
-// tests/data/platforms/one_rail_exact.xml: segment 4 KiB, so a multi-eager
-// fragment carries 4064 B and an rndv/am fragment 4080 B.
-constexpr Bytes kMultiFragment = 4064;
-constexpr Bytes kRndvAmFragment = 4080;
-
-struct Tally {
-  int exact = 0;
-  int bounded = 0;
-};
-
-// Every host protocol's point against its cost line: within 1e-9 relative
-// where the line is exact; for a fragmented message whose last fragment is
-// short, within `slack` (one fragment's slowest stage): past 8 fragments
-// the line spreads it over the bytes while the simulation pays it whole,
-// and below, where multi-eager's line holds it, these points are simulated
-// one after the other in one simulation, where a sender-bound one runs
-// t_s − t_r (0.1 us here) slower than in a fresh simulation (the test
-// above simulates each point fresh, as `xover run` does).
-Tally check_against_models(const std::map<std::string, std::vector<Measured>>& results, Seconds slack) {
-  Tally tally;
-  for (const auto& [key, points] : results) {
-    for (const Measured& m : points) {
-      EXPECT_GT(m.model, 0) << key << " " << m.size;
-      const bool multi = m.protocol.starts_with("eager/multi");
-      const Bytes fragment = multi ? kMultiFragment : kRndvAmFragment;
-      const bool fragmented = (multi || m.protocol == "rndv/am") && m.size > fragment;
-      if (!fragmented || m.size % fragment == 0) {
-        EXPECT_NEAR(m.time, m.model, 1e-9 * m.model) << key << " at " << m.size << " B";
-        ++tally.exact;
-      } else {
-        EXPECT_NEAR(m.time, m.model, slack) << key << " at " << m.size << " B";
-        ++tally.bounded;
-      }
-    }
-  }
-  return tally;
-}
+using namespace exactness;
 
 // Multi-eager messages of 2 to 8 fragments whose last is one byte, half a
 // fragment or near-empty (8 and 16 KiB: 64 and 128 bytes past whole
@@ -333,28 +226,6 @@ TEST(SimExactness, MessageFactorPacesAWholeEagerMessage) {
   EXPECT_LT(header, 64) << "the eager header's bytes, no more";
 }
 
-// The difference between two runs' points, curve by curve and size by
-// size, at the sizes where both are exact (see check_against_models):
-// `minus` less `plus`, keyed "curve size".
-std::map<std::string, double> exact_differences(const std::map<std::string, std::vector<Measured>>& minus,
-                                                const std::map<std::string, std::vector<Measured>>& plus) {
-  std::map<std::string, double> out;
-  for (const auto& [key, points] : plus) {
-    EXPECT_EQ(minus.count(key), 1U) << key;
-    if (minus.count(key) == 0)
-      continue;
-    EXPECT_EQ(minus.at(key).size(), points.size()) << key;
-    for (std::size_t i = 0; i < points.size() && i < minus.at(key).size(); ++i) {
-      const Measured& m = points[i];
-      const bool multi = m.protocol.starts_with("eager/multi");
-      const Bytes fragment = multi ? kMultiFragment : kRndvAmFragment;
-      if ((multi || m.protocol == "rndv/am") && m.size > fragment && m.size % fragment != 0)
-        continue;
-      out[m.protocol + " " + std::to_string(m.size)] = minus.at(key)[i].time - m.time;
-    }
-  }
-  return out;
-}
 
 // o_send_after (one_rail_send_after.xml: 0.8 us of a 1 us o_send after the
 // message has left; one_rail_slow_send.xml the same 1 us without): every

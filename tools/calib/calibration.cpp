@@ -37,10 +37,11 @@
 //                    time per byte, PRTT(1,0,s)'s slope / 2, once the core's
 //                    two copies (n/M at each end) are taken out
 //   latency of a lane's gets: from the get's intercept, 2·L + o_s −
-//                    o_send_after + o_r +
-//                    16/B (rndv_get.cpp's get(n)); a lane with active
-//                    messages and gets becomes two lanes, NAME and NAME-rma
-//                    (fit_lane says why)
+//                    o_send_after + o_r + 16/B (rndv_get.cpp's get(n)); a
+//                    lane with active messages and gets becomes two lanes,
+//                    NAME and NAME-rma (fit_lane says why)
+//   o_send_per_byte, o_recv_per_byte, and the wire's share of bandwidth on
+//                    a lane sending from the user's buffer: socket_copies.hpp
 //   limits, capabilities, registration: as the transport reports them
 // The protocol core's own time per message (requests, matching, progress)
 // is what the probes, which use the bare transport, cannot see: it is the
@@ -67,6 +68,7 @@
 #include "tools/calib/provenance.hpp"
 #include "tools/calib/refine.hpp"
 #include "tools/calib/segments.hpp"
+#include "tools/calib/socket_copies.hpp"
 
 namespace xover::calib {
 namespace {
@@ -287,7 +289,6 @@ void am_only_bandwidth(FittedLane& lane, BytesPerSecond memcpy_bw, Calibration& 
                                "ns/B): the lane's own share is taken as 1 %% of it",
                                per_byte * 1e9, 2e9 / memcpy_bw));
 }
-
 
 /// `steps` with `extra` added to every step's value (none stay none).
 SizeSteps plus(const SizeSteps& steps, Seconds extra) {
@@ -561,6 +562,7 @@ Calibration calibrate(const Measurements& m, FitDepth depth) {
     out.draft.lanes.push_back(lane.attrs);
     set_probe_sources(lane.attrs, lane.probed_am, lane.timed_gets, out.draft.sources);
   }
+  add_socket_copies(m, out);
   out.draft.fit_set = pingpong_fit_set(m.sweeps);
 
   std::vector<std::size_t> taken;

@@ -20,6 +20,16 @@ std::string time_text(const std::string& lane, const char* what, Seconds t) {
   return buf;
 }
 
+/// A time per byte, to a hundred-thousandth of a nanosecond ("0.17282ns/B").
+std::string per_byte_text(const std::string& lane, const char* what, SecondsPerByte t) {
+  if (!std::isfinite(t) || t < 0)
+    throw std::invalid_argument("calibrated lane " + lane + ": " + what + " is " + std::to_string(t) +
+                                " s/B, not a time per byte");
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.5fns/B", t * 1e9);
+  return buf;
+}
+
 std::string bandwidth_text(const std::string& lane, BytesPerSecond b) {
   if (!std::isfinite(b) || !(b > 0))
     throw std::invalid_argument("calibrated lane " + lane + ": bandwidth " + std::to_string(b) +
@@ -169,6 +179,10 @@ std::string platform_xml(const PlatformDraft& draft) {
       os << prop("bcopy_copy", "no");
     if (lane.cpu_moves)
       os << prop("cpu_moves", "yes");
+    if (lane.o_send_per_byte > 0)
+      os << prop("o_send_per_byte", per_byte_text(rail, "o_send_per_byte", lane.o_send_per_byte));
+    if (lane.o_recv_per_byte > 0)
+      os << prop("o_recv_per_byte", per_byte_text(rail, "o_recv_per_byte", lane.o_recv_per_byte));
     if (!lane.bandwidth_steps.empty())
       os << prop("bandwidth", stepped(lane.bandwidth_steps, lane.bandwidth,
                                       [&rail](double b) { return bandwidth_text(rail, b); }));
