@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "protocols/core/transport.hpp"
+#include "protocols/select/table_store.hpp"
 #include "sim/sim_device_memory.hpp"
 #include "sim/platform_loader.hpp"
 #include "sim/sim_threads.hpp"
@@ -68,6 +69,9 @@ class SimNetwork {
   const LogGPPlatform& platform() const { return platform_; }
   SimTransport& transport(Rank r) { return *transports_[r]; }
   simgrid::s4u::Host* host(Rank r) const { return hosts_[r]; }
+  /// The thresholds tables of every rank's Workers: ranks on alike routes
+  /// (their lanes alike but for their links' names) share one.
+  TableStore& tables() { return tables_; }
   const std::string& node(Rank r) const { return rank_nodes_[r]; }
 
   /// Lanes and NIC hosts between the nodes of two ranks: a view into the
@@ -146,6 +150,7 @@ class SimNetwork {
   /// shape_of_ for a pair met for the first time.
   std::uint32_t shape(std::uint32_t a, std::uint32_t b);
   std::unordered_map<simgrid::s4u::Host*, Seconds> nic_free_;
+  TableStore tables_;
 };
 
 /// Runs `body(rank, transport)` on one actor per rank, each on its node's
@@ -160,6 +165,7 @@ class SimTransport final : public Transport {
   Rank rank() const override { return rank_; }
   Rank size() const override { return network_.size(); }
   const Path& path(Rank peer) const override { return *network_.route(rank_, peer).path; }
+  TableStore* shared_tables() override { return &network_.tables(); }
   void set_am_handler(AmId id, AmHandler handler) override {
     if (id >= handlers_.size())
       handlers_.resize(id + 1);
