@@ -78,6 +78,11 @@ class SimNetwork {
   /// network's tables, valid while it lives.
   struct Route {
     const Path* path = nullptr;  ///< shared by every route from its node with the same lanes and NICs
+    /// The same lanes and figures without their names (Path::costs), shared
+    /// by every route of the network that costs the same and takes the same
+    /// NICs, whatever its source: what the data path reads, so that P ranks
+    /// on alike routes read one copy, not P.
+    const Path* costs = nullptr;
     const std::vector<std::pair<std::uint32_t, std::uint32_t>>* nic_index = nullptr;  ///< per lane: NIC indices
     const std::vector<simgrid::s4u::Host*>* src_nics = nullptr;  ///< the source node's NIC hosts
     const std::vector<simgrid::s4u::Host*>* dst_nics = nullptr;  ///< the destination node's
@@ -103,12 +108,22 @@ class SimNetwork {
   std::vector<std::string> rank_nodes_;
   std::vector<simgrid::s4u::Host*> hosts_;
   std::vector<std::unique_ptr<SimTransport>> transports_;
-  /// A route's lanes and NICs, shared by the routes of one source node that
-  /// have the same.
-  struct Shape {
-    Path path;
+  /// What routes that cost the same and take the same NICs share, from
+  /// whichever source: their costs (Path::costs) and each lane's NIC indices.
+  struct Form {
+    Path costs;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> nic_index;
   };
+  std::vector<std::unique_ptr<Form>> forms_;
+  /// A route's lanes as named from its source, shared by the routes of one
+  /// source node that have the same lanes and NICs, and its form (first:
+  /// what the data path reads).
+  struct Shape {
+    const Form* form = nullptr;
+    Path path;
+  };
+  /// The form of `costs` and `nic_index`, made when there is none.
+  const Form* form(Path costs, std::vector<std::pair<std::uint32_t, std::uint32_t>> nic_index);
   std::vector<std::uint32_t> node_index_;  ///< per rank: its node's index in the platform's nodes()
   std::vector<std::vector<simgrid::s4u::Host*>> nic_hosts_;  ///< per platform node: its NIC hosts
   /// Per source node, per destination node: 1 + its shape's index in

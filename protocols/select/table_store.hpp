@@ -31,7 +31,7 @@ class TableStore {
 
  private:
   struct Entry {
-    Path costs;  ///< the path, its nodes' and lanes' names cleared
+    Path costs;  ///< Path::costs()
     SelectConfig config;
     std::unique_ptr<ThresholdTable> table;
   };
