@@ -112,7 +112,7 @@ SimNetwork::Route SimNetwork::route(Rank from, Rank to) {
     index = wide_shape_of_.at(std::uint64_t{a} << 32 | b);
   }
   const Shape& shape = *shapes_[a][index - 1];
-  return Route{&shape.path, &shape.nic_index, &nic_hosts_[a], &nic_hosts_[b]};
+  return Route{&shape.path, &shape.form->costs, &shape.form->nic_index, &nic_hosts_[a], &nic_hosts_[b]};
 }
 
 std::uint32_t SimNetwork::shape(std::uint32_t a, std::uint32_t b) {
@@ -134,19 +134,30 @@ std::uint32_t SimNetwork::shape(std::uint32_t a, std::uint32_t b) {
   auto same = std::find_if(mine.begin(), mine.end(), [&](const auto& shape) {
     const Path& p = shape->path;
     const Path& q = found.path;
-    return shape->nic_index == found.nics && p.lanes == q.lanes && p.memcpy_bw_local == q.memcpy_bw_local &&
+    return shape->form->nic_index == found.nics && p.lanes == q.lanes && p.memcpy_bw_local == q.memcpy_bw_local &&
            p.memcpy_bw_remote == q.memcpy_bw_remote && p.memcpy_local_steps == q.memcpy_local_steps &&
            p.memcpy_remote_steps == q.memcpy_remote_steps && p.device_local == q.device_local &&
            p.device_remote == q.device_remote && p.message_factor == q.message_factor;
   });
   if (same == mine.end()) {
-    mine.push_back(std::make_unique<Shape>(Shape{std::move(found.path), std::move(found.nics)}));
+    const Form* shared = form(found.path.costs(), std::move(found.nics));
+    mine.push_back(std::make_unique<Shape>(Shape{shared, std::move(found.path)}));
     same = std::prev(mine.end());
   }
   const std::uint32_t index = static_cast<std::uint32_t>(same - mine.begin()) + 1;
   shape_of_key_.emplace(key, index);
   last.set(key, index);
   return index;
+}
+
+const SimNetwork::Form* SimNetwork::form(Path costs, std::vector<std::pair<std::uint32_t, std::uint32_t>> nic_index) {
+  auto same = std::find_if(forms_.begin(), forms_.end(), [&](const std::unique_ptr<Form>& known) {
+    return known->nic_index == nic_index && known->costs == costs;
+  });
+  if (same != forms_.end())
+    return same->get();
+  forms_.push_back(std::make_unique<Form>(Form{std::move(costs), std::move(nic_index)}));
+  return forms_.back().get();
 }
 
 void run_ranks(SimNetwork& network, const std::function<void(Rank, Transport&)>& body) {
@@ -208,9 +219,9 @@ void SimTransport::settle() {
 Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<const std::byte> header,
                              ConstBuffer payload, AmMode mode, Completion done) {
   const SimNetwork::Route route = network_.route(rank_, peer);
-  if (lane >= route.path->lanes.size())
+  if (lane >= route.costs->lanes.size())
     return Status::Error;
-  const LaneAttrs& attrs = route.path->lanes[lane];
+  const LaneAttrs& attrs = route.costs->lanes[lane];
   // A short or copied message past what the lane carries, the hardware
   // refuses: so does the simulation.
   if (mode != AmMode::Zcopy &&
@@ -222,12 +233,12 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   // The sender copies a bcopy payload where its transport does
   // (LaneAttrs::bcopy_copies). The message leaves o_send_after before the
   // end of o_send; the rest is the sender's after the transfer starts.
-  const double f = lane_factor(*route.path, attrs, payload.size);
+  const double f = lane_factor(*route.costs, attrs, payload.size);
   const Seconds after = attrs.o_send_after_at(payload.size);
   busy(attrs.o_send_at(payload.size) - after +
        (mode == AmMode::Bcopy && attrs.bcopy_copies
             ? static_cast<double>(payload.size) /
-                  (route.path->memcpy_local_at(payload.size) * factor(*route.path, payload.size))
+                  (route.costs->memcpy_local_at(payload.size) * factor(*route.costs, payload.size))
             : 0));
   settle();
   auto [src, dst] = route.nics(lane);
@@ -264,9 +275,9 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
 
 Status SimTransport::get(std::size_t lane, Rank peer, MutableBuffer local, RemoteAddr remote, Completion done) {
   const SimNetwork::Route route = network_.route(rank_, peer);
-  if (lane >= route.path->lanes.size())
+  if (lane >= route.costs->lanes.size())
     return Status::Error;
-  const LaneAttrs& attrs = route.path->lanes[lane];
+  const LaneAttrs& attrs = route.costs->lanes[lane];
   const Seconds after = attrs.o_send_after_at(local.size);
   busy(attrs.o_send_at(local.size) - after);
   // The read request crosses to the peer's NIC (L); the data comes back
@@ -283,7 +294,7 @@ Status SimTransport::get(std::size_t lane, Rank peer, MutableBuffer local, Remot
   flight->get_dst = local.data;
   flight->remote = remote;
   flight->done = std::move(done);
-  flight->factor = lane_factor(*route.path, attrs, local.size);
+  flight->factor = lane_factor(*route.costs, attrs, local.size);
   const double f = flight->factor;
   auto [src, dst] = route.nics(lane);
   if (attrs.cpu_moves) {
@@ -303,10 +314,10 @@ Status SimTransport::get(std::size_t lane, Rank peer, MutableBuffer local, Remot
 
 Status SimTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteAddr remote, Completion done) {
   const SimNetwork::Route route = network_.route(rank_, peer);
-  if (lane >= route.path->lanes.size())
+  if (lane >= route.costs->lanes.size())
     return Status::Error;
-  const LaneAttrs& attrs = route.path->lanes[lane];
-  const double f = lane_factor(*route.path, attrs, local.size);
+  const LaneAttrs& attrs = route.costs->lanes[lane];
+  const double f = lane_factor(*route.costs, attrs, local.size);
   const Seconds after = attrs.o_send_after_at(local.size);
   busy(attrs.o_send_at(local.size) - after);
   settle();
@@ -331,17 +342,17 @@ Status SimTransport::put_signal(std::size_t lane, Rank peer, ConstBuffer local, 
                                 std::uint64_t value, Completion done) {
   const SimNetwork::Route route = network_.route(rank_, peer);
   SimTransport& target = network_.transport(peer);
-  if (lane >= route.path->lanes.size() || !route.path->lanes[lane].caps.has(LaneCap::PutZcopy) ||
+  if (lane >= route.costs->lanes.size() || !route.costs->lanes[lane].caps.has(LaneCap::PutZcopy) ||
       std::none_of(target.signals_.begin(), target.signals_.end(), [&](const std::unique_ptr<std::uint64_t>& word) {
         return reinterpret_cast<std::uint64_t>(word.get()) == signal.addr;
       }))
     return Status::Error;
-  const LaneAttrs& attrs = route.path->lanes[lane];
+  const LaneAttrs& attrs = route.costs->lanes[lane];
   // Named, not bound: the courier below captures them, which C++20 allows
   // of structured bindings but clang 14 refuses.
   s4u::Host* const src = route.nics(lane).first;
   s4u::Host* const dst = route.nics(lane).second;
-  const double f = lane_factor(*route.path, attrs, local.size);
+  const double f = lane_factor(*route.costs, attrs, local.size);
   const Seconds at = network_.book(src, local.size, attrs.bandwidth_at(local.size) * f, attrs.gap);
   const double rate = rate_of(attrs, local.size, f);
   auto flight = new_flight();
@@ -452,7 +463,7 @@ void SimTransport::landed(std::unique_ptr<Flight> flight) {
       auto [mine, theirs] = route.nics(flight->lane);
       flight->kind = Flight::Kind::GetData;
       flight->comm =
-          transfer(theirs, mine, flight->size, rate_of(route.path->lanes[flight->lane], flight->size, flight->factor));
+          transfer(theirs, mine, flight->size, rate_of(route.costs->lanes[flight->lane], flight->size, flight->factor));
       flights_.push_back(std::move(flight));
       return;
     }

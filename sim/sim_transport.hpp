@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "protocols/core/transport.hpp"
+#include "protocols/select/table_store.hpp"
 #include "sim/sim_device_memory.hpp"
 #include "sim/platform_loader.hpp"
 #include "sim/sim_threads.hpp"
@@ -68,12 +69,20 @@ class SimNetwork {
   const LogGPPlatform& platform() const { return platform_; }
   SimTransport& transport(Rank r) { return *transports_[r]; }
   simgrid::s4u::Host* host(Rank r) const { return hosts_[r]; }
+  /// The thresholds tables of every rank's Workers: ranks on alike routes
+  /// (their lanes alike but for their links' names) share one.
+  TableStore& tables() { return tables_; }
   const std::string& node(Rank r) const { return rank_nodes_[r]; }
 
   /// Lanes and NIC hosts between the nodes of two ranks: a view into the
   /// network's tables, valid while it lives.
   struct Route {
     const Path* path = nullptr;  ///< shared by every route from its node with the same lanes and NICs
+    /// The same lanes and figures without their names (Path::costs), shared
+    /// by every route of the network that costs the same and takes the same
+    /// NICs, whatever its source: what the data path reads, so that P ranks
+    /// on alike routes read one copy, not P.
+    const Path* costs = nullptr;
     const std::vector<std::pair<std::uint32_t, std::uint32_t>>* nic_index = nullptr;  ///< per lane: NIC indices
     const std::vector<simgrid::s4u::Host*>* src_nics = nullptr;  ///< the source node's NIC hosts
     const std::vector<simgrid::s4u::Host*>* dst_nics = nullptr;  ///< the destination node's
@@ -99,12 +108,22 @@ class SimNetwork {
   std::vector<std::string> rank_nodes_;
   std::vector<simgrid::s4u::Host*> hosts_;
   std::vector<std::unique_ptr<SimTransport>> transports_;
-  /// A route's lanes and NICs, shared by the routes of one source node that
-  /// have the same.
-  struct Shape {
-    Path path;
+  /// What routes that cost the same and take the same NICs share, from
+  /// whichever source: their costs (Path::costs) and each lane's NIC indices.
+  struct Form {
+    Path costs;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> nic_index;
   };
+  std::vector<std::unique_ptr<Form>> forms_;
+  /// A route's lanes as named from its source, shared by the routes of one
+  /// source node that have the same lanes and NICs, and its form (first:
+  /// what the data path reads).
+  struct Shape {
+    const Form* form = nullptr;
+    Path path;
+  };
+  /// The form of `costs` and `nic_index`, made when there is none.
+  const Form* form(Path costs, std::vector<std::pair<std::uint32_t, std::uint32_t>> nic_index);
   std::vector<std::uint32_t> node_index_;  ///< per rank: its node's index in the platform's nodes()
   std::vector<std::vector<simgrid::s4u::Host*>> nic_hosts_;  ///< per platform node: its NIC hosts
   /// Per source node, per destination node: 1 + its shape's index in
@@ -146,6 +165,7 @@ class SimNetwork {
   /// shape_of_ for a pair met for the first time.
   std::uint32_t shape(std::uint32_t a, std::uint32_t b);
   std::unordered_map<simgrid::s4u::Host*, Seconds> nic_free_;
+  TableStore tables_;
 };
 
 /// Runs `body(rank, transport)` on one actor per rank, each on its node's
@@ -160,6 +180,7 @@ class SimTransport final : public Transport {
   Rank rank() const override { return rank_; }
   Rank size() const override { return network_.size(); }
   const Path& path(Rank peer) const override { return *network_.route(rank_, peer).path; }
+  TableStore* shared_tables() override { return &network_.tables(); }
   void set_am_handler(AmId id, AmHandler handler) override {
     if (id >= handlers_.size())
       handlers_.resize(id + 1);

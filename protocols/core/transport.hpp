@@ -33,6 +33,7 @@
 namespace xover {
 
 class DeviceMemory;
+class TableStore;
 
 enum class Status {
   Ok,          ///< done: the buffer may be reused, no completion will follow
@@ -206,6 +207,11 @@ class Transport {
   /// Gives the rank device memory, owned by the caller and outliving every
   /// Worker on this transport.
   void attach_device_memory(DeviceMemory* memory) { device_memory_ = memory; }
+  /// Thresholds tables shared by the Workers of every rank this process
+  /// runs on transports of one kind (the simulator's ranks: P ranks on
+  /// alike routes then hold one table, not P), outliving those Workers; or
+  /// null, as on hardware, where each Worker keeps its own.
+  virtual TableStore* shared_tables() { return nullptr; }
   /// True when everything handed to the transport has left this rank: no
   /// byte waits in a send queue of the transport's own; what was sent is in
   /// the kernel's buffers or the peer's memory. A rank that is about to stop

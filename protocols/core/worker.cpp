@@ -9,7 +9,9 @@
 
 namespace xover {
 
-Worker::Worker(Transport& transport, SelectConfig config) : transport_(transport), config_(std::move(config)) {
+Worker::Worker(Transport& transport, SelectConfig config)
+    : transport_(transport), config_(std::move(config)),
+      store_(transport.shared_tables() ? *transport.shared_tables() : own_tables_) {
   for (const AmKind& entry : am_kinds())
     transport_.set_am_handler(entry.id, [this, handle = entry.handle](const AmMessage& msg) { handle(*this, msg); });
 }
@@ -29,26 +31,14 @@ void Worker::configure(SelectConfig config) {
   last_path_ = nullptr;
 }
 
-namespace {
-
-// Whether two paths cost the same: their figures, not their nodes' names.
-bool same_costs(const Path& a, const Path& b) {
-  return a.lanes == b.lanes && a.memcpy_bw_local == b.memcpy_bw_local && a.memcpy_bw_remote == b.memcpy_bw_remote &&
-         a.memcpy_local_steps == b.memcpy_local_steps && a.memcpy_remote_steps == b.memcpy_remote_steps &&
-         a.device_local == b.device_local && a.device_remote == b.device_remote;
-}
-
-}  // namespace
-
-std::uint32_t Worker::shared_table(Path path, MemType mem) {
-  auto shared = std::find_if(tables_.begin(), tables_.end(),
-                             [&](const auto& entry) { return entry.second->mem() == mem && same_costs(entry.first, path); });
-  if (shared == tables_.end()) {
-    auto built = std::make_unique<ThresholdTable>(ThresholdTable::build(path, config_, mem));
-    tables_.emplace_back(std::move(path), std::move(built));
-    shared = std::prev(tables_.end());
+std::uint32_t Worker::shared_table(const Path& path, MemType mem) {
+  const ThresholdTable* table = &store_.table(path, config_, mem);
+  auto mine = std::find(tables_.begin(), tables_.end(), table);
+  if (mine == tables_.end()) {
+    tables_.push_back(table);
+    mine = std::prev(tables_.end());
   }
-  return static_cast<std::uint32_t>(shared - tables_.begin()) + 1;
+  return static_cast<std::uint32_t>(mine - tables_.begin()) + 1;
 }
 
 const ThresholdTable& Worker::build_table(Rank peer) {
@@ -60,7 +50,7 @@ const ThresholdTable& Worker::build_table(Rank peer) {
     last_path_ = &path;
   }
   peers(peer).set_table(peer, last_path_table_);
-  return *tables_[last_path_table_ - 1].second;
+  return *tables_[last_path_table_ - 1];
 }
 
 const ThresholdTable& Worker::table(Rank peer, MemType mem) {
@@ -78,9 +68,9 @@ const ThresholdTable& Worker::table(Rank peer, MemType mem) {
       if (!device->ipc_reachable(peer))
         path.device_local.ipc_bw = path.device_remote.ipc_bw = 0;
     }
-    index = shared_table(std::move(path), mem);
+    index = shared_table(path, mem);
   }
-  return *tables_[index - 1].second;
+  return *tables_[index - 1];
 }
 
 MemType Worker::memory_of(const std::byte* data, Bytes size) const {

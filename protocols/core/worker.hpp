@@ -22,6 +22,7 @@
 #include "protocols/core/reg_cache.hpp"
 #include "protocols/core/request.hpp"
 #include "protocols/core/transport.hpp"
+#include "protocols/select/table_store.hpp"
 #include "protocols/select/threshold_table.hpp"
 
 namespace xover {
@@ -102,7 +103,7 @@ class Worker {
   /// The thresholds table toward `peer`, built on first use.
   const ThresholdTable& table(Rank peer) {
     const std::uint32_t index = peers(peer).table(peer);
-    return index ? *tables_[index - 1].second : build_table(peer);
+    return index ? *tables_[index - 1] : build_table(peer);
   }
   /// The thresholds table of `mem` buffers toward `peer`: table(peer) for
   /// host memory; for device memory, the path with each end's device copy
@@ -160,8 +161,8 @@ class Worker {
   MemType memory_of(const std::byte* data, Bytes size) const;
   const ThresholdTable& build_table(Rank peer);
   /// 1 + the index in tables_ of the table of `mem` buffers on a path that
-  /// costs what `path` does, built when there is none.
-  std::uint32_t shared_table(Path path, MemType mem);
+  /// costs what `path` does, from the store (built there when it has none).
+  std::uint32_t shared_table(const Path& path, MemType mem);
   void fail_requests();
   void match_in_order(Rank source);
   /// The first posted receive whose tag matches, taken off the posted queue;
@@ -185,9 +186,13 @@ class Worker {
 
   Transport& transport_;
   SelectConfig config_;
-  /// Thresholds tables, one per distinct path (peers on the same kind of
-  /// route share one), and which one each peer uses.
-  std::vector<std::pair<Path, std::unique_ptr<ThresholdTable>>> tables_;
+  /// Where the tables are kept: the transport's, shared with the other
+  /// ranks of its process (Transport::shared_tables), else own_tables_.
+  TableStore own_tables_;
+  TableStore& store_;
+  /// The tables this worker uses, one per distinct path (peers on the same
+  /// kind of route share one), each in store_; peers name them by index.
+  std::vector<const ThresholdTable*> tables_;
   /// The Path object of the last host table built for a peer, and its
   /// table (1 + index): a transport that shares one object among peers
   /// on the same route (the simulator does) skips shared_table's search.

@@ -88,6 +88,15 @@ Path Path::at(Bytes n) const {
   return out;
 }
 
+Path Path::costs() const {
+  Path out = *this;
+  out.from.clear();
+  out.to.clear();
+  for (LaneAttrs& lane : out.lanes)
+    lane.name.clear();
+  return out;
+}
+
 bool Path::has_message_factor() const {
   return !message_factor.empty() ||
          std::any_of(lanes.begin(), lanes.end(), [](const LaneAttrs& lane) { return !lane.message_factor.empty(); });

@@ -209,6 +209,12 @@ struct Path {
   Path for_message(Bytes n) const;
   /// The sizes where any figure of the path changes step, ascending, each once.
   std::vector<Bytes> breakpoints() const;
+  /// What the path costs: the path with its nodes' and lanes' names
+  /// cleared, which no cost reads. Two paths alike but for their names have
+  /// equal costs (a thresholds table is shared by them, TableStore).
+  Path costs() const;
+
+  bool operator==(const Path&) const = default;
 };
 
 /// What a node's device and its proxy thread do per alltoall step

@@ -24,6 +24,7 @@ struct LaneConfig {
   std::size_t max_eager_lanes = 1;  ///< lanes for multi-eager fragments (at most wire::kMaxLanes)
   std::size_t max_rndv_lanes = 2;   ///< lanes for rendezvous data, AM and get (at most wire::kMaxLanes)
   double min_bw_ratio = 4;          ///< drop a lane slower than the fastest divided by this
+  bool operator==(const LaneConfig&) const = default;
 };
 
 /// One lane of a striped transfer and its share of the bytes.

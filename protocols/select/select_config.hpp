@@ -32,6 +32,8 @@ struct SelectConfig {
   std::vector<std::string> disabled;       ///< never these protocols
   LaneConfig lanes;
 
+  bool operator==(const SelectConfig&) const = default;
+
   /// The seed's d factor.
   double rndv_bias() const { return 1.0 - rndv_perf_diff / 100.0; }
 

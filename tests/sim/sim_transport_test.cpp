@@ -120,6 +120,58 @@ TEST(SimTransport, AlikeRoutesKeepTheirEndsDeviceFigures) {
   EXPECT_EQ(out, "10 20");
 }
 
+// The Workers of ranks on alike routes share one thresholds table, the
+// network's, though each route's lanes keep their own links' names; a route
+// that costs otherwise (node0's to node2, whose end's device copies differ)
+// gets a table of its own.
+TEST(SimTransport, RanksOnAlikeRoutesShareOneTable) {
+  const std::string out = in_child([] {
+    const sim::LogGPPlatform cluster = sim::LogGPPlatform::load(XOVER_SOURCE_DIR "/tests/data/platforms/cluster16.xml");
+    sim::SimNetwork network(cluster, {"n0", "n1", "n2", "n3"});
+    Worker w0(network.transport(0), SelectConfig{});
+    Worker w2(network.transport(2), SelectConfig{});
+    const bool names_differ = network.transport(0).path(1).lanes.at(0).name !=
+                              network.transport(2).path(3).lanes.at(0).name;
+    const bool shared = &w0.table(1) == &w2.table(3) && &w0.table(3) == &w2.table(1);
+    return std::string(names_differ ? "names differ, " : "names alike, ") + (shared ? "shared, " : "apart, ") +
+           std::to_string(network.tables().size()) + " table";
+  });
+  EXPECT_EQ(out, "names differ, shared, 1 table");
+  const std::string devices = in_child([] {
+    const sim::LogGPPlatform platform =
+        sim::LogGPPlatform::load(XOVER_SOURCE_DIR "/tests/data/platforms/three_devices.xml");
+    sim::SimNetwork network(platform, {"node0", "node1", "node2"});
+    Worker w0(network.transport(0), SelectConfig{});
+    const bool apart = &w0.table(1) != &w0.table(2);
+    return std::string(apart ? "apart, " : "shared, ") + std::to_string(network.tables().size()) + " tables";
+  });
+  EXPECT_EQ(devices, "apart, 2 tables");
+}
+
+// Alike routes from two sources read one copy of their costs (lanes and
+// NICs, no names) on the data path, while each source's path keeps its own
+// links' names; a route that costs otherwise reads its own.
+TEST(SimTransport, AlikeRoutesFromEverySourceShareTheirCosts) {
+  const std::string out = in_child([] {
+    const sim::LogGPPlatform cluster = sim::LogGPPlatform::load(XOVER_SOURCE_DIR "/tests/data/platforms/cluster16.xml");
+    sim::SimNetwork network(cluster, {"n0", "n1", "n2", "n3"});
+    const sim::SimNetwork::Route a = network.route(0, 1);
+    const sim::SimNetwork::Route b = network.route(2, 3);
+    std::string line = a.costs == b.costs ? "one costs, " : "two costs, ";
+    line += a.path->lanes.at(0).name + " " + b.path->lanes.at(0).name + " '" + a.costs->lanes.at(0).name + "', ";
+    line += a.nics(0).first == b.nics(0).first ? "same NIC" : "own NICs";
+    return line;
+  });
+  EXPECT_EQ(out, "one costs, c_link_0 c_link_2 '', own NICs");
+  const std::string devices = in_child([] {
+    const sim::LogGPPlatform platform =
+        sim::LogGPPlatform::load(XOVER_SOURCE_DIR "/tests/data/platforms/three_devices.xml");
+    sim::SimNetwork network(platform, {"node0", "node1", "node2"});
+    return std::string(network.route(0, 1).costs == network.route(0, 2).costs ? "one costs" : "two costs");
+  });
+  EXPECT_EQ(devices, "two costs");
+}
+
 // A node with routes of 300 shapes, past the 254 a byte of the network's
 // route table holds: node0 reaches node i over a link of i ns, and each
 // route keeps its own.
