@@ -15,6 +15,7 @@
 #include "sim/platform_loader.hpp"
 #include "tools/calib/calibration.hpp"
 #include "tools/calib/provenance.hpp"
+#include "tests/tools/model_prtts.hpp"
 
 namespace xover::calib {
 namespace {
@@ -22,23 +23,7 @@ namespace {
 /// PRTTs of one lane as fit.hpp's model gives them: L 1 us, o_s 2 us,
 /// o_r 3 us, g 0.1 us, 3 GB/s.
 std::vector<PrttPoint> prtts(int n) {
-  std::vector<PrttPoint> out;
-  const double L = 1e-6, os = 2e-6, orr = 3e-6, g = 0.1e-6, G = 1 / 3e9;
-  for (Bytes s = 8; s <= Bytes{1} << 20; s *= 4) {
-    const double x = static_cast<double>(s);
-    PrttPoint p;
-    p.size = s;
-    p.rtt1 = 2 * (os + L + G * x + orr);
-    p.rttn = p.rtt1 + (n - 1) * (g + G * x);
-    p.delay = 2 * p.rtt1;
-    p.posts_delayed = n * (os + p.delay);
-    p.rttd = p.posts_delayed + orr;
-    p.o_send = os;
-    p.stream = p.rtt1 + 63 * (g + G * x);
-    p.stream_messages = 64;
-    out.push_back(p);
-  }
-  return out;
+  return test::model_prtts({1e-6, 0.1e-6, 1 / 3e9, [](double) { return 2e-6; }, [](double) { return 3e-6; }}, n);
 }
 
 std::string write_temp(const std::string& text) {

@@ -13,6 +13,7 @@
 #include "sim/platform_loader.hpp"
 #include "tools/calib/calibration.hpp"
 #include "tools/calib/socket_copies.hpp"
+#include "tests/tools/model_prtts.hpp"
 
 namespace xover::calib {
 namespace {
@@ -25,24 +26,9 @@ constexpr double kGetBandwidth = 5e9;
 /// PRTTs of a lane whose posts take 2 us + s·0.2 ns and whose take-in
 /// 3 us + s·(0.1 ns + 1/M), as fit.hpp's model gives them (L 1 us, g 0.1 us).
 std::vector<PrttPoint> prtts(int n) {
-  std::vector<PrttPoint> out;
-  const double L = 1e-6, g = 0.1e-6, G = 1 / 10e9;
-  for (Bytes s = 8; s <= Bytes{1} << 20; s *= 4) {
-    const double x = static_cast<double>(s);
-    const double os = 2e-6 + kSendPerByte * x, orr = 3e-6 + (kRecvPerByte + 1 / kMemcpy) * x;
-    PrttPoint p;
-    p.size = s;
-    p.rtt1 = 2 * (os + L + G * x + orr);
-    p.rttn = p.rtt1 + (n - 1) * (g + G * x);
-    p.delay = 2 * p.rtt1;
-    p.posts_delayed = n * (os + p.delay);
-    p.rttd = p.posts_delayed + orr;
-    p.o_send = os;
-    p.stream = p.rtt1 + 63 * (g + G * x);
-    p.stream_messages = 64;
-    out.push_back(p);
-  }
-  return out;
+  return test::model_prtts({1e-6, 0.1e-6, 1 / 10e9, [](double x) { return 2e-6 + kSendPerByte * x; },
+                            [](double x) { return 3e-6 + (kRecvPerByte + 1 / kMemcpy) * x; }},
+                           n);
 }
 
 /// A TCP lane: active messages from the user's buffer, and gets.

@@ -11,23 +11,23 @@
 namespace xover::calib {
 namespace {
 
-std::string time_text(const std::string& lane, const char* what, Seconds t) {
+/// `t` written with `fmt` (a figure in nanoseconds), refused with the lane,
+/// the figure and `not_a` where it is negative or not finite.
+std::string figure_text(const std::string& lane, const char* what, double t, const char* fmt, const char* not_a) {
   if (!std::isfinite(t) || t < 0)
-    throw std::invalid_argument("calibrated lane " + lane + ": " + what + " is " + std::to_string(t) +
-                                " s, not a time");
+    throw std::invalid_argument("calibrated lane " + lane + ": " + what + " is " + std::to_string(t) + " " + not_a);
   char buf[48];
-  std::snprintf(buf, sizeof buf, "%.3fns", t * 1e9);
+  std::snprintf(buf, sizeof buf, fmt, t * 1e9);
   return buf;
+}
+
+std::string time_text(const std::string& lane, const char* what, Seconds t) {
+  return figure_text(lane, what, t, "%.3fns", "s, not a time");
 }
 
 /// A time per byte, to a hundred-thousandth of a nanosecond ("0.17282ns/B").
 std::string per_byte_text(const std::string& lane, const char* what, SecondsPerByte t) {
-  if (!std::isfinite(t) || t < 0)
-    throw std::invalid_argument("calibrated lane " + lane + ": " + what + " is " + std::to_string(t) +
-                                " s/B, not a time per byte");
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.5fns/B", t * 1e9);
-  return buf;
+  return figure_text(lane, what, t, "%.5fns/B", "s/B, not a time per byte");
 }
 
 std::string bandwidth_text(const std::string& lane, BytesPerSecond b) {
