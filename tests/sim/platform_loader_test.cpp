@@ -318,7 +318,8 @@ TEST(PlatformLoader, SendOverlapBcopyCopyAndCpuMovesReachTheLane) {
 TEST(PlatformLoader, TheCpusTimePerByteReachesTheLane) {
   const auto per_byte = [](const std::string& file) {
     return with_platform(fixture(file), [](const LogGPPlatform& p) {
-      const LaneAttrs& lane = p.path("node0", "node1").lanes.at(0);
+      const Path path = p.path("node0", "node1");
+      const LaneAttrs& lane = path.lanes.at(0);
       return "send=" + num(lane.o_send_per_byte) + " recv=" + num(lane.o_recv_per_byte);
     });
   };
