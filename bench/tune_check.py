@@ -181,22 +181,6 @@ def ompi_run(backend, env_extra, pingpong, size, iterations):
     return float(m.group(1)) * 1e-6
 
 
-def measure(point, pairs):
-    """Interleaved pairs, A B then B A alternately: each pair's ratio B/A and each side's times."""
-    ratios, a_times, b_times = [], [], []
-    for i in range(pairs):
-        if i % 2 == 0:
-            a = point(False)
-            b = point(True)
-        else:
-            b = point(True)
-            a = point(False)
-        ratios.append(b / a)
-        a_times.append(a)
-        b_times.append(b)
-    return ratios, a_times, b_times
-
-
 def core_state(probe):
     """The core-to-core round trip (ns) bench/core_to_core measures now."""
     run = subprocess.run([probe], capture_output=True, text=True)
