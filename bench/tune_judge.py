@@ -152,7 +152,7 @@ def judge(point, boundary):
     """(verdict, median of the pairs' ratios, note) of one point."""
     ratios = [y / x for x, y in zip(point["defaults"], point["settings"])]
     median = statistics.median(ratios)
-    if boundary is not None and "defaults_core_ns" in point:
+    if boundary is not None and "defaults_core_ns" in point and "settings_core_ns" in point:
         verdict, note = judge_by_core(point, boundary)
     else:
         verdict, note = judge_by_runs(point) or (("met" if met(point["mis"], median) else "MISSED"), "")

@@ -149,6 +149,13 @@ TEST(TuneCheckJudge, ARunWhoseStateChangedUnderItIsLeftOut) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(row(r.out, "4128"), HasSubstr("met in the fast state (core-to-core states split at 247 ns; fast: 3+3 "
                                             "runs, 1.00 -> 1.00us, 1.000; slow: 0+1 runs, too few)"));
+  // A point with one side's states only is judged by the pairs, beside
+  // one that splits the file's states.
+  const test::CommandResult one_side = judge(point(4128, false, "1.0,4.0,1.0,1.0,1.0", "1.0,9.0,1.0,1.0,1.0",
+                                                   core("defaults", "ccfff") + core("settings", "scfff")) +
+                                             point(8192, false, "2.0,2.0", "2.0,2.0", core("defaults", "ff")));
+  EXPECT_EQ(one_side.status, 0) << one_side.err;
+  EXPECT_THAT(row(one_side.out, "8192"), HasSubstr("<= 1.05        met"));
 }
 
 /// `ucx_info -e -u t` as tune_check keeps it: the lanes and the
