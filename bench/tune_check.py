@@ -19,25 +19,32 @@ Then, at the sizes around every
 threshold the settings change (the library's own hand-over D and the
 recommended T: D/2, D, the powers of two between, T, 2T; up to 4 MiB),
 measures the defaults (A) and the settings (B) in pairs, A B then B A
-alternately, `--pairs` times (at least 5), and prints per test and size the
-median of the pairs' ratios B/A with their range, and a verdict:
+alternately, `--pairs` times (at least 5), with the machine's core-to-core
+round trip (bench/core_to_core) just before and just after every run, and
+prints per test and size the median of the pairs' ratios B/A with their
+range, and a verdict (bench/tune_judge.py):
 
   - where the defaults hand over differently from the settings (the sizes
     in [min(D, T), max(D, T))): met when B is faster (median ratio < 1);
   - elsewhere: met when B is no slower than A by more than 5 % (median
     ratio <= 1.05);
-  - where either side's runs of one size fall in two machine states
-    (sorted, a step of more than 1.5x between neighbours with at least two
-    runs on each side, as UCX's posix eager runs at 2.4 or 10.8 us per
-    20 KiB message, in spells over consecutive launches), a ratio of pairs that fell in
-    different states measures the machine, not the settings: it prints each
-    side's states (runs and median) and judges the ratio within each state
-    (fast with fast, slow with slow; a side in one state against both of
-    the other's): "met in both states" or "MISSED in both states"; where the
-    two states disagree, BIMODAL: no verdict.
+  - where the core-to-core round trips fall in two states (on this
+    project's VMs about 120 ns or about 480 ns, in spells of seconds to
+    minutes; UCX's posix eager runs 4x slower in the slow one, 2.5 or 10 us
+    per 20 KiB message), A is set against B within each state: "met in
+    both states", or in the one state with runs of both sides, or BIMODAL
+    (no verdict) where the states disagree; so the verdict does not depend
+    on which state a pair fell in;
+  - for UCX, where its own report (`ucx_info -e -u t` with each
+    environment: the lanes and the `tag_send:` thresholds) runs the same
+    protocol at that size on the same lanes both ways: "same protocol", no
+    verdict, the ratio and what it would have said beside UCX's words (the
+    settings change nothing there: the ratio measures the machine).
 
-`--record FILE` writes every point's runs as JSON lines; `--judge FILE`
-judges such a file again without measuring (or a synthetic one).
+`--record FILE` writes every point's runs as JSON lines; `--judge FILE...`
+judges such files together without measuring (or synthetic ones);
+`--sizes` measures some of the judged sizes only, so that a long check runs
+in pieces.
 
 A transport this machine cannot run is SKIPPED with the reason (verbs with
 no RDMA device; no ucx_perftest; no mpirun or no bench/mpi_pingpong).
@@ -48,8 +55,9 @@ for bad input.
 usage: bench/tune_check.py --for ucx|ompi --backend shm|tcp|verbs [--platform CAL.xml]
                            [--xover build/tools/xover] [--pingpong build/bench/mpi_pingpong]
                            [--pairs 5] [--iterations N] [--tests tag_lat,tag_bw]
-                           [--probes FILE | --no-probes] [--record FILE]
-       bench/tune_check.py --judge FILE
+                           [--probes FILE | --no-probes] [--record FILE] [--sizes N,...]
+                           [--core-probe build/bench/core_to_core]
+       bench/tune_check.py --judge FILE...
 """
 import argparse
 import json
@@ -63,14 +71,13 @@ import sys
 import tempfile
 
 from perftest import ucx_perftest
+from tune_judge import judge_points, read_points
 
 UCX_ENV = {"shm": {"UCX_TLS": "posix,cma"},
            "tcp": {"UCX_TLS": "tcp", "UCX_NET_DEVICES": "lo"},
            "verbs": {"UCX_TLS": "rc_verbs"}}
 OMPI_BTL = {"shm": "vader", "tcp": "tcp", "verbs": "openib"}
 LARGEST = 4 << 20
-SLOWER_LIMIT = 1.05
-BIMODAL_GAP = 1.5
 
 
 def skip_reason(library, backend, pingpong):
@@ -174,105 +181,38 @@ def ompi_run(backend, env_extra, pingpong, size, iterations):
     return float(m.group(1)) * 1e-6
 
 
-def measure(point, pairs):
-    """Interleaved pairs, A B then B A alternately: each pair's ratio B/A and each side's times."""
-    ratios, a_times, b_times = [], [], []
+def core_state(probe):
+    """The core-to-core round trip (ns) bench/core_to_core measures now."""
+    run = subprocess.run([probe], capture_output=True, text=True)
+    m = re.match(r"median_ns (\d+)", run.stdout)
+    if run.returncode != 0 or not m:
+        sys.exit(f"{probe} failed ({run.returncode}): {run.stderr.strip()}")
+    return int(m.group(1))
+
+
+def measure(point, pairs, probe):
+    """Interleaved pairs, A B then B A alternately: each side's times and,
+    per run, the core-to-core round trips just before and just after it."""
+    runs = {False: [], True: []}
     for i in range(pairs):
-        if i % 2 == 0:
-            a = point(False)
-            b = point(True)
-        else:
-            b = point(True)
-            a = point(False)
-        ratios.append(b / a)
-        a_times.append(a)
-        b_times.append(b)
-    return ratios, a_times, b_times
+        for tuned in ((False, True) if i % 2 == 0 else (True, False)):
+            before = core_state(probe)
+            t = point(tuned)
+            runs[tuned].append((t, [before, core_state(probe)]))
+    return ([t for t, _ in runs[False]], [c for _, c in runs[False]],
+            [t for t, _ in runs[True]], [c for _, c in runs[True]])
 
 
-def states(times):
-    """One side's runs split in two machine states (fast, slow): sorted, the
-    largest step between neighbours that leaves at least two runs on each
-    side, where it exceeds BIMODAL_GAP; None when the runs have one state."""
-    t = sorted(times)
-    best = None
-    for k in range(2, len(t) - 1):
-        step = t[k] / t[k - 1]
-        if step > BIMODAL_GAP and (best is None or step > best[0]):
-            best = (step, k)
-    return None if best is None else (t[:best[1]], t[best[1]:])
-
-
-def judge(mis, a, b):
-    """(verdict, ratio median, note) for one point: a and b are the pairs'
-    times with the defaults and with the settings, pair by pair."""
-    ratios = [y / x for x, y in zip(a, b)]
-    median = statistics.median(ratios)
-    split = {"defaults": states(a), "settings": states(b)}
-    if any(split.values()):
-        parts = []
-        for side, st in split.items():
-            if st:
-                parts.append(f"{side} {len(st[0])} runs at {statistics.median(st[0]) * 1e6:.2f}us, "
-                             f"{len(st[1])} at {statistics.median(st[1]) * 1e6:.2f}us")
-            else:
-                parts.append(f"{side} one state")
-        # A side in one state is set against both states of the other.
-        (af, aslow), (bf, bslow) = (split[side] or (t, t) for side, t in (("defaults", a), ("settings", b)))
-        within = [statistics.median(bf) / statistics.median(af), statistics.median(bslow) / statistics.median(aslow)]
-        parts.append(f"within states fast {within[0]:.3f}, slow {within[1]:.3f}")
-        met = [r < 1.0 if mis else r <= SLOWER_LIMIT for r in within]
-        if all(met) or not any(met):
-            return ("met" if all(met) else "MISSED") + " in both states", median, "; ".join(parts)
-        return "BIMODAL", median, "; ".join(parts)
-    ok = median < 1.0 if mis else median <= SLOWER_LIMIT
-    return ("met" if ok else "MISSED"), median, ""
-
-
-HEADER = (f"{'threshold':24} {'test':9} {'size':>8} {'default':>11} {'tuned':>11} {'ratio':>6} {'range':>13}  "
-          f"{'target':14} verdict")
-
-
-def report(point):
-    """Prints one point's line; returns its verdict."""
-    a, b = point["defaults"], point["settings"]
-    verdict, median, note = judge(point["mis"], a, b)
-    ratios = [y / x for x, y in zip(a, b)]
-    target = "faster" if point["mis"] else "<= 1.05"
-    print(f"{point['threshold']:24} {point['test']:9} {point['size']:>8} {statistics.median(a) * 1e6:>9.2f}us "
-          f"{statistics.median(b) * 1e6:>9.2f}us {median:>6.3f} {min(ratios):>6.3f}-{max(ratios):<6.3f}  "
-          f"{target:14} {verdict}" + (f" ({note})" if note else ""), flush=True)
-    return verdict
-
-
-def summary(verdicts):
-    """The closing line and the exit status of a list of verdicts."""
-    missed = sum(v.startswith("MISSED") for v in verdicts)
-    bimodal = verdicts.count("BIMODAL")
-    print(f"{missed} MISSED, {bimodal} BIMODAL (no verdict), {sum(v.startswith('met') for v in verdicts)} met")
-    return 1 if missed else 3 if bimodal else 0
-
-
-def judge_file(path):
-    """Judges the points recorded in `path` (JSON lines of --record)."""
-    verdicts = []
-    print(HEADER)
-    with open(path) as f:
-        for number, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                point = json.loads(line)
-                if len(point["defaults"]) != len(point["settings"]) or len(point["defaults"]) < 2:
-                    raise ValueError("defaults and settings need the same number of runs, at least 2")
-                verdicts.append(report(point))
-            except KeyError as e:
-                print(f"{path}:{number}: no {e.args[0]!r}", file=sys.stderr)
-                return 2
-            except (ValueError, TypeError) as e:
-                print(f"{path}:{number}: {e}", file=sys.stderr)
-                return 2
-    return summary(verdicts)
+def ucx_info(backend, env_extra):
+    """UCX's own report of its endpoint on the backend's transports with
+    `env_extra`: the `lane[...]` and `tag_send:` lines of `ucx_info -e -u t`."""
+    env = dict(os.environ, **UCX_ENV[backend], **env_extra)
+    run = subprocess.run(["timeout", "20", "ucx_info", "-e", "-u", "t"], env=env, capture_output=True, text=True)
+    lines = [line.lstrip("# ").rstrip() for line in run.stdout.splitlines()]
+    keep = [line for line in lines if line.startswith(("lane[", "tag_send:"))]
+    if run.returncode != 0 or not any(line.startswith("tag_send:") for line in keep):
+        sys.exit(f"ucx_info -e -u t printed no tag_send: line ({run.returncode}): {run.stderr.strip()}")
+    return keep
 
 
 def main():
@@ -289,10 +229,14 @@ def main():
     parser.add_argument("--probes", help="a probe file of bench/tune_probe.py to use (default: probe now)")
     parser.add_argument("--no-probes", action="store_true", help="the platform's lines alone, no probe of the library")
     parser.add_argument("--record", help="write every point's runs here, JSON lines (--judge reads them)")
-    parser.add_argument("--judge", help="judge the runs recorded in this file; measure nothing")
+    parser.add_argument("--judge", nargs="+", metavar="FILE",
+                        help="judge the runs recorded in these files together; measure nothing")
+    parser.add_argument("--sizes", help="measure only these of the judged sizes (comma-separated)")
+    parser.add_argument("--core-probe", default="build/bench/core_to_core",
+                        help="the program that measures the machine's core-to-core state")
     args = parser.parse_args()
     if args.judge:
-        return judge_file(args.judge)
+        return judge_points([p for path in args.judge for p in read_points(path, json.loads)])
     if not args.library or not args.backend:
         parser.error("--for and --backend are required (or --judge FILE)")
     if args.pairs < 5:
@@ -307,6 +251,8 @@ def main():
                   ", ".join(f"{s['env']}={s['value']}" for s in result["settings"]))
         print(f"tune_check {args.library} on {args.backend}: SKIPPED: {why}")
         return 0
+    if not os.access(args.core_probe, os.X_OK):
+        sys.exit(f"no {args.core_probe}: build it (cmake --build build --target core_to_core)")
     probes = args.probes
     if probes is None and not args.no_probes:
         probes = f"results/tune-probe-{args.library}-{args.backend}.txt"
@@ -336,28 +282,37 @@ def main():
             if size in probed:
                 sys.exit(f"size {size} is both probed and judged: the check would judge what the model was given")
             points.append((name, size, lo <= size < hi))
+    if args.sizes:
+        wanted = {int(n) for n in args.sizes.split(",")}
+        points = [p for p in points if p[1] in wanted]
     tests = args.tests.split(",") if args.library == "ucx" else ["pingpong"]
-    print(HEADER)
+    tuned_env = {False: {}, True: settings}
+    info = {side: ucx_info(args.backend, tuned_env[tuned]) for side, tuned in (("defaults", False), ("settings", True))
+            } if args.library == "ucx" else None
     record = open(args.record, "w") if args.record else None
-    verdicts = []
+    measured = []
     for name, size, mis in points:
         for test in tests:
             iterations = args.iterations if size <= (256 << 10) else max(args.iterations // 5, 50)
             if args.library == "ucx":
                 def point(tuned):
-                    return ucx_run(args.backend, settings if tuned else {}, test, size, iterations)
+                    return ucx_run(args.backend, tuned_env[tuned], test, size, iterations)
             else:
                 def point(tuned):
-                    return ompi_run(args.backend, settings if tuned else {}, args.pingpong, size, iterations)
-            _, a, b = measure(point, args.pairs)
-            runs = {"threshold": name, "test": test, "size": size, "mis": mis, "defaults": a, "settings": b}
+                    return ompi_run(args.backend, tuned_env[tuned], args.pingpong, size, iterations)
+            a, a_core, b, b_core = measure(point, args.pairs, args.core_probe)
+            runs = {"threshold": name, "test": test, "size": size, "mis": mis, "defaults": a, "settings": b,
+                    "defaults_core_ns": a_core, "settings_core_ns": b_core}
+            if info:
+                runs["ucx_info"] = info
+            print(f"measured {test} {size}: defaults {statistics.median(a) * 1e6:.2f}us, "
+                  f"settings {statistics.median(b) * 1e6:.2f}us", flush=True)
             if record:
                 record.write(json.dumps(runs) + "\n")
                 record.flush()
-            verdicts.append(report(runs))
+            measured.append(runs)
     print(f"load average {os.getloadavg()[0]:.2f} after")
-    return summary(verdicts)
-
+    return judge_points(measured)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -38,7 +38,8 @@ import os
 import statistics
 import sys
 
-from tune_check import default_platform, ompi_run, skip_reason, states, tune, ucx_run
+from tune_check import default_platform, ompi_run, skip_reason, tune, ucx_run
+from tune_judge import states
 
 
 def line_at(lines, size, phase, prefer=None):
