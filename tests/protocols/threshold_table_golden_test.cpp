@@ -306,5 +306,57 @@ TEST(ThresholdTableGolden, CapabilitiesAndBandwidthRatioShapeTheLanes) {
   EXPECT_EQ(table.bw_lanes("eager/multi/bcopy"), (std::vector<LaneShare>{{1, 1.0}}));
 }
 
+/// The two lanes of shared memory as the wire-up measures them (figures of
+/// this project's machine, rounded): mm, the rings (112-byte inline cells,
+/// 8176-byte descriptors, copied both ways), and cma, process_vm_readv (the
+/// initiator's own copy; twice the rate between huge pages, from 1 MiB).
+Path shm_path(SecondsPerByte mm_recv_per_byte) {
+  LaneAttrs mm = test::lane("mm", 0.24, 30, 0.04);
+  mm.max_short = 112;
+  mm.max_bcopy = mm.seg_size = 8176;
+  mm.max_zcopy = 0;
+  mm.caps = {LaneCap::AmShort, LaneCap::AmBcopy, LaneCap::ConnectToIface};
+  mm.o_recv_per_byte = mm_recv_per_byte;
+  LaneAttrs cma = test::lane("cma", 0.8, 13.5, 0);
+  cma.bandwidth_steps = SizeSteps({{0, 13.5e9}, {Bytes{1} << 20, 27e9}});
+  cma.max_short = cma.max_bcopy = cma.seg_size = 0;
+  cma.caps = {LaneCap::GetZcopy, LaneCap::PutZcopy, LaneCap::ConnectToIface};
+  cma.cpu_moves = true;
+  return test::path({mm, cma}, 40);
+}
+
+// Shared memory at 1 MiB: eager/multi/bcopy against rndv/get.
+//   Without the receiver's time per byte past its memcpy, each 8144-byte
+//   fragment's stages are t_s = 40 + 8144/40 = 243.6 ns, t_r = 243.6 ns and
+//   the ring's 8176/30 = 272.53 ns: wire-bound, 35.1 us for 1 MiB, under
+//   rndv/get's 1 MiB/27 GB/s = 38.8 us plus its latencies.
+//   With 60 ps/B (the wire-up measures 34 to 75 on this machine: the copy
+//   out of lines the other core has just written), t_r = 243.6 + 488.64 =
+//   732.24 ns: receiver-bound, 94.3 us, and rndv/get takes 1 MiB.
+//   Past 8 fragments the multi-eager line's slope is t_r / 8144 per byte.
+TEST(ThresholdTableGolden, TheShmReceiversCopyOutTurnsOneMebibyteToRndvGet) {
+  const Bytes mib = Bytes{1} << 20;
+  const ThresholdTable before = ThresholdTable::build(shm_path(0), SelectConfig{});
+  ASSERT_NE(before.lookup(mib), nullptr);
+  EXPECT_EQ(std::string(before.lookup(mib)->protocol->name), "eager/multi/bcopy");
+
+  const SecondsPerByte per_byte = 60e-12;
+  const ThresholdTable after = ThresholdTable::build(shm_path(per_byte), SelectConfig{});
+  ASSERT_NE(after.lookup(mib), nullptr);
+  EXPECT_EQ(std::string(after.lookup(mib)->protocol->name), "rndv/get");
+  EXPECT_EQ(std::string(after.lookup(4 * mib)->protocol->name), "rndv/get");
+
+  SelectConfig multi;
+  multi.forced = {"eager/multi/bcopy"};
+  const ThresholdTable forced = ThresholdTable::build(shm_path(per_byte), multi);
+  ASSERT_EQ(forced.choices().size(), 1u);
+  const std::optional<Seconds> at_1 = forced.selection_cost(0, mib);
+  const std::optional<Seconds> at_2 = forced.selection_cost(0, 2 * mib);
+  ASSERT_TRUE(at_1 && at_2);
+  const double payload = 8176 - 32;
+  const Seconds t_recv = 40e-9 + payload / 40e9 + payload * per_byte;
+  EXPECT_NEAR((*at_2 - *at_1) / static_cast<double>(mib), t_recv / payload, 1e-9 * t_recv / payload);
+}
+
 }  // namespace
 }  // namespace xover
