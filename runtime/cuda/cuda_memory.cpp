@@ -49,11 +49,75 @@ CudaMemory::CudaMemory(int device, std::vector<bool> same_node) : device_(device
 }
 
 CudaMemory::~CudaMemory() {
+  // Copies still in flight read or write the slots: they end first.
+  cudaStreamSynchronize(static_cast<cudaStream_t>(stream_));
+  for (const InFlight& copy : in_flight_)
+    cudaEventDestroy(static_cast<cudaEvent_t>(copy.event));
+  for (void* event : spare_events_)
+    cudaEventDestroy(static_cast<cudaEvent_t>(event));
+  drop_staging();
   for (const auto& [allocation, mapping] : opened_)
     cudaIpcCloseMemHandle(const_cast<std::byte*>(mapping.mapped));
   if (staging_)
     cudaFreeHost(staging_);
   cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
+}
+
+std::byte* CudaMemory::allocate_staging(Bytes n) {
+  void* p = nullptr;
+  if (const cudaError_t e = cudaMallocHost(&p, n); e != cudaSuccess) {
+    failed("cudaMallocHost (a staging slot of " + std::to_string(n) + " bytes): " + cudaGetErrorString(e));
+    return nullptr;
+  }
+  return static_cast<std::byte*>(p);
+}
+
+void CudaMemory::release_staging(std::byte* slot, Bytes) {
+  cudaFreeHost(slot);
+}
+
+Status CudaMemory::copy_async(CopyKind kind, std::byte* to, const std::byte* from, Bytes n, Completion done) {
+  if (n == 0 || !to || !from)
+    return Status::Ok;
+  const auto stream = static_cast<cudaStream_t>(stream_);
+  const cudaMemcpyKind direction = kind == CopyKind::ToHost ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice;
+  if (const cudaError_t e = cudaMemcpyAsync(to, from, n, direction, stream); e != cudaSuccess) {
+    failed(std::string("cudaMemcpyAsync (started): ") + cudaGetErrorString(e));
+    return Status::Error;
+  }
+  cudaEvent_t event = nullptr;
+  if (!spare_events_.empty()) {
+    event = static_cast<cudaEvent_t>(spare_events_.back());
+    spare_events_.pop_back();
+  } else if (const cudaError_t e = cudaEventCreateWithFlags(&event, cudaEventDisableTiming); e != cudaSuccess) {
+    failed(std::string("cudaEventCreateWithFlags: ") + cudaGetErrorString(e));
+    return Status::Error;
+  }
+  if (const cudaError_t e = cudaEventRecord(event, stream); e != cudaSuccess) {
+    spare_events_.push_back(event);
+    failed(std::string("cudaEventRecord: ") + cudaGetErrorString(e));
+    return Status::Error;
+  }
+  in_flight_.push_back(InFlight{event, std::move(done)});
+  return Status::InProgress;
+}
+
+std::size_t CudaMemory::progress() {
+  std::size_t done = 0;
+  while (done < in_flight_.size()) {
+    const cudaError_t e = cudaEventQuery(static_cast<cudaEvent_t>(in_flight_[done].event));
+    if (e == cudaErrorNotReady)
+      break;
+    if (e != cudaSuccess)
+      failed(std::string("cudaEventQuery: ") + cudaGetErrorString(e));
+    spare_events_.push_back(in_flight_[done].event);
+    // The completion may start another copy: it goes behind, in in_flight_.
+    Completion call = std::move(in_flight_[done].done);
+    ++done;
+    call(e == cudaSuccess ? Status::Ok : Status::Error);
+  }
+  in_flight_.erase(in_flight_.begin(), in_flight_.begin() + static_cast<std::ptrdiff_t>(done));
+  return done;
 }
 
 std::byte* CudaMemory::allocate(Bytes n) {

@@ -201,9 +201,10 @@ TEST(ThresholdTableGolden, EachMemoryTypeHasItsOwnTable) {
 //                 bounce copy, sender) + 2000 + 0.5n (stage, receiver)
 //                 = 5816 + 2.25n,  1 ≤ n ≤ 4088; 1816 at 0 (no copy)
 //   rndv/pipe     RTS 1848 + RTR 1816 + one fragment 5816 + 2.25n (as
-//                 eager/staged, 16 B header) = 9480 + 2.25n, × d = 0.99:
-//                 9385.2 + 2.2275n up to S = 4088, above eager/staged's
-//                 last size the only protocol
+//                 eager/staged, 16 B header) + 0.25n (the receiver's copy
+//                 out of its segment into a staging slot) = 9480 + 2.5n,
+//                 × d = 0.99: 9385.2 + 2.475n up to S = 4088, above
+//                 eager/staged's last size the only protocol
 //   rndv/ipc      RTS with six entries (48 + 144 B) 1992 + ACK's o_s 400
 //                 + 2000 + 0.01n = 4392 + 0.01n, × 0.99: below
 //                 eager/staged from 1 B on; at 0 (no copy) 2368.08, above
