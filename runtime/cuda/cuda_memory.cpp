@@ -260,7 +260,11 @@ std::byte* CudaMemory::staging(Bytes n) {
 }
 
 // The figures the memory-type protocols price with: one staged copy of 8
-// bytes gives stage_o, one of 4 MiB the bandwidth above it; device copies
+// bytes gives stage_o, one of 4 MiB the bandwidth above it (both through
+// the pinned staging buffer); the same two copies from pageable host
+// memory into the device give pageable_o and pageable_bw (the driver stages
+// those through pinned buffers of its own, and the call returns once the
+// source may be reused); device copies
 // of 8 bytes and 32 MiB within this GPU give ipc_bw (a peer's buffer on
 // another GPU of the node goes over NVLink or PCIe instead, slower).
 // The least of seven, after one of each to warm up: the ranks of a node
@@ -291,16 +295,21 @@ void CudaMemory::measure() {
   const double large = least_time([&] {
     ok = to_host(host, device, kLarge) && to_device(device, host, kLarge) && ok;
   }) / 2;
+  std::vector<std::byte> pageable(kLarge);
+  const double pageable_small = least_time([&] { ok = to_device(device, pageable.data(), kSmall) && ok; });
+  const double pageable_large = least_time([&] { ok = to_device(device, pageable.data(), kLarge) && ok; });
   const double d2d_small = least_time([&] { ok = copy_device(device + kDevice, device, kSmall) && ok; });
   const double d2d_large = least_time([&] { ok = copy_device(device + kDevice, device, kDevice) && ok; });
   release(device);
   if (!ok)
     throw RuntimeError("cuda: measuring the copies: " + why());
-  if (!(large > small) || !(d2d_large > d2d_small))
+  if (!(large > small) || !(d2d_large > d2d_small) || !(pageable_large > pageable_small))
     throw RuntimeError("cuda: measuring the copies: a large copy took no longer than a small one");
   figures_.stage_o = small;
   figures_.stage_bw = static_cast<double>(kLarge - kSmall) / (large - small);
   figures_.ipc_bw = static_cast<double>(kDevice - kSmall) / (d2d_large - d2d_small);
+  figures_.pageable_o = pageable_small;
+  figures_.pageable_bw = static_cast<double>(kLarge - kSmall) / (pageable_large - pageable_small);
 }
 
 std::unique_ptr<DeviceMemory> make_cuda_memory(Rank local_rank, std::vector<bool> same_node) {

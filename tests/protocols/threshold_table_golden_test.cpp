@@ -229,6 +229,33 @@ TEST(ThresholdTableGolden, DeviceMemoryStagedOrThroughIpc) {
             rows(ThresholdTable::build(test::path({one_lane()}, 4), config)));
 }
 
+// gpu_path(0) whose receiving end copies from pageable memory at its own
+// figures, 5 us + n / 1 GB/s (5000 + n), against 2000 + 0.5n pinned:
+//   eager/staged  the receiver's copy is out of its receive segment
+//                 (pageable): 1816 + n + 2000 + 0.75n + 5000 + n
+//                 = 8816 + 2.75n
+//   rndv/pipe     the receiver copies each fragment into a pinned slot
+//                 first: 9385.2 + 2.475n as above, the pinned figures
+//   crossover     8816 + 2.75n = 9385.2 + 2.475n at n = 569.2 / 0.275
+//                 = 2069.8: eager/staged to 2069, rndv/pipe from 2070
+TEST(ThresholdTableGolden, AReceiveFromPageableMemoryIsPricedAtItsOwnFigures) {
+  Path path = gpu_path(0);
+  path.device_remote.pageable_o = 5e-6;
+  path.device_remote.pageable_bw = 1e9;
+  const ThresholdTable table = ThresholdTable::build(path, no_reg_cache(), MemType::Cuda);
+  EXPECT_EQ(rows(table), (std::vector<Row>{{0, 2069, "eager/staged"}, {2070, kSizeMax, "rndv/pipe"}}));
+  const auto staged = static_cast<std::size_t>(table.lookup(100) - table.choices().data());
+  EXPECT_NEAR(table.selection_cost(staged, 100).value() * 1e9, 8816 + 2.75 * 100, 1e-6);
+  EXPECT_NEAR(table.selection_cost(staged, 2069).value() * 1e9, 8816 + 2.75 * 2069, 1e-6);
+  const auto pipe = static_cast<std::size_t>(table.lookup(3000) - table.choices().data());
+  EXPECT_NEAR(table.selection_cost(pipe, 3000).value() * 1e9, 9385.2 + 2.475 * 3000, 1e-6);
+  EXPECT_NEAR(table.selection_cost(pipe, 4088).value() * 1e9, 9385.2 + 2.475 * 4088, 1e-6);
+  // Without a pageable figure the receive is priced at the pinned one.
+  const ThresholdTable pinned = ThresholdTable::build(gpu_path(0), no_reg_cache(), MemType::Cuda);
+  const auto at = static_cast<std::size_t>(pinned.lookup(100) - pinned.choices().data());
+  EXPECT_NEAR(pinned.selection_cost(at, 100).value() * 1e9, 5816 + 2.25 * 100, 1e-6);
+}
+
 // Two equal rails, registration cache on (the default).
 //   L = 1 us, B = 10 GB/s (0.1 ns/B), o = 250 ns, memcpy 5 GB/s (0.2 ns/B),
 //   max_short 136, segment = max_bcopy = 8216.

@@ -38,7 +38,9 @@ TEST(CudaMemoryAsync, StartedCopiesCompleteByTheirEvents) {
     GTEST_SKIP() << why;
   const std::unique_ptr<DeviceMemory> memory = make_cuda_memory(0, {false});
   const DeviceCopy f = memory->figures();
-  std::printf("pinned %.2f us + n / %.2f GB/s\n", f.stage_o * 1e6, f.stage_bw / 1e9);
+  std::printf("pinned %.2f us + n / %.2f GB/s, pageable %.2f us + n / %.2f GB/s\n", f.stage_o * 1e6,
+              f.stage_bw / 1e9, f.pageable_o * 1e6, f.pageable_bw / 1e9);
+  EXPECT_GT(f.pageable_bw, 0);
   constexpr Bytes kBytes = (Bytes{1} << 20) + 13;
   std::byte* device = memory->alloc(kBytes);
   std::byte* out = memory->take_staging(kBytes);
