@@ -35,7 +35,10 @@ using GetPointerAttribute = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr
 
 }  // namespace
 
-CudaMemory::CudaMemory(int device, std::vector<bool> same_node) : device_(device), same_node_(std::move(same_node)) {
+CudaMemory::CudaMemory(int device, std::vector<bool> same_node)
+    : device_(device), same_node_(std::move(same_node)),
+      opened_([this](const IpcBuffer& buffer) { return map(buffer); },
+              [](const std::byte* mapped) { cudaIpcCloseMemHandle(const_cast<std::byte*>(mapped)); }) {
   check(cudaSetDevice(device_), "cudaSetDevice(" + std::to_string(device_) + ")");
   // The copies' own stream, non-blocking: a copy on the legacy default
   // stream would wait for every kernel of the context (a spinning one
@@ -56,8 +59,7 @@ CudaMemory::~CudaMemory() {
   for (void* event : spare_events_)
     cudaEventDestroy(static_cast<cudaEvent_t>(event));
   drop_staging();
-  for (const auto& [allocation, mapping] : opened_)
-    cudaIpcCloseMemHandle(const_cast<std::byte*>(mapping.mapped));
+  opened_.clear();
   if (staging_)
     cudaFreeHost(staging_);
   cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
@@ -209,40 +211,14 @@ const std::byte* CudaMemory::map(const IpcBuffer& buffer) {
   return nullptr;
 }
 
-void CudaMemory::close_all(Rank peer) {
-  for (auto at = opened_.lower_bound({peer, 0}); at != opened_.end() && at->first.first == peer;) {
-    cudaIpcCloseMemHandle(const_cast<std::byte*>(at->second.mapped));
-    at = opened_.erase(at);
-  }
-}
-
-// A mapping is kept by the peer's address of the allocation; another
-// allocation number at that address means the old one was freed: its
-// mapping goes. The driver refuses to map an allocation this process has
-// mapped already (under an older address of a freed neighbour, say): then
-// every mapping of that peer goes and the mapping is tried once more, as
-// UCX's cuda_ipc does.
+// Mappings are kept, and closed when the peer has freed the allocation,
+// by IpcMappings (cuda_ipc_cache.hpp), as UCX's cuda_ipc keeps them.
 const std::byte* CudaMemory::ipc_open(Rank peer, const IpcBuffer& buffer) {
   if (!ipc_reachable(peer)) {
     failed("rank " + std::to_string(peer) + " is not on this node");
     return nullptr;
   }
-  const std::pair key{peer, buffer.base};
-  if (const auto at = opened_.find(key); at != opened_.end()) {
-    if (at->second.id == buffer.id)
-      return at->second.mapped;
-    cudaIpcCloseMemHandle(const_cast<std::byte*>(at->second.mapped));
-    opened_.erase(at);
-  }
-  const std::byte* mapped = map(buffer);
-  if (!mapped) {
-    close_all(peer);
-    mapped = map(buffer);
-  }
-  if (!mapped)
-    return nullptr;
-  opened_[key] = Mapping{buffer.id, mapped};
-  return mapped;
+  return opened_.map(peer, buffer);
 }
 
 std::byte* CudaMemory::staging(Bytes n) {

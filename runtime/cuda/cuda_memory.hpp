@@ -15,6 +15,7 @@
 
 #include "protocols/core/device_memory.hpp"
 #include "runtime/bootstrap.hpp"
+#include "runtime/cuda/cuda_ipc_cache.hpp"
 
 namespace xover::runtime {
 
@@ -73,15 +74,9 @@ class CudaMemory final : public DeviceMemory {
   std::vector<InFlight> in_flight_;  ///< in the order recorded
   std::vector<void*> spare_events_;
   std::map<const std::byte*, IpcBuffer::Handle> exported_;  ///< by the driver's allocation base
-  /// A peer's allocation mapped here: its number and the mapping.
-  struct Mapping {
-    std::uint64_t id = 0;
-    const std::byte* mapped = nullptr;
-  };
-  /// Peers' allocations mapped here, by peer and their address there.
-  std::map<std::pair<Rank, std::uint64_t>, Mapping> opened_;
+  /// Peers' allocations mapped here (cuda_ipc_cache.hpp).
+  IpcMappings opened_;
   const std::byte* map(const IpcBuffer& buffer);
-  void close_all(Rank peer);
 };
 
 /// This rank's GPU memory for payloads in device memory: GPU (local rank)
