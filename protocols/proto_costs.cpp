@@ -58,6 +58,10 @@ LinearFunc stage(const DeviceCopy& device) {
   return LinearFunc{device.stage_o, 1.0 / device.stage_bw};
 }
 
+LinearFunc stage_from_pageable(const DeviceCopy& device) {
+  return device.pageable_bw > 0 ? LinearFunc{device.pageable_o, 1.0 / device.pageable_bw} : stage(device);
+}
+
 PerfFactors fragment_pipeline(const Path& path, const std::vector<LaneShare>& lanes, Bytes payload, Bytes header,
                               const LinearFunc& per_fragment_send, const LinearFunc& per_fragment_recv) {
   const double s = static_cast<double>(payload);

@@ -47,6 +47,11 @@ LinearFunc bcopy_send_copy(const LaneAttrs& lane, BytesPerSecond bandwidth);
 /// stage_o + n / stage_bw.
 LinearFunc stage(const DeviceCopy& device);
 
+/// One copy of n bytes from pageable host memory into an end's device
+/// memory: pageable_o + n / pageable_bw, or stage() where the end gives no
+/// pageable figure.
+LinearFunc stage_from_pageable(const DeviceCopy& device);
+
 /// Fragments of `payload` bytes (plus a `header` each) sent back to back
 /// over `lanes`, each costing `per_fragment_send` at the sender and
 /// `per_fragment_recv` at the receiver (lines in the fragment's size). A

@@ -20,7 +20,7 @@ bundle=${2:-build-gpu}
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
 binaries=(tools/xover tools/gpu_pe_matrix)
 for t in cuda_pe_plan_test cuda_logic_test cuda_engine_queue_test cuda_engine_test cuda_proxy_test cuda_pe_group_test \
-  cuda_alltoall_test; do
+  cuda_alltoall_test cuda_ipc_cache_test cuda_memory_test; do
   binaries+=("tests/runtime/cuda/$t")
 done
 for b in "${binaries[@]}"; do

@@ -8,7 +8,9 @@
 #      files need not come along): the logic tests (the engine's and the
 #      proxy's by CPU threads among them), the PE group at P 2, 4, 7, 32 in
 #      each width and through the engine (posting threads or CPU proxies),
-#      the IPC path's processes;
+#      the IPC path's processes, and the point-to-point device memory's
+#      started copies and rndv/pipe's pipeline through them (cuda_memory_test,
+#      a few seconds) with the IPC mappings' cache (cuda_ipc_cache_test);
 #   2. gpu_pe_matrix: P PEs in one process on one GPU, P in 2 4 8 16 32,
 #      n in 8, 13, 4 KiB, 64 KiB, 1 MiB, each put copied by a thread, a
 #      warp, a block, or NVSHMEM's choice by size (auto), or posted to the
@@ -83,7 +85,7 @@ tests_end=$((SECONDS + 240))
 tests_status=0
 : >"$out/tests.log"
 for t in cuda_pe_plan_test cuda_logic_test cuda_engine_queue_test cuda_engine_test cuda_proxy_test cuda_pe_group_test \
-  cuda_alltoall_test; do
+  cuda_alltoall_test cuda_ipc_cache_test cuda_memory_test; do
   bin="$build/tests/runtime/cuda/$t"
   limit=$((tests_end - SECONDS))
   if [[ ! -x $bin ]]; then

@@ -10,6 +10,15 @@
 // the Worker asks it whether a buffer is device memory (owns()) on every
 // send and receive, so that lookup is a range search in this object, never
 // a call into the device runtime.
+//
+// Copies come two ways. to_host, to_device and copy_device return with the
+// bytes there. copy_async starts a copy and returns; the rank's progress
+// (Worker::progress calls progress() here) polls it and calls its
+// completion once the bytes are there, never waiting for it: the cuda
+// backend records an event behind the copy on its own stream and queries
+// it (UCX's cuda_copy). The staging protocols keep several fragments in
+// flight so (rndv/pipe), each in a staging slot of host memory
+// (take_staging), at most pipeline_depth() a message.
 #pragma once
 
 #include <array>
@@ -42,7 +51,11 @@ struct IpcBuffer {
 
 class DeviceMemory {
  public:
-  virtual ~DeviceMemory() = default;
+  DeviceMemory() = default;
+  /// Frees the staging slots made with the default allocate_staging.
+  virtual ~DeviceMemory();
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
 
   virtual MemType type() const = 0;
   /// n bytes of device memory, or null (why() says why); freed by free().
@@ -75,6 +88,37 @@ class DeviceMemory {
   /// valid until the next call (pinned where the runtime can pin it).
   virtual std::byte* staging(Bytes n);
 
+  /// Which way copy_async moves the bytes.
+  enum class CopyKind : std::uint8_t { ToHost, ToDevice };
+  /// Starts copying n bytes from `from` to `to` (device to host, or host to
+  /// device); both must stay as they are until it completes. Returns Ok
+  /// when the bytes are there already (no completion follows), InProgress
+  /// when `done` will be called from progress() (with Ok, or Error and
+  /// why() set), Error when it could not start (why()). Null buffers (a
+  /// phantom payload) copy nothing but cost what the copy costs. This
+  /// default copies at once with to_host or to_device (the simulator's, whose
+  /// copies cost the rank's time where they are made).
+  virtual Status copy_async(CopyKind kind, std::byte* to, const std::byte* from, Bytes n, Completion done);
+  /// Polls the copies started and not yet complete, calling the
+  /// completions of those done, in the order they completed; returns how
+  /// many. Never waits.
+  virtual std::size_t progress() { return 0; }
+  /// The copies started and not yet complete.
+  virtual std::size_t copies_in_flight() const { return 0; }
+
+  /// A staging slot: host memory of at least n bytes (pinned where the
+  /// runtime can pin it), this rank's until give_staging(); taken from the
+  /// slots given back before, made when none of n bytes is free.
+  std::byte* take_staging(Bytes n);
+  void give_staging(std::byte* slot);
+  /// The slots made so far, in use or not.
+  std::size_t staging_slots() const { return slots_.size(); }
+  /// How many fragments of one message a staging protocol keeps in flight
+  /// at once (each in a slot of its own): 4 unless set.
+  std::size_t pipeline_depth() const { return depth_; }
+  /// @throws std::invalid_argument for a depth of 0.
+  void set_pipeline_depth(std::size_t depth);
+
   /// This end's copy figures, measured by the backend; zeros where the
   /// platform gives them (simulation).
   virtual DeviceCopy figures() const = 0;
@@ -86,6 +130,13 @@ class DeviceMemory {
   /// The runtime's allocation and release, behind alloc() and free().
   virtual std::byte* allocate(Bytes n) = 0;
   virtual void release(std::byte* p) = 0;
+  /// The host memory of a staging slot, and its release: the heap's unless
+  /// the runtime pins it. A runtime that overrides them frees its slots
+  /// with drop_staging() in its destructor (a base class's destructor
+  /// cannot call them).
+  virtual std::byte* allocate_staging(Bytes n);
+  virtual void release_staging(std::byte* slot, Bytes n);
+  void drop_staging();
   /// One buffer alloc() gave: where, how large, and its number (unique in
   /// this object's life).
   struct Buffer {
@@ -104,6 +155,14 @@ class DeviceMemory {
   std::vector<Buffer> buffers_;  ///< alloc()'s, by address
   std::uint64_t next_id_ = 1;
   std::vector<std::byte> staging_;
+  /// Staging slots: where, how large, whether taken.
+  struct Slot {
+    std::byte* data = nullptr;
+    Bytes size = 0;
+    bool taken = false;
+  };
+  std::vector<Slot> slots_;
+  std::size_t depth_ = 4;
   std::string why_;
 };
 

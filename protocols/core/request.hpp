@@ -57,6 +57,7 @@ struct Request {
   std::vector<RemoteAddr> remote;       ///< rndv/get: the sender's buffer, per lane
   Request::Id remote_id = 0;            ///< rendezvous: the peer's request
   Arrived arrived;                      ///< rndv/am receive: the data fragments' bytes in, each once
+  bool pumping = false;                 ///< rndv/pipe send: its pipeline is being filled (no re-entry)
 
   /// Makes a pooled request new again, as `id` of `kind`: every field as a
   /// fresh Request has it, the vectors emptied but keeping their capacity,
@@ -87,6 +88,7 @@ struct Request {
     remote.clear();
     remote_id = 0;
     arrived.clear();
+    pumping = false;
     stage_ = 0;
   }
 

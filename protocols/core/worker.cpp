@@ -165,6 +165,9 @@ Request* Worker::tag_recv(MutableBuffer buffer, Tag tag, Tag mask) {
 
 void Worker::progress(Seconds deadline) {
   transport_.progress(deadline);
+  // Copies in flight (a staging protocol's) complete here, polled.
+  if (DeviceMemory* device = transport_.device_memory())
+    device->progress();
   while (!pending_.empty()) {
     if (pending_.front()() == Status::NoResource)
       break;

@@ -149,11 +149,17 @@ struct LaneAttrs {
 /// `xover:ipc_bw`): a copy of n bytes between device and host memory costs
 /// stage_o + n/stage_bw of that end's time, and a copy out of a peer's
 /// buffer mapped through IPC stage_o + n/ipc_bw. Zeros: no device memory
-/// (no staging protocol is offered), no IPC toward the other end.
+/// (no staging protocol is offered), no IPC toward the other end. The
+/// stage figures are a copy's through pinned host memory; a copy from
+/// pageable host memory into the device (a transport's receive segment)
+/// costs pageable_o + n/pageable_bw, where they are given (pageable_bw 0:
+/// as the pinned one; the simulator's platforms give none).
 struct DeviceCopy {
   Seconds stage_o = 0;          ///< fixed part of one copy: the call, the DMA start, the wait
-  BytesPerSecond stage_bw = 0;  ///< device↔host copy bandwidth (PCIe, or the C2C link)
+  BytesPerSecond stage_bw = 0;  ///< device↔host copy bandwidth (PCIe, or the C2C link), pinned host memory
   BytesPerSecond ipc_bw = 0;    ///< device-to-device copy from a peer's mapped buffer
+  Seconds pageable_o = 0;          ///< fixed part of one copy from pageable host memory to the device
+  BytesPerSecond pageable_bw = 0;  ///< its bandwidth; 0: as stage_bw (and pageable_o as stage_o)
 
   bool operator==(const DeviceCopy&) const = default;
 };

@@ -10,7 +10,11 @@
 // segment; n/M_s only where the lane's transport copies a bcopy message
 // (LaneAttrs::bcopy_copies). An empty message copies nothing: stage(0) = 0.
 // The stage copies are the sender's and receiver's CPU time: the copy call
-// waits for the DMA.
+// waits for the DMA. The sender's copy is into its pinned staging buffer
+// (stage_s at the pinned figures); the receiver's is out of its receive
+// segment, pageable host memory: stage_r(n) = pageable_o + n/pageable_bw
+// where its end gives them (DeviceCopy; measured by the cuda backend),
+// the pinned figures where it does not.
 #include <algorithm>
 #include <array>
 
@@ -35,7 +39,7 @@ std::optional<ProtoCandidate> probe_staged(const ProbeContext& ctx) {
   const PerfFactors empty = cost::am_message(lane, wire::kEagerHdr);
   PerfFactors p = empty;
   p[Factor::LocalCpu] += cost::stage(ctx.path.device_local) + cost::bcopy_send_copy(lane, ctx.path.memcpy_bw_local);
-  p[Factor::RemoteCpu] += cost::stage(ctx.path.device_remote);
+  p[Factor::RemoteCpu] += cost::stage_from_pageable(ctx.path.device_remote);
   return ProtoCandidate{{PerfRange{0, 0, empty}, PerfRange{1, max_message - wire::kEagerHdr, p}}, {{*ctx.lanes.am, 1.0}}};
 }
 

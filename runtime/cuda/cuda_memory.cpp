@@ -35,7 +35,10 @@ using GetPointerAttribute = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr
 
 }  // namespace
 
-CudaMemory::CudaMemory(int device, std::vector<bool> same_node) : device_(device), same_node_(std::move(same_node)) {
+CudaMemory::CudaMemory(int device, std::vector<bool> same_node)
+    : device_(device), same_node_(std::move(same_node)),
+      opened_([this](const IpcBuffer& buffer) { return map(buffer); },
+              [](const std::byte* mapped) { cudaIpcCloseMemHandle(const_cast<std::byte*>(mapped)); }) {
   check(cudaSetDevice(device_), "cudaSetDevice(" + std::to_string(device_) + ")");
   // The copies' own stream, non-blocking: a copy on the legacy default
   // stream would wait for every kernel of the context (a spinning one
@@ -49,11 +52,74 @@ CudaMemory::CudaMemory(int device, std::vector<bool> same_node) : device_(device
 }
 
 CudaMemory::~CudaMemory() {
-  for (const auto& [allocation, mapping] : opened_)
-    cudaIpcCloseMemHandle(const_cast<std::byte*>(mapping.mapped));
+  // Copies still in flight read or write the slots: they end first.
+  cudaStreamSynchronize(static_cast<cudaStream_t>(stream_));
+  for (const InFlight& copy : in_flight_)
+    cudaEventDestroy(static_cast<cudaEvent_t>(copy.event));
+  for (void* event : spare_events_)
+    cudaEventDestroy(static_cast<cudaEvent_t>(event));
+  drop_staging();
+  opened_.clear();
   if (staging_)
     cudaFreeHost(staging_);
   cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
+}
+
+std::byte* CudaMemory::allocate_staging(Bytes n) {
+  void* p = nullptr;
+  if (const cudaError_t e = cudaMallocHost(&p, n); e != cudaSuccess) {
+    failed("cudaMallocHost (a staging slot of " + std::to_string(n) + " bytes): " + cudaGetErrorString(e));
+    return nullptr;
+  }
+  return static_cast<std::byte*>(p);
+}
+
+void CudaMemory::release_staging(std::byte* slot, Bytes) {
+  cudaFreeHost(slot);
+}
+
+Status CudaMemory::copy_async(CopyKind kind, std::byte* to, const std::byte* from, Bytes n, Completion done) {
+  if (n == 0 || !to || !from)
+    return Status::Ok;
+  const auto stream = static_cast<cudaStream_t>(stream_);
+  const cudaMemcpyKind direction = kind == CopyKind::ToHost ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice;
+  if (const cudaError_t e = cudaMemcpyAsync(to, from, n, direction, stream); e != cudaSuccess) {
+    failed(std::string("cudaMemcpyAsync (started): ") + cudaGetErrorString(e));
+    return Status::Error;
+  }
+  cudaEvent_t event = nullptr;
+  if (!spare_events_.empty()) {
+    event = static_cast<cudaEvent_t>(spare_events_.back());
+    spare_events_.pop_back();
+  } else if (const cudaError_t e = cudaEventCreateWithFlags(&event, cudaEventDisableTiming); e != cudaSuccess) {
+    failed(std::string("cudaEventCreateWithFlags: ") + cudaGetErrorString(e));
+    return Status::Error;
+  }
+  if (const cudaError_t e = cudaEventRecord(event, stream); e != cudaSuccess) {
+    spare_events_.push_back(event);
+    failed(std::string("cudaEventRecord: ") + cudaGetErrorString(e));
+    return Status::Error;
+  }
+  in_flight_.push_back(InFlight{event, std::move(done)});
+  return Status::InProgress;
+}
+
+std::size_t CudaMemory::progress() {
+  std::size_t done = 0;
+  while (done < in_flight_.size()) {
+    const cudaError_t e = cudaEventQuery(static_cast<cudaEvent_t>(in_flight_[done].event));
+    if (e == cudaErrorNotReady)
+      break;
+    if (e != cudaSuccess)
+      failed(std::string("cudaEventQuery: ") + cudaGetErrorString(e));
+    spare_events_.push_back(in_flight_[done].event);
+    // The completion may start another copy: it goes behind, in in_flight_.
+    Completion call = std::move(in_flight_[done].done);
+    ++done;
+    call(e == cudaSuccess ? Status::Ok : Status::Error);
+  }
+  in_flight_.erase(in_flight_.begin(), in_flight_.begin() + static_cast<std::ptrdiff_t>(done));
+  return done;
 }
 
 std::byte* CudaMemory::allocate(Bytes n) {
@@ -145,40 +211,14 @@ const std::byte* CudaMemory::map(const IpcBuffer& buffer) {
   return nullptr;
 }
 
-void CudaMemory::close_all(Rank peer) {
-  for (auto at = opened_.lower_bound({peer, 0}); at != opened_.end() && at->first.first == peer;) {
-    cudaIpcCloseMemHandle(const_cast<std::byte*>(at->second.mapped));
-    at = opened_.erase(at);
-  }
-}
-
-// A mapping is kept by the peer's address of the allocation; another
-// allocation number at that address means the old one was freed: its
-// mapping goes. The driver refuses to map an allocation this process has
-// mapped already (under an older address of a freed neighbour, say): then
-// every mapping of that peer goes and the mapping is tried once more, as
-// UCX's cuda_ipc does.
+// Mappings are kept, and closed when the peer has freed the allocation,
+// by IpcMappings (cuda_ipc_cache.hpp), as UCX's cuda_ipc keeps them.
 const std::byte* CudaMemory::ipc_open(Rank peer, const IpcBuffer& buffer) {
   if (!ipc_reachable(peer)) {
     failed("rank " + std::to_string(peer) + " is not on this node");
     return nullptr;
   }
-  const std::pair key{peer, buffer.base};
-  if (const auto at = opened_.find(key); at != opened_.end()) {
-    if (at->second.id == buffer.id)
-      return at->second.mapped;
-    cudaIpcCloseMemHandle(const_cast<std::byte*>(at->second.mapped));
-    opened_.erase(at);
-  }
-  const std::byte* mapped = map(buffer);
-  if (!mapped) {
-    close_all(peer);
-    mapped = map(buffer);
-  }
-  if (!mapped)
-    return nullptr;
-  opened_[key] = Mapping{buffer.id, mapped};
-  return mapped;
+  return opened_.map(peer, buffer);
 }
 
 std::byte* CudaMemory::staging(Bytes n) {
@@ -196,7 +236,11 @@ std::byte* CudaMemory::staging(Bytes n) {
 }
 
 // The figures the memory-type protocols price with: one staged copy of 8
-// bytes gives stage_o, one of 4 MiB the bandwidth above it; device copies
+// bytes gives stage_o, one of 4 MiB the bandwidth above it (both through
+// the pinned staging buffer); the same two copies from pageable host
+// memory into the device give pageable_o and pageable_bw (the driver stages
+// those through pinned buffers of its own, and the call returns once the
+// source may be reused); device copies
 // of 8 bytes and 32 MiB within this GPU give ipc_bw (a peer's buffer on
 // another GPU of the node goes over NVLink or PCIe instead, slower).
 // The least of seven, after one of each to warm up: the ranks of a node
@@ -227,16 +271,21 @@ void CudaMemory::measure() {
   const double large = least_time([&] {
     ok = to_host(host, device, kLarge) && to_device(device, host, kLarge) && ok;
   }) / 2;
+  std::vector<std::byte> pageable(kLarge);
+  const double pageable_small = least_time([&] { ok = to_device(device, pageable.data(), kSmall) && ok; });
+  const double pageable_large = least_time([&] { ok = to_device(device, pageable.data(), kLarge) && ok; });
   const double d2d_small = least_time([&] { ok = copy_device(device + kDevice, device, kSmall) && ok; });
   const double d2d_large = least_time([&] { ok = copy_device(device + kDevice, device, kDevice) && ok; });
   release(device);
   if (!ok)
     throw RuntimeError("cuda: measuring the copies: " + why());
-  if (!(large > small) || !(d2d_large > d2d_small))
+  if (!(large > small) || !(d2d_large > d2d_small) || !(pageable_large > pageable_small))
     throw RuntimeError("cuda: measuring the copies: a large copy took no longer than a small one");
   figures_.stage_o = small;
   figures_.stage_bw = static_cast<double>(kLarge - kSmall) / (large - small);
   figures_.ipc_bw = static_cast<double>(kDevice - kSmall) / (d2d_large - d2d_small);
+  figures_.pageable_o = pageable_small;
+  figures_.pageable_bw = static_cast<double>(kLarge - kSmall) / (pageable_large - pageable_small);
 }
 
 std::unique_ptr<DeviceMemory> make_cuda_memory(Rank local_rank, std::vector<bool> same_node) {

@@ -1,8 +1,12 @@
 // A rank's GPU memory (protocols/core/device_memory.hpp) through the CUDA
 // runtime, for payloads in device memory (<payload memory="cuda"/>) on any
-// hardware backend: cudaMalloc'd buffers, copies on its own non-blocking
-// stream, each waited for, through a pinned staging buffer, CUDA IPC handles exported per allocation and peer
-// mappings opened once and kept (UCX's cuda_copy and cuda_ipc).
+// hardware backend: cudaMalloc'd buffers; copies on its own non-blocking
+// stream, either waited for (to_host, to_device, copy_device) or started
+// and completed by an event recorded behind them, queried from progress()
+// and never waited for (copy_async, UCX's cuda_copy); staging slots in
+// pinned host memory; CUDA IPC handles exported per allocation and peer
+// mappings opened once and kept (UCX's cuda_ipc). None of the asynchronous
+// copies has run on a GPU.
 #pragma once
 
 #include <map>
@@ -11,6 +15,7 @@
 
 #include "protocols/core/device_memory.hpp"
 #include "runtime/bootstrap.hpp"
+#include "runtime/cuda/cuda_ipc_cache.hpp"
 
 namespace xover::runtime {
 
@@ -32,11 +37,22 @@ class CudaMemory final : public DeviceMemory {
   bool ipc_export(const std::byte* p, IpcBuffer& out) override;
   const std::byte* ipc_open(Rank peer, const IpcBuffer& buffer) override;
   std::byte* staging(Bytes n) override;
+  /// cudaMemcpyAsync on this object's stream, then an event recorded
+  /// behind it (from a pool of events made once, without timing).
+  Status copy_async(CopyKind kind, std::byte* to, const std::byte* from, Bytes n, Completion done) override;
+  /// Queries the events in the order they were recorded (one stream: its
+  /// copies complete in that order), up to the first not yet reached.
+  std::size_t progress() override;
+  std::size_t copies_in_flight() const override { return in_flight_.size(); }
   DeviceCopy figures() const override { return figures_; }
 
  protected:
   std::byte* allocate(Bytes n) override;
   void release(std::byte* p) override;
+  /// Pinned (cudaMallocHost): a started copy from or to pageable memory
+  /// would not be asynchronous.
+  std::byte* allocate_staging(Bytes n) override;
+  void release_staging(std::byte* slot, Bytes n) override;
 
  private:
   bool copy(void* to, const void* from, Bytes n, int kind, const char* call);
@@ -50,16 +66,17 @@ class CudaMemory final : public DeviceMemory {
   void* get_pointer_attribute_ = nullptr;  ///< the driver's cuPointerGetAttribute
   std::byte* staging_ = nullptr;  ///< pinned host memory
   Bytes staging_size_ = 0;
-  std::map<const std::byte*, IpcBuffer::Handle> exported_;  ///< by the driver's allocation base
-  /// A peer's allocation mapped here: its number and the mapping.
-  struct Mapping {
-    std::uint64_t id = 0;
-    const std::byte* mapped = nullptr;
+  /// A copy started and its event (a cudaEvent_t), not yet seen complete.
+  struct InFlight {
+    void* event = nullptr;
+    Completion done;
   };
-  /// Peers' allocations mapped here, by peer and their address there.
-  std::map<std::pair<Rank, std::uint64_t>, Mapping> opened_;
+  std::vector<InFlight> in_flight_;  ///< in the order recorded
+  std::vector<void*> spare_events_;
+  std::map<const std::byte*, IpcBuffer::Handle> exported_;  ///< by the driver's allocation base
+  /// Peers' allocations mapped here (cuda_ipc_cache.hpp).
+  IpcMappings opened_;
   const std::byte* map(const IpcBuffer& buffer);
-  void close_all(Rank peer);
 };
 
 /// This rank's GPU memory for payloads in device memory: GPU (local rank)

@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 
 #include "protocols/core/device_memory.hpp"
 
@@ -100,6 +101,38 @@ TEST(DeviceMemory, EveryAllocationHasANumberOfItsOwn) {
   ASSERT_TRUE(memory.ipc_export(b, second));
   EXPECT_NE(first.id, second.id);
   memory.free(b);
+}
+
+// Staging slots are taken and given back, the smallest free one that holds
+// the bytes first, a new one made only when none does.
+TEST(DeviceMemory, StagingSlotsAreUsedAgainSmallestFirst) {
+  HostBacked memory;
+  std::byte* large = memory.take_staging(4096);
+  std::byte* small = memory.take_staging(100);
+  ASSERT_NE(large, nullptr);
+  ASSERT_NE(small, nullptr);
+  EXPECT_NE(large, small);
+  EXPECT_EQ(memory.staging_slots(), 2U);
+  memory.give_staging(large);
+  memory.give_staging(small);
+  EXPECT_EQ(memory.take_staging(50), small);
+  EXPECT_EQ(memory.take_staging(50), large) << "the small one is taken: the large one holds 50 bytes too";
+  EXPECT_NE(memory.take_staging(50), nullptr);
+  EXPECT_EQ(memory.staging_slots(), 3U);
+}
+
+TEST(DeviceMemory, TheDefaultStartedCopyIsDoneAtReturn) {
+  HostBacked memory;
+  std::byte from[4]{std::byte{1}, std::byte{2}, std::byte{3}, std::byte{4}};
+  std::byte to[4]{};
+  bool called = false;
+  EXPECT_EQ(memory.copy_async(DeviceMemory::CopyKind::ToHost, to, from, 4, [&called](Status) { called = true; }),
+            Status::Ok);
+  EXPECT_FALSE(called) << "Ok: no completion follows";
+  EXPECT_EQ(memory.progress(), 0U);
+  EXPECT_EQ(memory.copies_in_flight(), 0U);
+  EXPECT_EQ(memory.pipeline_depth(), 4U);
+  EXPECT_THROW(memory.set_pipeline_depth(0), std::invalid_argument);
 }
 
 }  // namespace

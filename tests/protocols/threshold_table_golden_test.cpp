@@ -201,9 +201,10 @@ TEST(ThresholdTableGolden, EachMemoryTypeHasItsOwnTable) {
 //                 bounce copy, sender) + 2000 + 0.5n (stage, receiver)
 //                 = 5816 + 2.25n,  1 ≤ n ≤ 4088; 1816 at 0 (no copy)
 //   rndv/pipe     RTS 1848 + RTR 1816 + one fragment 5816 + 2.25n (as
-//                 eager/staged, 16 B header) = 9480 + 2.25n, × d = 0.99:
-//                 9385.2 + 2.2275n up to S = 4088, above eager/staged's
-//                 last size the only protocol
+//                 eager/staged, 16 B header) + 0.25n (the receiver's copy
+//                 out of its segment into a staging slot) = 9480 + 2.5n,
+//                 × d = 0.99: 9385.2 + 2.475n up to S = 4088, above
+//                 eager/staged's last size the only protocol
 //   rndv/ipc      RTS with six entries (48 + 144 B) 1992 + ACK's o_s 400
 //                 + 2000 + 0.01n = 4392 + 0.01n, × 0.99: below
 //                 eager/staged from 1 B on; at 0 (no copy) 2368.08, above
@@ -226,6 +227,33 @@ TEST(ThresholdTableGolden, DeviceMemoryStagedOrThroughIpc) {
   // The host table of the same path is the host table: no device figure in it.
   EXPECT_EQ(rows(ThresholdTable::build(gpu_path(100e9), config)),
             rows(ThresholdTable::build(test::path({one_lane()}, 4), config)));
+}
+
+// gpu_path(0) whose receiving end copies from pageable memory at its own
+// figures, 5 us + n / 1 GB/s (5000 + n), against 2000 + 0.5n pinned:
+//   eager/staged  the receiver's copy is out of its receive segment
+//                 (pageable): 1816 + n + 2000 + 0.75n + 5000 + n
+//                 = 8816 + 2.75n
+//   rndv/pipe     the receiver copies each fragment into a pinned slot
+//                 first: 9385.2 + 2.475n as above, the pinned figures
+//   crossover     8816 + 2.75n = 9385.2 + 2.475n at n = 569.2 / 0.275
+//                 = 2069.8: eager/staged to 2069, rndv/pipe from 2070
+TEST(ThresholdTableGolden, AReceiveFromPageableMemoryIsPricedAtItsOwnFigures) {
+  Path path = gpu_path(0);
+  path.device_remote.pageable_o = 5e-6;
+  path.device_remote.pageable_bw = 1e9;
+  const ThresholdTable table = ThresholdTable::build(path, no_reg_cache(), MemType::Cuda);
+  EXPECT_EQ(rows(table), (std::vector<Row>{{0, 2069, "eager/staged"}, {2070, kSizeMax, "rndv/pipe"}}));
+  const auto staged = static_cast<std::size_t>(table.lookup(100) - table.choices().data());
+  EXPECT_NEAR(table.selection_cost(staged, 100).value() * 1e9, 8816 + 2.75 * 100, 1e-6);
+  EXPECT_NEAR(table.selection_cost(staged, 2069).value() * 1e9, 8816 + 2.75 * 2069, 1e-6);
+  const auto pipe = static_cast<std::size_t>(table.lookup(3000) - table.choices().data());
+  EXPECT_NEAR(table.selection_cost(pipe, 3000).value() * 1e9, 9385.2 + 2.475 * 3000, 1e-6);
+  EXPECT_NEAR(table.selection_cost(pipe, 4088).value() * 1e9, 9385.2 + 2.475 * 4088, 1e-6);
+  // Without a pageable figure the receive is priced at the pinned one.
+  const ThresholdTable pinned = ThresholdTable::build(gpu_path(0), no_reg_cache(), MemType::Cuda);
+  const auto at = static_cast<std::size_t>(pinned.lookup(100) - pinned.choices().data());
+  EXPECT_NEAR(pinned.selection_cost(at, 100).value() * 1e9, 5816 + 2.25 * 100, 1e-6);
 }
 
 // Two equal rails, registration cache on (the default).
