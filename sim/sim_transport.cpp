@@ -254,8 +254,11 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   flight->size = payload.size;
   flight->phantom = payload.data == nullptr;
   // The receiver takes the message in with o_r and its CPU's time per
-  // byte (LaneAttrs::o_recv_per_byte: a recv() copying out of the socket).
-  flight->o_recv = attrs.o_recv_at(payload.size) + static_cast<double>(payload.size) * attrs.o_recv_per_byte;
+  // byte (LaneAttrs::o_recv_per_byte: a recv() copying out of the socket),
+  // a copy at the pace of its message's, as the sender's bcopy.
+  const double copy_pace = factor(*route.costs, payload.size);
+  flight->o_recv =
+      attrs.o_recv_at(payload.size) + static_cast<double>(payload.size) * attrs.o_recv_per_byte / copy_pace;
   if (mode == AmMode::Zcopy) {
     flight->zcopy_src = payload.data;
     flight->done = std::move(done);
@@ -269,7 +272,7 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   // per payload byte (LaneAttrs::o_send_per_byte: a send() copying into the
   // socket while the first segments cross) likewise comes after.
   busy(after + (attrs.cpu_moves ? static_cast<double>(wire_bytes) / (attrs.bandwidth_at(payload.size) * f) : 0) +
-       static_cast<double>(payload.size) * attrs.o_send_per_byte);
+       static_cast<double>(payload.size) * attrs.o_send_per_byte / copy_pace);
   return mode == AmMode::Zcopy ? Status::InProgress : Status::Ok;
 }
 

@@ -102,12 +102,13 @@ struct LaneAttrs {
   /// socket, segment by segment, while the first segments already cross.
   /// The sender is busy o_s + n·m_s, the message leaves after o_s −
   /// o_send_after as before: one message's sum is unchanged, a stream is
-  /// paced by o_s + n·m_s. Not scaled by a message factor.
+  /// paced by o_s + n·m_s. A copy, so scaled as the memcpy bandwidths are:
+  /// by the path's message factor, not the lane's own (Path::for_message).
   SecondsPerByte o_send_per_byte = 0;
   /// The receiver's CPU time per payload byte of taking an active message
   /// in, on top of o_r (platform property `xover:o_recv_per_byte`): a TCP
   /// recv() copies the bytes out of the socket. The receiver is busy o_r +
-  /// n·m_r once the message has landed. Not scaled by a message factor.
+  /// n·m_r once the message has landed. Scaled as o_send_per_byte is.
   SecondsPerByte o_recv_per_byte = 0;
   /// o_s, o_r and 1/G by the size of the operation (an active message's
   /// payload, a get's or put's bytes), where they change with it; empty when
@@ -177,7 +178,8 @@ struct Path {
   DeviceCopy device_remote = {};             ///< receiver's device memory
   /// The pace of a message's bytes by the message's size (SMPI's
   /// bw-factor): every per-byte figure above — each lane's bandwidth, each
-  /// end's memcpy bandwidth, at every size step — runs at this fraction of
+  /// end's memcpy bandwidth, at every size step, each lane's CPU time per
+  /// payload byte (LaneAttrs::o_send_per_byte, o_recv_per_byte) — runs at this fraction of
   /// itself for a message of n bytes, the operations it is cut into
   /// included; device copies keep theirs, and a lane with its own factor
   /// (LaneAttrs::message_factor) takes that one for its bandwidth instead.
@@ -202,7 +204,8 @@ struct Path {
   /// at n, the steps kept.
   Path at(Bytes n) const;
   /// The path as the operations of one message of n bytes see it: at(n),
-  /// with every memcpy bandwidth times message_factor_at(n), every lane
+  /// with every memcpy bandwidth times message_factor_at(n) and every CPU
+  /// time per payload byte divided by it, every lane
   /// bandwidth times lane_factor_at(lane, n), each with its size steps, and
   /// every message factor cleared, so that the protocols' at(fragment)
   /// keeps the message's pace.
