@@ -110,6 +110,18 @@ struct LaneAttrs {
   /// recv() copies the bytes out of the socket. The receiver is busy o_r +
   /// n·m_r once the message has landed. Scaled as o_send_per_byte is.
   SecondsPerByte o_recv_per_byte = 0;
+  /// Whether a get's target serves it with its CPU (platform property
+  /// `xover:get_served`), as TCP does: the read request is a message the
+  /// target takes in (o_r at 0) and answers with a send of the bytes from
+  /// its buffer (o_s at n, the reply leaving o_send_after before its end,
+  /// then n·m_s, o_send_per_byte); the initiator takes the reply in with o_r
+  /// and n·m_r (o_recv_per_byte). One get costs (o_s − a) + L + 16/B +
+  /// o_r(0) + (o_s − a) + L + n/B + o_r + n·m_r; the target's CPU is busy
+  /// o_r(0) + o_s + n·m_s a get, which a window of gets does not overlap.
+  /// Otherwise a NIC serves it: 2L + 16/B + n/B after the post, no CPU of
+  /// the target's. Ignored where the initiator's CPU moves the bytes
+  /// (cpu_moves).
+  bool get_served = false;
   /// o_s, o_r and 1/G by the size of the operation (an active message's
   /// payload, a get's or put's bytes), where they change with it; empty when
   /// the plain field holds at every size. With steps, o_send, o_recv and
