@@ -37,6 +37,7 @@ constexpr std::array kLinkProps{
     LinkProp{"xover:bandwidth", PropKind::Bandwidth, nullptr, nullptr, &LaneAttrs::bandwidth_steps},
     LinkProp{"xover:bcopy_copy", PropKind::YesNo, nullptr, nullptr, nullptr, &LaneAttrs::bcopy_copies},
     LinkProp{"xover:cpu_moves", PropKind::YesNo, nullptr, nullptr, nullptr, &LaneAttrs::cpu_moves},
+    LinkProp{"xover:get_served", PropKind::YesNo, nullptr, nullptr, nullptr, &LaneAttrs::get_served},
     LinkProp{"xover:o_send_per_byte", PropKind::TimePerByte, &LaneAttrs::o_send_per_byte, nullptr},
     LinkProp{"xover:o_recv_per_byte", PropKind::TimePerByte, &LaneAttrs::o_recv_per_byte, nullptr},
     LinkProp{"xover:bw_factor", PropKind::Factor, nullptr, nullptr, &LaneAttrs::message_factor},

@@ -254,8 +254,11 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   flight->size = payload.size;
   flight->phantom = payload.data == nullptr;
   // The receiver takes the message in with o_r and its CPU's time per
-  // byte (LaneAttrs::o_recv_per_byte: a recv() copying out of the socket).
-  flight->o_recv = attrs.o_recv_at(payload.size) + static_cast<double>(payload.size) * attrs.o_recv_per_byte;
+  // byte (LaneAttrs::o_recv_per_byte: a recv() copying out of the socket),
+  // a copy at the pace of its message's, as the sender's bcopy.
+  const double copy_pace = factor(*route.costs, payload.size);
+  flight->o_recv =
+      attrs.o_recv_at(payload.size) + static_cast<double>(payload.size) * attrs.o_recv_per_byte / copy_pace;
   if (mode == AmMode::Zcopy) {
     flight->zcopy_src = payload.data;
     flight->done = std::move(done);
@@ -269,7 +272,7 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   // per payload byte (LaneAttrs::o_send_per_byte: a send() copying into the
   // socket while the first segments cross) likewise comes after.
   busy(after + (attrs.cpu_moves ? static_cast<double>(wire_bytes) / (attrs.bandwidth_at(payload.size) * f) : 0) +
-       static_cast<double>(payload.size) * attrs.o_send_per_byte);
+       static_cast<double>(payload.size) * attrs.o_send_per_byte / copy_pace);
   return mode == AmMode::Zcopy ? Status::InProgress : Status::Ok;
 }
 
@@ -297,6 +300,19 @@ Status SimTransport::get(std::size_t lane, Rank peer, MutableBuffer local, Remot
   flight->factor = lane_factor(*route.costs, attrs, local.size);
   const double f = flight->factor;
   auto [src, dst] = route.nics(lane);
+  if (attrs.get_served && !attrs.cpu_moves) {
+    // The target's CPU serves it (LaneAttrs::get_served): the request is a
+    // message to the target, which takes it in (o_r at 0) and posts the
+    // reply (o_s at n less what comes after the reply has left).
+    flight->kind = Flight::Kind::GetServe;
+    flight->peer = rank_;
+    flight->copy_pace = factor(*route.costs, local.size);
+    flight->o_recv = attrs.o_recv_at(0) + attrs.o_send_at(local.size) - after;
+    settle();
+    network_.transport(peer).incoming(std::move(flight), src, dst, wire::kRmaHdr, rate_of(attrs, 0, f));
+    busy(after);
+    return Status::InProgress;
+  }
   if (attrs.cpu_moves) {
     busy(attrs.latency + static_cast<double>(wire::kRmaHdr) / (attrs.bandwidth_at(0) * f));
     settle();
@@ -467,6 +483,12 @@ void SimTransport::landed(std::unique_ptr<Flight> flight) {
       flights_.push_back(std::move(flight));
       return;
     }
+    case Flight::Kind::GetServe: {
+      // The target's CPU takes the request in when it next runs its events.
+      const Seconds cpu = flight->o_recv;
+      ready_.push_back({std::move(flight), nullptr, Status::Ok, cpu});
+      return;
+    }
     case Flight::Kind::GetData:
       if (!flight->phantom && flight->remote.addr && flight->size)
         std::memcpy(flight->get_dst, reinterpret_cast<const std::byte*>(flight->remote.addr), flight->size);
@@ -481,10 +503,31 @@ void SimTransport::landed(std::unique_ptr<Flight> flight) {
       recycle(std::move(flight));
       return;
   }
-  // A get or put completion is polled from the completion queue: o_recv.
-  const Seconds cpu = path(flight->peer).lanes[flight->lane].o_recv_at(flight->size);
+  // A get or put completion is polled from the completion queue: o_recv;
+  // a served get's reply is read out of the socket, n·m_r more
+  // (LaneAttrs::get_served, o_recv_per_byte).
+  const LaneAttrs& lane = path(flight->peer).lanes[flight->lane];
+  Seconds cpu = lane.o_recv_at(flight->size);
+  if (flight->kind == Flight::Kind::GetData && lane.get_served && !lane.cpu_moves)
+    cpu += static_cast<double>(flight->size) * lane.o_recv_per_byte / flight->copy_pace;
   ready_.push_back({nullptr, std::move(flight->done), Status::Ok, cpu});
   recycle(std::move(flight));
+}
+
+void SimTransport::serve_get(std::unique_ptr<Flight> flight) {
+  const Rank initiator = flight->peer;
+  const SimNetwork::Route route = network_.route(initiator, rank_);
+  const LaneAttrs& attrs = route.costs->lanes[flight->lane];
+  auto [theirs, mine] = route.nics(flight->lane);
+  const Bytes size = flight->size;
+  const Seconds after =
+      attrs.o_send_after_at(size) + static_cast<double>(size) * attrs.o_send_per_byte / flight->copy_pace;
+  const double rate = rate_of(attrs, size, flight->factor);
+  flight->kind = Flight::Kind::GetData;
+  flight->peer = rank_;
+  settle();
+  network_.transport(initiator).incoming(std::move(flight), mine, theirs, size, rate);
+  busy(after);
 }
 
 }  // namespace xover::sim

@@ -213,7 +213,9 @@ class SimTransport final : public Transport {
  private:
   /// One transfer this rank waits for.
   struct Flight {
-    enum class Kind { Am, GetRequest, GetData, PutData, PutSignal };
+    /// GetServe: a read request at a target that serves it with its CPU
+    /// (LaneAttrs::get_served), which sends the data back as GetData.
+    enum class Kind { Am, GetRequest, GetServe, GetData, PutData, PutSignal };
     Kind kind = Kind::Am;
     simgrid::s4u::CommPtr comm;
     Rank peer = 0;                       ///< the other end
@@ -226,6 +228,7 @@ class SimTransport final : public Transport {
     bool phantom = false;
     Seconds o_recv = 0;                  ///< the lane's cost to take it in, at the receiving end
     double factor = 1;                   ///< get: the pace of its message's bytes on its lane, for the data coming back
+    double copy_pace = 1;                ///< served get: the pace of its message's copies (Path::message_factor)
     Completion done;                     ///< sender's zcopy completion, or the initiator's get/put
     SimTransport* sender = nullptr;      ///< zcopy: whom to tell
     std::byte* get_dst = nullptr;
@@ -261,6 +264,10 @@ class SimTransport final : public Transport {
   void add_flight(std::unique_ptr<Flight> flight);
   void add_event(Event event);
   void landed(std::unique_ptr<Flight> flight);
+  /// A served get's request, taken in (its o_r and the reply's post before
+  /// it leaves are paid): the data goes back to the initiator, then the
+  /// rest of the reply's send is this rank's (LaneAttrs::get_served).
+  void serve_get(std::unique_ptr<Flight> flight);
   /// put_signal at its landing: the bytes, then the add, then the
   /// initiator's completion.
   void land_signal(Flight& flight);

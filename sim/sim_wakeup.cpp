@@ -174,7 +174,9 @@ void SimTransport::progress(Seconds deadline) {
       ready_head_ = 0;
     }
     busy(event.cpu);
-    if (event.arrived) {
+    if (event.arrived && event.arrived->kind == Flight::Kind::GetServe) {
+      serve_get(std::move(event.arrived));
+    } else if (event.arrived) {
       const Flight& f = *event.arrived;
       const ConstBuffer payload{f.phantom ? nullptr : f.bytes.data(), f.size};
       if (f.id < handlers_.size() && handlers_[f.id])

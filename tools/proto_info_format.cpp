@@ -89,7 +89,8 @@ std::string format_lane_line(const LaneAttrs& lane) {
   const std::string after =
       lane.o_send_after > 0 ? " (" + format_time(lane.o_send_after) + " after the message has left)" : "";
   std::string copy =
-      std::string(lane.bcopy_copies ? "" : "  bcopy_copy no") + (lane.cpu_moves ? "  cpu_moves yes" : "");
+      std::string(lane.bcopy_copies ? "" : "  bcopy_copy no") + (lane.cpu_moves ? "  cpu_moves yes" : "") +
+      (lane.get_served ? "  get_served yes" : "");
   char per_byte[96];
   if (lane.o_send_per_byte > 0 || lane.o_recv_per_byte > 0) {
     std::snprintf(per_byte, sizeof per_byte, "  per byte: o_send %.5f ns/B, o_recv %.5f ns/B",
@@ -225,6 +226,7 @@ void json_lanes(JsonWriter& j, const Path& path) {
     j.key("caps").value(lane.caps.to_string());
     j.key("bcopy_copy").value(lane.bcopy_copies);
     j.key("cpu_moves").value(lane.cpu_moves);
+    j.key("get_served").value(lane.get_served);
     steps_json(j, "o_send_steps", lane.o_send_steps);
     steps_json(j, "o_recv_steps", lane.o_recv_steps);
     steps_json(j, "bandwidth_steps", lane.bandwidth_steps);

@@ -116,6 +116,12 @@ Path Path::for_message(Bytes n) const {
   }
   if (factor == 1)
     return out;
+  // The CPUs' time per payload byte is a copy at each end: the path's pace,
+  // as the memcpy bandwidths.
+  for (LaneAttrs& lane : out.lanes) {
+    lane.o_send_per_byte /= factor;
+    lane.o_recv_per_byte /= factor;
+  }
   out.memcpy_bw_local *= factor;
   out.memcpy_bw_remote *= factor;
   out.memcpy_local_steps = scaled(out.memcpy_local_steps, factor);

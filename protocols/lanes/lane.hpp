@@ -102,13 +102,26 @@ struct LaneAttrs {
   /// socket, segment by segment, while the first segments already cross.
   /// The sender is busy o_s + n·m_s, the message leaves after o_s −
   /// o_send_after as before: one message's sum is unchanged, a stream is
-  /// paced by o_s + n·m_s. Not scaled by a message factor.
+  /// paced by o_s + n·m_s. A copy, so scaled as the memcpy bandwidths are:
+  /// by the path's message factor, not the lane's own (Path::for_message).
   SecondsPerByte o_send_per_byte = 0;
   /// The receiver's CPU time per payload byte of taking an active message
   /// in, on top of o_r (platform property `xover:o_recv_per_byte`): a TCP
   /// recv() copies the bytes out of the socket. The receiver is busy o_r +
-  /// n·m_r once the message has landed. Not scaled by a message factor.
+  /// n·m_r once the message has landed. Scaled as o_send_per_byte is.
   SecondsPerByte o_recv_per_byte = 0;
+  /// Whether a get's target serves it with its CPU (platform property
+  /// `xover:get_served`), as TCP does: the read request is a message the
+  /// target takes in (o_r at 0) and answers with a send of the bytes from
+  /// its buffer (o_s at n, the reply leaving o_send_after before its end,
+  /// then n·m_s, o_send_per_byte); the initiator takes the reply in with o_r
+  /// and n·m_r (o_recv_per_byte). One get costs (o_s − a) + L + 16/B +
+  /// o_r(0) + (o_s − a) + L + n/B + o_r + n·m_r; the target's CPU is busy
+  /// o_r(0) + o_s + n·m_s a get, which a window of gets does not overlap.
+  /// Otherwise a NIC serves it: 2L + 16/B + n/B after the post, no CPU of
+  /// the target's. Ignored where the initiator's CPU moves the bytes
+  /// (cpu_moves).
+  bool get_served = false;
   /// o_s, o_r and 1/G by the size of the operation (an active message's
   /// payload, a get's or put's bytes), where they change with it; empty when
   /// the plain field holds at every size. With steps, o_send, o_recv and
@@ -183,7 +196,8 @@ struct Path {
   DeviceCopy device_remote = {};             ///< receiver's device memory
   /// The pace of a message's bytes by the message's size (SMPI's
   /// bw-factor): every per-byte figure above — each lane's bandwidth, each
-  /// end's memcpy bandwidth, at every size step — runs at this fraction of
+  /// end's memcpy bandwidth, at every size step, each lane's CPU time per
+  /// payload byte (LaneAttrs::o_send_per_byte, o_recv_per_byte) — runs at this fraction of
   /// itself for a message of n bytes, the operations it is cut into
   /// included; device copies keep theirs, and a lane with its own factor
   /// (LaneAttrs::message_factor) takes that one for its bandwidth instead.
@@ -208,7 +222,8 @@ struct Path {
   /// at n, the steps kept.
   Path at(Bytes n) const;
   /// The path as the operations of one message of n bytes see it: at(n),
-  /// with every memcpy bandwidth times message_factor_at(n), every lane
+  /// with every memcpy bandwidth times message_factor_at(n) and every CPU
+  /// time per payload byte divided by it, every lane
   /// bandwidth times lane_factor_at(lane, n), each with its size steps, and
   /// every message factor cleared, so that the protocols' at(fragment)
   /// keeps the message's pace.

@@ -47,6 +47,35 @@ enum class RndvGetStage : std::uint8_t {
   Ack,    ///< receiver, every get posted: when the last completes, complete and send the ACK
 };
 
+// Gets their target's CPU serves (LaneAttrs::get_served, TCP): the target
+// (the rendezvous sender) takes each request in and sends its share back,
+// k·(o_r(0) + o_s) + n·m_s of its CPU, the first reply leaving a and its
+// time per byte after it has left; the receiver posts the k requests and
+// reads the replies out of the sockets, max(k·o_s + o_r, o_s + k·o_r) +
+// n·m_r. On one lane one get is
+//   (o_s − a) + L + 16/B + o_r(0) + (o_s − a) + L + n/B + o_r + n·m_r,
+// exact while the target's n·m_s after its reply has left ends before the
+// next message reaches it (in a ping-pong: the reply's flight, the reader's
+// n·m_r and the pong's RTS); over k lanes the target serves the requests
+// one after another and the sum is an estimate.
+void served_gets(const ProbeContext& ctx, const std::vector<LaneShare>& lanes, PerfFactors& p) {
+  const Path control = ctx.path.at(0);
+  const LaneAttrs& first = ctx.path.lanes[lanes.front().lane];
+  const double k = static_cast<double>(lanes.size());
+  BytesPerSecond total_bw = 0;
+  Seconds latency = 0;
+  for (const LaneShare& share : lanes) {
+    total_bw += ctx.path.lanes[share.lane].bandwidth;
+    latency = std::max(latency, ctx.path.lanes[share.lane].latency);
+  }
+  const LaneAttrs& request = control.lanes[lanes.front().lane];
+  p[Factor::LocalCpu] += LinearFunc{k * (request.o_recv + first.o_send), first.o_send_per_byte};
+  p[Factor::RemoteCpu] += LinearFunc{std::max(k * first.o_send + first.o_recv, first.o_send + k * first.o_recv),
+                                     first.o_recv_per_byte};
+  p[Factor::Latency] += LinearFunc{2 * latency - 2 * first.sent_after(), -first.o_send_per_byte};
+  p[Factor::Network] += LinearFunc{static_cast<double>(wire::kRmaHdr) / request.bandwidth, 1.0 / total_bw};
+}
+
 std::optional<ProtoCandidate> probe_rndv_get(const ProbeContext& ctx) {
   const std::vector<LaneShare>& lanes = ctx.bw_lanes;
   if (!ctx.lanes.am || lanes.empty())
@@ -78,6 +107,9 @@ std::optional<ProtoCandidate> probe_rndv_get(const ProbeContext& ctx) {
       own += 2 * ctx.path.lanes[share.lane].latency - ctx.path.lanes[share.lane].sent_after() +
              static_cast<double>(wire::kRmaHdr) / control.lanes[share.lane].bandwidth;
     p[Factor::RemoteCpu] += LinearFunc{own, k / total_bw};
+  } else if (std::all_of(lanes.begin(), lanes.end(),
+                         [&](const LaneShare& share) { return ctx.path.lanes[share.lane].get_served; })) {
+    served_gets(ctx, lanes, p);
   } else {
     p[Factor::RemoteCpu] +=
         LinearFunc::constant(std::max(k * first.o_send + first.o_recv, first.o_send + k * first.o_recv));

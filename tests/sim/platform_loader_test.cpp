@@ -328,6 +328,18 @@ TEST(PlatformLoader, TheCpusTimePerByteReachesTheLane) {
   EXPECT_EQ(per_byte("one_rail_exact.xml"), "send=0 recv=0");
 }
 
+// xover:get_served reaches the lane; absent, a NIC serves the gets.
+TEST(PlatformLoader, AServedGetReachesTheLane) {
+  const auto served = [](const std::string& file) {
+    return with_platform(fixture(file), [](const LogGPPlatform& p) {
+      const Path path = p.path("node0", "node1");
+      return std::string(path.lanes.at(0).get_served ? "served" : "nic");
+    });
+  };
+  EXPECT_EQ(served("one_rail_get_served.xml"), "served");
+  EXPECT_EQ(served("one_rail_send_copy.xml"), "nic");
+}
+
 // An o_send_after above the link's o_send (given, by size, or the default
 // 0.2 us) and a bcopy_copy other than yes or no: the file and line, and
 // what is wrong.
@@ -392,7 +404,7 @@ TEST(PlatformLoader, UnknownXoverPropertyListsTheKnownOnes) {
                                   ":12: link 'l': unknown property 'xover:o_snd' (known: xover:o_send, "
                                   "xover:o_send_after, xover:o_recv, xover:gap, xover:reg_cost, xover:reg_growth, "
                                   "xover:max_short, xover:max_bcopy, xover:max_zcopy, xover:seg_size, xover:caps, "
-                                  "xover:bandwidth, xover:bcopy_copy, xover:cpu_moves, xover:o_send_per_byte, "
+                                  "xover:bandwidth, xover:bcopy_copy, xover:cpu_moves, xover:get_served, xover:o_send_per_byte, "
                                   "xover:o_recv_per_byte, xover:bw_factor)");
 }
 

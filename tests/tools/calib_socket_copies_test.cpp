@@ -22,6 +22,7 @@ constexpr double kSendPerByte = 0.2e-9;  // the sender's CPU per byte of a post
 constexpr double kRecvPerByte = 0.1e-9;  // the receiver's, its copy out of the socket
 constexpr double kMemcpy = 20e9;         // the probe handler's copy into the user's buffer
 constexpr double kGetBandwidth = 5e9;
+constexpr double kGetIntercept = 14e-6;
 
 /// PRTTs of a lane whose posts take 2 us + s·0.2 ns and whose take-in
 /// 3 us + s·(0.1 ns + 1/M), as fit.hpp's model gives them (L 1 us, g 0.1 us).
@@ -43,7 +44,7 @@ Measurements tcp_lane(bool bcopy_copies) {
   lane.hardware.bcopy_copies = bcopy_copies;
   lane.am = prtts(m.messages);
   for (Bytes s = 1024; s <= Bytes{1} << 20; s *= 4)
-    lane.get.push_back({s, 10e-6 + static_cast<double>(s) / kGetBandwidth});
+    lane.get.push_back({s, kGetIntercept + static_cast<double>(s) / kGetBandwidth});
   m.lanes = {lane};
   return m;
 }
@@ -89,9 +90,10 @@ TEST(SocketCopies, ADisturbedOrImpossibleLineGivesNoFigure) {
 
 // calibrate on the TCP lane: the active-message lane takes both figures
 // and, as its bandwidth, the gets' time per byte less the receiver's (0.2 −
-// 0.1 ns/B: 10 GB/s); its gets' lane keeps the gets' 5 GB/s and neither
-// figure. The platform written says which probe gave them, and the loader
-// reads them back.
+// 0.1 ns/B: 10 GB/s). Its gets' lane, whose gets the target serves with
+// the same sockets' send() and recv(), takes them too and the same
+// bandwidth. The platform written says which probe gave them, and the
+// loader reads them back.
 TEST(SocketCopies, CalibrateWritesTheFiguresAndTheirProbes) {
   const Calibration c = calibrate(tcp_lane(false), FitDepth::Probes);
   const LaneAttrs& am = lane_named(c.draft, "tcp-lo");
@@ -99,9 +101,11 @@ TEST(SocketCopies, CalibrateWritesTheFiguresAndTheirProbes) {
   EXPECT_NEAR(am.o_send_per_byte, kSendPerByte, 1e-6 * kSendPerByte);
   EXPECT_NEAR(am.o_recv_per_byte, kRecvPerByte, 1e-6 * kRecvPerByte);
   EXPECT_NEAR(am.bandwidth, 10e9, 1e-4 * 10e9);
-  EXPECT_EQ(rma.o_send_per_byte, 0);
-  EXPECT_EQ(rma.o_recv_per_byte, 0);
-  EXPECT_NEAR(rma.bandwidth, kGetBandwidth, 1e-6 * kGetBandwidth);
+  EXPECT_NEAR(rma.o_send_per_byte, kSendPerByte, 1e-6 * kSendPerByte);
+  EXPECT_NEAR(rma.o_recv_per_byte, kRecvPerByte, 1e-6 * kRecvPerByte);
+  EXPECT_NEAR(rma.bandwidth, 10e9, 1e-4 * 10e9);
+  EXPECT_EQ(c.draft.sources.at("tcp-lo-rma.o_send_per_byte"), "post-slope");
+  EXPECT_EQ(c.draft.sources.at("tcp-lo-rma.bandwidth"), "get-less-recv-slope");
   EXPECT_EQ(c.draft.sources.at("tcp-lo.o_send_per_byte"), "post-slope");
   EXPECT_EQ(c.draft.sources.at("tcp-lo.o_recv_per_byte"), "delayed-prtt-slope");
   EXPECT_EQ(c.draft.sources.at("tcp-lo.bandwidth"), "get-less-recv-slope");
@@ -123,7 +127,23 @@ TEST(SocketCopies, CalibrateWritesTheFiguresAndTheirProbes) {
   });
   std::remove(name);
   EXPECT_EQ(record.sources.at("tcp-lo.o_send_per_byte"), "post-slope");
-  EXPECT_EQ(loaded, "0.20000 0.10000 0.00000");
+  EXPECT_EQ(loaded, "0.20000 0.10000 0.20000");
+}
+
+// The gets of a lane that also carries active messages (TCP) are served by
+// the target's CPU: its gets' lane says so, and its L is what the gets'
+// intercept leaves once the request's and the reply's o_s − a + o_r are
+// out: (14 us − 2·(o_s − a + o_r) − 16 B at 5 GB/s) / 2. The
+// active-message lane's own gets are none of its business.
+TEST(SocketCopies, TheGetsLaneIsServedByTheTargetAndItsLLeavesBothMessages) {
+  const Calibration c = calibrate(tcp_lane(false), FitDepth::Probes);
+  const LaneAttrs& am = lane_named(c.draft, "tcp-lo");
+  const LaneAttrs& rma = lane_named(c.draft, "tcp-lo-rma");
+  EXPECT_TRUE(rma.get_served);
+  EXPECT_FALSE(am.get_served);
+  const double l = (kGetIntercept - 2 * (am.o_send - am.o_send_after + am.o_recv) - 16 / kGetBandwidth) / 2;
+  ASSERT_GT(l, 1e-6);
+  EXPECT_NEAR(rma.latency, l, 1e-12);
 }
 
 // A lane whose transport copies a bcopy message into a buffer of its own

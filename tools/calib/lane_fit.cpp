@@ -132,17 +132,29 @@ std::vector<FittedLane> fit_gets(const LaneMeasurement& lm, FittedLane& fitted, 
   a.bandwidth = 1 / g.m;
   fitted.timed_gets = true;
   FittedLane rma = fitted;
-  const double l = (g.c - (a.o_send - a.o_send_after) - a.o_recv - kGetHeader * g.m) / 2;
-  rma.attrs.latency = std::max(0.0, l);
-  if (l < 0)
-    out.notes.push_back(who + "the get's intercept is below o_s + o_r: L of its gets set to 0");
-  if (lm.am.empty())
+  if (lm.am.empty()) {
+    const double l = (g.c - (a.o_send - a.o_send_after) - a.o_recv - kGetHeader * g.m) / 2;
+    rma.attrs.latency = std::max(0.0, l);
+    if (l < 0)
+      out.notes.push_back(who + "the get's intercept is below o_s + o_r: L of its gets set to 0");
     return {rma};
-  lines.push_back(who + printf_text("get(0) from the active-message figures, 2L + o_s - o_send_after + o_r: %.4f us; "
-                               "measured %.4f us: its gets go on lane ",
-                               (2 * a.latency + a.o_send - a.o_send_after + a.o_recv + kGetHeader * g.m) * 1e6,
-                               g.c * 1e6) +
-                  a.name + "-rma");
+  }
+  // A lane of active messages and gets (TCP): its target's CPU serves a
+  // get (LaneAttrs::get_served), taking the request in and sending the
+  // reply with the active messages' o_r and o_s, so the get's intercept is
+  // 2(o_s − a) + 2·o_r + 2L + 16/B.
+  const double l = (g.c - 2 * (a.o_send - a.o_send_after) - 2 * a.o_recv - kGetHeader * g.m) / 2;
+  rma.attrs.latency = std::max(0.0, l);
+  rma.attrs.get_served = true;
+  if (l < 0)
+    out.notes.push_back(who + "the get's intercept is below the request's and the reply's o_s + o_r: L of its gets "
+                              "set to 0");
+  lines.push_back(who + printf_text("get(0) from the active-message figures, 2L + 2(o_s - o_send_after + o_r), "
+                                    "its target serving it: %.4f us; measured %.4f us: its gets go on lane ",
+                                    (2 * a.latency + 2 * (a.o_send - a.o_send_after + a.o_recv) + kGetHeader * g.m) *
+                                        1e6,
+                                    g.c * 1e6) +
+                  a.name + "-rma, L " + printf_text("%.4f us", rma.attrs.latency * 1e6));
   rma.attrs.name = a.name + "-rma";
   rma.attrs.caps = {};
   rma.attrs.cpu_moves = false;
@@ -175,10 +187,10 @@ std::string describe_line(const LineFit& f) {
 
 /// The lanes a measured lane becomes: itself, or, when it carries both
 /// active messages and gets (TCP), two lanes. A get there is served by the
-/// target's CPU (a request in, a reply out), not by a NIC as rndv_get.cpp's
-/// get(n) = 2L + n/B + o_s + o_r assumes; one L cannot hold both a
-/// message's flight and that service, so the gets get a lane of their own,
-/// NAME-rma, whose L is fitted from the gets.
+/// target's CPU (a request in, a reply out), not by a NIC: the gets get a
+/// lane of their own, NAME-rma, that says so (LaneAttrs::get_served), whose
+/// L is what the gets' intercept leaves once both messages' o_s − a + o_r
+/// are out.
 std::vector<FittedLane> fit_lane(const LaneMeasurement& lm, const Measurements& m, Calibration& out) {
   FittedLane fitted{lm.hardware};
   fitted.attrs.name = rail_name(lm.hardware.name);

@@ -179,6 +179,8 @@ std::string platform_xml(const PlatformDraft& draft) {
       os << prop("bcopy_copy", "no");
     if (lane.cpu_moves)
       os << prop("cpu_moves", "yes");
+    if (lane.get_served)
+      os << prop("get_served", "yes");
     if (lane.o_send_per_byte > 0)
       os << prop("o_send_per_byte", per_byte_text(rail, "o_send_per_byte", lane.o_send_per_byte));
     if (lane.o_recv_per_byte > 0)

@@ -29,6 +29,19 @@ std::string refusal(const LineFit& line, SecondsPerByte per_byte, SecondsPerByte
   return buf;
 }
 
+/// `lane` takes the figures of `copies` that are not refused, each with its
+/// probe in the record.
+void take_copies(const SocketCopies& copies, LaneAttrs& lane, Calibration& out) {
+  lane.o_send_per_byte = copies.send_per_byte;
+  lane.o_recv_per_byte = copies.recv_per_byte;
+  if (copies.send_refused.empty())
+    out.draft.sources[lane.name + ".o_send_per_byte"] = "post-slope";
+  if (copies.recv_refused.empty()) {
+    out.draft.sources[lane.name + ".o_recv_per_byte"] = "delayed-prtt-slope";
+    out.draft.sources[lane.name + ".bandwidth"] += "-less-recv-slope";
+  }
+}
+
 }  // namespace
 
 std::optional<SocketCopies> fit_socket_copies(std::span<const PrttPoint> am, int messages, BytesPerSecond memcpy_bw) {
@@ -68,17 +81,18 @@ void add_socket_copies(const Measurements& m, Calibration& out) {
     const std::optional<SocketCopies> copies = fit_socket_copies(probed->am, m.messages, out.draft.memcpy_bw);
     if (!copies)
       continue;
-    lane.o_send_per_byte = copies->send_per_byte;
-    lane.o_recv_per_byte = copies->recv_per_byte;
+    take_copies(*copies, lane, out);
     const SecondsPerByte whole = 1 / lane.bandwidth;
     const SecondsPerByte wire = std::max(whole - lane.o_recv_per_byte, whole / 100);
     lane.bandwidth = 1 / wire;
-    if (copies->send_refused.empty())
-      out.draft.sources[lane.name + ".o_send_per_byte"] = "post-slope";
-    if (copies->recv_refused.empty()) {
-      out.draft.sources[lane.name + ".o_recv_per_byte"] = "delayed-prtt-slope";
-      out.draft.sources[lane.name + ".bandwidth"] += "-less-recv-slope";
-    }
+    // The gets their target serves over the same sockets (NAME-rma,
+    // LaneAttrs::get_served): the reply is the target's send() and the
+    // initiator's recv(), the same copies.
+    for (LaneAttrs& rma : out.draft.lanes)
+      if (rma.name == lane.name + "-rma" && rma.get_served) {
+        take_copies(*copies, rma, out);
+        rma.bandwidth = 1 / std::max(1 / rma.bandwidth - rma.o_recv_per_byte, 1 / rma.bandwidth / 100);
+      }
     char buf[640];
     std::snprintf(buf, sizeof buf,
                   "lane %s: the CPUs' time per payload byte, over %llu..%llu B: the sender's %.5f ns/B, o_s(s)'s "

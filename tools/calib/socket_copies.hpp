@@ -56,7 +56,11 @@ std::optional<SocketCopies> fit_socket_copies(std::span<const PrttPoint> am, int
 /// receiver's, at least 1 % of it), each figure's line and size range in
 /// the comment block and its probe in the record (`NAME.o_send_per_byte`
 /// "post-slope", `NAME.o_recv_per_byte` "delayed-prtt-slope", its
-/// bandwidth's probe with "-less-recv-slope").
+/// bandwidth's probe with "-less-recv-slope"). Its gets' lane, NAME-rma,
+/// whose gets the target serves over the same sockets
+/// (LaneAttrs::get_served: the reply is the target's send() and the
+/// initiator's recv()), takes the same figures, its bandwidth its gets'
+/// time per byte less the receiver's likewise.
 void add_socket_copies(const Measurements& m, Calibration& out);
 
 }  // namespace xover::calib
