@@ -260,6 +260,7 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   flight->o_recv =
       attrs.o_recv_at(payload.size) + static_cast<double>(payload.size) * attrs.o_recv_per_byte / copy_pace;
   if (mode == AmMode::Zcopy) {
+    flight->tail_used = true;
     flight->zcopy_src = payload.data;
     flight->done = std::move(done);
     flight->sender = this;
@@ -290,6 +291,7 @@ Status SimTransport::get(std::size_t lane, Rank peer, MutableBuffer local, Remot
   // o_send_after where that is longer.
   auto flight = new_flight();
   flight->kind = attrs.cpu_moves ? Flight::Kind::GetData : Flight::Kind::GetRequest;
+  flight->tail_used = true;
   flight->peer = peer;
   flight->lane = lane;
   flight->size = local.size;
@@ -341,6 +343,7 @@ Status SimTransport::put(std::size_t lane, Rank peer, ConstBuffer local, RemoteA
   network_.inject(src, wire::kRmaHdr + local.size, attrs.bandwidth_at(local.size) * f, attrs.gap);
   auto flight = new_flight();
   flight->kind = Flight::Kind::PutData;
+  flight->tail_used = true;
   flight->peer = peer;
   flight->lane = lane;
   flight->size = local.size;
@@ -373,6 +376,7 @@ Status SimTransport::put_signal(std::size_t lane, Rank peer, ConstBuffer local, 
   const double rate = rate_of(attrs, local.size, f);
   auto flight = new_flight();
   flight->kind = Flight::Kind::PutSignal;
+  flight->tail_used = true;
   flight->peer = rank_;
   flight->lane = lane;
   flight->size = local.size;
@@ -453,14 +457,36 @@ std::unique_ptr<SimTransport::Flight> SimTransport::new_flight() {
 }
 
 void SimTransport::recycle(std::unique_ptr<Flight> flight) {
-  *flight = Flight{};
+  Flight& f = *flight;
+  f.kind = Flight::Kind::Am;
+  f.id = 0;
+  f.phantom = false;
+  f.peer = 0;
+  f.lane = 0;
+  f.size = 0;
+  f.o_recv = 0;
+  f.comm = nullptr;
+  f.header.clear();
+  f.bytes.clear();
+  if (f.tail_used) {
+    f.zcopy_src = nullptr;
+    f.sender = nullptr;
+    f.done = nullptr;
+    f.factor = 1;
+    f.copy_pace = 1;
+    f.get_dst = nullptr;
+    f.remote = {};
+    f.signal = {};
+    f.value = 0;
+    f.tail_used = false;
+  }
   spare_.push_back(std::move(flight));
 }
 
 void SimTransport::landed(std::unique_ptr<Flight> flight) {
   switch (flight->kind) {
     case Flight::Kind::Am: {
-      if (flight->sender) {
+      if (flight->tail_used && flight->sender) {
         // Zero-copy: the bytes are read now, and the sender may reuse its
         // buffer from this moment on.
         if (flight->zcopy_src)

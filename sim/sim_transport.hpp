@@ -211,26 +211,32 @@ class SimTransport final : public Transport {
   void quiesce();
 
  private:
-  /// One transfer this rank waits for.
+  /// One transfer this rank waits for. An active message's fields come
+  /// first; those past `bytes` only a zero-copy message, a get, a put or a
+  /// put_signal writes, and says so in `tail_used`, so that recycle() leaves
+  /// them alone after an eager message (at P = 1024 every flight is cold
+  /// again by its next use, and each line it touches is a miss).
   struct Flight {
     /// GetServe: a read request at a target that serves it with its CPU
     /// (LaneAttrs::get_served), which sends the data back as GetData.
-    enum class Kind { Am, GetRequest, GetServe, GetData, PutData, PutSignal };
+    enum class Kind : std::uint8_t { Am, GetRequest, GetServe, GetData, PutData, PutSignal };
     Kind kind = Kind::Am;
-    simgrid::s4u::CommPtr comm;
+    AmId id = 0;
+    bool phantom = false;
+    bool tail_used = false;              ///< a field past `bytes` was written
     Rank peer = 0;                       ///< the other end
     std::size_t lane = 0;
-    AmId id = 0;
+    Bytes size = 0;
+    Seconds o_recv = 0;                  ///< the lane's cost to take it in, at the receiving end
+    simgrid::s4u::CommPtr comm;
     boost::container::small_vector<std::byte, 64> header;
     boost::container::small_vector<std::byte, 128> bytes;  ///< the payload, copied (short, bcopy, or zcopy on arrival)
+
     const std::byte* zcopy_src = nullptr;
-    Bytes size = 0;
-    bool phantom = false;
-    Seconds o_recv = 0;                  ///< the lane's cost to take it in, at the receiving end
+    SimTransport* sender = nullptr;      ///< zcopy: whom to tell
+    Completion done;                     ///< sender's zcopy completion, or the initiator's get/put
     double factor = 1;                   ///< get: the pace of its message's bytes on its lane, for the data coming back
     double copy_pace = 1;                ///< served get: the pace of its message's copies (Path::message_factor)
-    Completion done;                     ///< sender's zcopy completion, or the initiator's get/put
-    SimTransport* sender = nullptr;      ///< zcopy: whom to tell
     std::byte* get_dst = nullptr;
     RemoteAddr remote;
     RemoteAddr signal;                   ///< put_signal: the target's word
@@ -281,6 +287,8 @@ class SimTransport final : public Transport {
   SizeSteps bw_factor_;     ///< the node's own message factor, for a copy of no message of a peer's
   std::vector<AmHandler> handlers_;  ///< by AM id, as far as the largest id set: 8 KiB less per rank than all 256
   std::unique_ptr<Flight> new_flight();
+  /// Keeps `flight` for the next new_flight(), as a new one but for the
+  /// capacity of its byte vectors; SimGrid's transfer is let go here.
   void recycle(std::unique_ptr<Flight> flight);
 
   std::vector<std::unique_ptr<Flight>> flights_;

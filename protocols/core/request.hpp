@@ -32,8 +32,20 @@ struct Request {
 
   Id id = 0;  ///< index in the worker's pool; carried in rendezvous headers
   bool live = false;  ///< allocated and not yet released
+  /// Set by whoever writes a field past `lanes` (Worker::reg, next_lane and
+  /// bind, stages::take_fragment, rndv/pipe's fill_pipeline), so that
+  /// reuse() resets those only then: an eager request never touches them,
+  /// and a pooled request's last cache lines stay out of its next eager
+  /// message's way (at P = 1024 in the simulator every rank's request is
+  /// cold again by its next step).
+  bool tail_used = false;
   RequestKind kind = RequestKind::Send;
   bool done = false;
+
+ private:
+  std::uint8_t stage_ = 0;  ///< stage(): the protocol's own enum as a number; here, in the first cache line
+
+ public:
   Status status = Status::Ok;  ///< Error when truncated or failed
   Rank peer = 0;               ///< send: destination; receive: the matched source
   Tag tag = 0;                 ///< send: the tag; receive: the matched sender's tag
@@ -51,6 +63,8 @@ struct Request {
   Bytes received = 0;          ///< receive: bytes in the user buffer
   std::size_t outstanding = 0; ///< completions still awaited
   std::vector<LaneShare> lanes;
+
+  // Only rendezvous, registration and striping use these (see tail_used).
   std::vector<double> lane_credit;      ///< smooth weighted round-robin over `lanes` (Worker::next_lane)
   std::vector<MemoryRegion> regions;    ///< registrations to release at the end
   bool regions_cached = false;          ///< `regions` are the Worker's cache's (released to it, not deregistered)
@@ -61,7 +75,8 @@ struct Request {
 
   /// Makes a pooled request new again, as `id` of `kind`: every field as a
   /// fresh Request has it, the vectors emptied but keeping their capacity,
-  /// so that reuse allocates nothing. A field added above is reset here.
+  /// so that reuse allocates nothing; the rendezvous fields only where
+  /// `tail_used` says they were written. A field added above is reset here.
   void reuse(Id new_id, RequestKind new_kind) {
     id = new_id;
     live = true;
@@ -82,14 +97,17 @@ struct Request {
     received = 0;
     outstanding = 0;
     lanes.clear();
-    lane_credit.clear();
-    regions.clear();
-    regions_cached = false;
-    remote.clear();
-    remote_id = 0;
-    arrived.clear();
-    pumping = false;
     stage_ = 0;
+    if (tail_used) {
+      lane_credit.clear();
+      regions.clear();
+      regions_cached = false;
+      remote.clear();
+      remote_id = 0;
+      arrived.clear();
+      pumping = false;
+      tail_used = false;
+    }
   }
 
   /// The stage of its protocol the request is in, read as that protocol's
@@ -102,9 +120,6 @@ struct Request {
   void set_stage(S stage) {
     stage_ = static_cast<std::uint8_t>(stage);
   }
-
- private:
-  std::uint8_t stage_ = 0;
 };
 
 }  // namespace xover

@@ -28,7 +28,7 @@ void part_done(Worker& worker, Request& req, Status status, bool all_handed_over
     req.status = Status::Error;
   --req.outstanding;
   if (req.outstanding == 0 && all_handed_over) {
-    if (!req.regions.empty())
+    if (req.tail_used && !req.regions.empty())
       worker.release_regions(req);
     worker.complete(req, req.status);
   }

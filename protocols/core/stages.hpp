@@ -68,7 +68,12 @@ void take_fragment(Worker& worker, const AmMessage& msg, const Protocol& protoco
   Request* req = worker.find(static_cast<Request::Id>(header.get()), RequestKind::Recv);
   const Bytes offset = header.get();
   if (!header.exact() || !req || req->protocol != &protocol || req->stage<S>() != stage || req->peer != msg.source ||
-      offset > req->length || msg.payload.size > req->length - offset || !req->arrived.add(offset, msg.payload.size)) {
+      offset > req->length || msg.payload.size > req->length - offset) {
+    worker.count_bad_header();
+    return;
+  }
+  req->tail_used = true;
+  if (!req->arrived.add(offset, msg.payload.size)) {
     worker.count_bad_header();
     return;
   }

@@ -130,6 +130,7 @@ void Worker::bind(Incoming& in, Request& r) {
   in.request = &r;
   if (in.rndv) {
     r.protocol = in.rndv;
+    r.tail_used = true;
     r.remote = in.remote;
     r.remote_id = in.remote_id;
     r.lanes.clear();

@@ -204,6 +204,7 @@ void Worker::complete(Request& request, Status status) {
 }
 
 void Worker::reg(Request& request, const std::byte* base, Bytes size) {
+  request.tail_used = true;
   request.regions.clear();
   // Kept only where the transport says a registration may outlive its use
   // (verbs: not for memory that may be unmapped behind it).
@@ -240,6 +241,7 @@ std::size_t Worker::next_lane(Request& request) {
   // Smooth weighted round-robin (as nginx balances upstreams): every pick
   // adds each lane's weight to its credit and takes one from the richest,
   // so lanes interleave in proportion to their weights.
+  request.tail_used = true;
   if (request.lane_credit.size() != request.lanes.size())
     request.lane_credit.assign(request.lanes.size(), 0.0);
   std::size_t best = 0;

@@ -184,12 +184,19 @@ class Worker {
   void buffer_bytes(std::ptrdiff_t delta);
   bool tag_matches(const Request& r, Tag tag) const { return ((r.want ^ tag) & r.tag_mask) == 0; }
 
+  // What an eager message touches comes first, in as few cache lines as it
+  // fits: at P = 1024 in the simulator each rank's worker is cold again by
+  // its next step, and every line it touches is a miss. What set-up, device
+  // memory, rendezvous and registration use follows.
   Transport& transport_;
-  SelectConfig config_;
-  /// Where the tables are kept: the transport's, shared with the other
-  /// ranks of its process (Transport::shared_tables), else own_tables_.
-  TableStore own_tables_;
-  TableStore& store_;
+  /// What the worker keeps per peer (its table by 1 + index in tables_,
+  /// its window in windows_), holding `r`'s.
+  PeerStates& peers(Rank r) {
+    if (r >= peers_.size())
+      peers_.grow(std::max<std::size_t>(r + 1, transport_.size()));  // all at once: no doubling
+    return peers_;
+  }
+  PeerStates peers_;
   /// The tables this worker uses, one per distinct path (peers on the same
   /// kind of route share one), each in store_; peers name them by index.
   std::vector<const ThresholdTable*> tables_;
@@ -198,6 +205,22 @@ class Worker {
   /// on the same route (the simulator does) skips shared_table's search.
   const Path* last_path_ = nullptr;
   std::uint32_t last_path_table_ = 0;
+  /// The last send's peer, memory, table, size and choice: a sender that
+  /// repeats its peer skips the table's look-up, one that repeats its size
+  /// toward peers of one table the table's search.
+  Rank last_peer_ = 0;
+  MemType last_mem_ = MemType::Host;
+  const ThresholdTable* last_table_ = nullptr;
+  Bytes last_size_ = 0;
+  const ProtoChoice* last_choice_ = nullptr;
+  std::vector<std::unique_ptr<Request>> pool_;
+  std::vector<Request::Id> free_;
+  Fifo<std::function<Status()>> pending_;
+  // Matching: receives in post order; unexpected messages in match order;
+  // every message from its first byte until done, per source (its window),
+  // in Incomings from a pool.
+  Fifo<Request*> posted_;
+  Fifo<Incoming*> unexpected_;
   static constexpr std::uint32_t kNoWindow = PeerStates::kNoWindow;
   /// One peer's messages in from their first byte until done, by sequence
   /// number: slots[head + (seq - base)], null where none is (done, or not
@@ -210,41 +233,22 @@ class Worker {
     std::uint64_t base = 0;
     std::size_t count = 0;  ///< live messages in it
   };
-  /// What the worker keeps per peer (its table by 1 + index in tables_,
-  /// its window in windows_), holding `r`'s.
-  PeerStates& peers(Rank r) {
-    if (r >= peers_.size())
-      peers_.grow(std::max<std::size_t>(r + 1, transport_.size()));  // all at once: no doubling
-    return peers_;
-  }
-  PeerStates peers_;
+  std::vector<LiveWindow> windows_;
+  WorkerStats stats_;
+
+  SelectConfig config_;
+  /// Where the tables are kept: the transport's, shared with the other
+  /// ranks of its process (Transport::shared_tables), else own_tables_.
+  TableStore own_tables_;
+  TableStore& store_;
   /// Per peer that device buffers went to: 1 + its table's index in tables_
   /// (only one memory type besides host so far).
   std::unordered_map<Rank, std::uint32_t> device_tables_;
-  std::vector<LiveWindow> windows_;
   std::vector<std::uint32_t> free_windows_;
-  /// The last send's peer, memory, table, size and choice: a sender that
-  /// repeats its peer skips the table's look-up, one that repeats its size
-  /// toward peers of one table the table's search.
-  Rank last_peer_ = 0;
-  MemType last_mem_ = MemType::Host;
-  const ThresholdTable* last_table_ = nullptr;
-  Bytes last_size_ = 0;
-  const ProtoChoice* last_choice_ = nullptr;
-  std::vector<std::unique_ptr<Request>> pool_;
-  std::vector<Request::Id> free_;
-  Fifo<std::function<Status()>> pending_;
-
-  // Matching: every message from its first byte until done, per source
-  // (its window), in Incomings from a pool; receives in post order;
-  // unexpected messages in match order.
   std::vector<std::unique_ptr<Incoming>> incoming_pool_;
   std::vector<Incoming*> spare_incoming_;
-  Fifo<Request*> posted_;
-  Fifo<Incoming*> unexpected_;
   RegCache reg_cache_;
   std::vector<MemoryRegion> evicted_;  ///< the cache's leftovers to deregister, kept for its capacity
-  WorkerStats stats_;
 };
 
 }  // namespace xover

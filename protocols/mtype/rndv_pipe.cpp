@@ -165,6 +165,7 @@ void start_fragment(Worker& worker, Request& req, Fragment f) {
 void fill_pipeline(Worker& worker, Request& req, Request::Id receiver, Bytes payload) {
   if (req.pumping)
     return;
+  req.tail_used = true;
   req.pumping = true;
   const std::size_t depth = worker.transport().device_memory()->pipeline_depth();
   while (req.offset < req.length && req.outstanding < depth && !req.done) {
