@@ -8,16 +8,6 @@
 //                  messages into free cells, inline (median over its peers)
 //   mm.o_recv      the receiver's time per message to copy out and free a
 //                  burst of 8-byte messages already there (likewise)
-//   mm.o_recv_per_byte  the receiver's time per payload byte beyond o_recv
-//                  and its own memcpy rate, taking in full descriptors the
-//                  peer has just written from a buffer of a large message
-//                  (HostBuffer, huge pages) and copying each to its place in
-//                  another: over kBandwidthRuns bursts per peer (up to 64
-//                  messages of kMaxBcopy bytes each), the median time per
-//                  message t, then (t − o_recv) / payload − 1/memcpy_bw, at
-//                  least 0. The copy out of lines the other core has just
-//                  written runs slower than a private memcpy, and each of a
-//                  large message's fragments pays it (eager/multi/bcopy)
 //   mm.latency     (median 8-byte round trip − both ends' o_send + o_recv) / 2,
 //                  over up to 200 round trips (5 ms at most) per pair
 //   mm.bandwidth   1 MiB of full descriptors streamed and copied out by the
@@ -74,8 +64,6 @@ constexpr int kMinRoundTrips = 20;
 constexpr Seconds kRoundTripBudget = 5e-3;
 constexpr Bytes kStreamBytes = Bytes{1} << 20;
 constexpr int kSmallReads = 64;
-/// The payload of a full descriptor behind the probes' 8-byte header.
-constexpr Bytes kFullPayload = shm::kMaxBcopy - 8;
 
 /// Ping-pong codes, carried in the 8-byte AM header of a probe message.
 enum Code : std::uint64_t { kPing = 1, kLastPing, kStream, kLastStream, kPong };
@@ -104,15 +92,6 @@ struct Toward {
 struct Figures {
   double o_send = 0;
   double o_recv = 0;
-  double o_recv_full = 0;  ///< time per full-descriptor message of a burst taken in
-};
-
-/// The message-sized buffers of the full-descriptor bursts: the sender's
-/// fragments come out of `source`, the receiver's go into `sink`.
-struct BurstBuffers {
-  const std::byte* source;
-  std::byte* sink;
-  Bytes size;
 };
 
 template <typename T>
@@ -168,8 +147,8 @@ class SetupWait {
 /// which gives its o_send and the other's o_recv.
 class Prober {
  public:
-  Prober(ShmTransport& t, Seconds timeout, BurstBuffers large)
-      : t_(t), timeout_(timeout), sink_(shm::kMaxBcopy), large_(large) {}
+  Prober(ShmTransport& t, Seconds timeout)
+      : t_(t), timeout_(timeout), sink_(shm::kMaxBcopy) {}
 
   void lead(Rank peer, Toward& out) {
     std::vector<double> rtts;
@@ -184,7 +163,7 @@ class Prober {
         break;
     }
     out.rtt = quantile(rtts, 0.5);
-    const Bytes payload = kFullPayload;
+    const Bytes payload = shm::kMaxBcopy - 8;
     const int messages = static_cast<int>(kStreamBytes / shm::kMaxBcopy);
     std::vector<double> streams;
     for (int run = 0; run < kBandwidthRuns; ++run) {
@@ -197,10 +176,6 @@ class Prober {
     out.stream_bw = quantile(streams, 0.5);
     burst_send(peer);
     burst_receive(peer);
-    for (int run = 0; run < kBandwidthRuns; ++run) {
-      full_send(peer);
-      full_receive(peer);
-    }
   }
 
   void follow(Rank peer) {
@@ -218,13 +193,9 @@ class Prober {
     }
     burst_receive(peer);
     burst_send(peer);
-    for (int run = 0; run < kBandwidthRuns; ++run) {
-      full_receive(peer);
-      full_send(peer);
-    }
   }
 
-  Figures figures() const { return {quantile(push_, 0.5), quantile(pop_, 0.5), quantile(pop_full_, 0.5)}; }
+  Figures figures() const { return {quantile(push_, 0.5), quantile(pop_, 0.5)}; }
 
  private:
   /// Messages in a burst: half a ring, so that it never fills.
@@ -250,36 +221,11 @@ class Prober {
     pop_.push_back((clock_now() - t0) / n);
   }
 
-  /// Full descriptors in a burst: as many as fit the large buffers.
-  int full_burst(Rank peer) {
-    return static_cast<int>(std::min<Bytes>(burst(peer), large_.size / kFullPayload));
-  }
-
-  /// A burst of full descriptors, each a fragment of the large source.
-  void full_send(Rank peer) {
-    for (int i = 0; i < full_burst(peer); ++i)
-      send(peer, kPing, kFullPayload, large_.source + i * kFullPayload);
-  }
-
-  /// The burst taken in once it is all there, each fragment copied to its
-  /// place in the large sink, as the protocol core places a fragment.
-  void full_receive(Rank peer) {
-    const int n = full_burst(peer);
-    shm::Peer& p = t_.peer(peer);
-    SetupWait wait(t_, peer, timeout_);
-    while (!p.in.ready(p.in_pos + n - 1))
-      wait.spin();
-    const Seconds t0 = clock_now();
-    for (int i = 0; i < n; ++i)
-      take(p, *p.in.ready(p.in_pos), large_.sink + i * kFullPayload);
-    pop_full_.push_back((clock_now() - t0) / n);
-  }
-
-  void send(Rank peer, std::uint64_t code, Bytes payload, const std::byte* from = nullptr) {
+  void send(Rank peer, std::uint64_t code, Bytes payload) {
     std::byte header[8];
     std::memcpy(header, &code, 8);
     SetupWait wait(t_, peer, timeout_);
-    while (t_.push(peer, 0, header, {from ? from : sink_.data(), payload}) != Status::Ok)
+    while (t_.push(peer, 0, header, {sink_.data(), payload}) != Status::Ok)
       wait.spin();
   }
 
@@ -293,16 +239,15 @@ class Prober {
     }
   }
 
-  /// Copies the message out to `to` (the small sink when null), as a
-  /// handler would, and frees its cell; returns its code (0 for a corrupt
-  /// cell).
-  std::uint64_t take(shm::Peer& p, Cell& cell, std::byte* to = nullptr) {
+  /// Copies the message out, as a handler would, and frees its cell;
+  /// returns its code (0 for a corrupt cell).
+  std::uint64_t take(shm::Peer& p, Cell& cell) {
     const shm::CellHead h = shm::Ring::head(cell);
     const std::byte* at = p.in.locate(cell, h, p.in_pos);
     std::uint64_t code = 0;
     if (at && h.header_len == 8) {
       std::memcpy(&code, at, 8);
-      std::memcpy(to ? to : sink_.data(), at + 8, h.payload_len);
+      std::memcpy(sink_.data(), at + 8, h.payload_len);
     }
     p.in.release(&cell, p.in_pos++);
     return code;
@@ -313,8 +258,6 @@ class Prober {
   std::vector<std::byte> sink_;
   std::vector<double> push_;
   std::vector<double> pop_;
-  std::vector<double> pop_full_;
-  BurstBuffers large_;
 };
 
 /// Times CMA reads from `peer`: its probe word, then its probe buffer.
@@ -416,7 +359,7 @@ Seconds clock_cost() {
 /// The pair probes, toward this rank itself and then toward every peer in
 /// the rounds of a round-robin, into `toward`; returns this rank's own
 /// o_send and o_recv.
-Figures measure_peers(ShmTransport& t, const std::vector<Hello>& hello, Seconds timeout, const HostBuffer& huge_probe,
+Figures measure_peers(ShmTransport& t, const std::vector<Hello>& hello, Seconds timeout,
                       std::vector<Toward>& toward) {
   const Rank me = t.rank();
   const Rank size = t.size();
@@ -424,9 +367,7 @@ Figures measure_peers(ShmTransport& t, const std::vector<Hello>& hello, Seconds 
   CmaBuffers cma_buf;
   if (toward[me].cma_ok != 0)
     measure_cma(t, me, hello[me], cost, cma_buf, toward[me]);
-  // The bursts of full descriptors go from this rank's huge probe (which
-  // peers only read) into the local end of its huge CMA reads.
-  Prober prober(t, timeout, {huge_probe.data(), cma_buf.huge.data(), kProbeBytes});
+  Prober prober(t, timeout);
   for (Rank round = 0; round < round_robin_rounds(size); ++round) {
     const Rank peer = round_robin_partner(me, size, round);
     if (peer >= size)
@@ -443,19 +384,13 @@ Figures measure_peers(ShmTransport& t, const std::vector<Hello>& hello, Seconds 
 
 /// The mm lane toward rank `r` (`me` itself when r == me): `own` this
 /// rank's o_send and o_recv, `theirs` r's report, `lead` the pair's
-/// measurements as its lower rank took them; `memcpy_bw` this rank's
-/// memcpy rate, `their_memcpy_bw` r's.
+/// measurements as its lower rank took them.
 LaneAttrs mm_lane(Rank me, Rank r, const Figures& own, const std::vector<double>& theirs, const Toward& lead,
-                  BytesPerSecond memcpy_bw, BytesPerSecond their_memcpy_bw) {
+                  BytesPerSecond memcpy_bw) {
   LaneAttrs mm;
   mm.name = "mm";
   mm.o_send = own.o_send;
   mm.o_recv = theirs[1];
-  // What r's take-in of a full descriptor costs beyond o_recv and its own
-  // memcpy of the payload, per payload byte (0 where no peer was probed).
-  if (theirs[2] > 0)
-    mm.o_recv_per_byte =
-        std::max(0.0, (theirs[2] - theirs[1]) / static_cast<double>(kFullPayload) - 1.0 / their_memcpy_bw);
   if (r == me) {
     mm.latency = 0;
     mm.bandwidth = memcpy_bw;
@@ -496,21 +431,21 @@ LaneAttrs cma_lane(const Toward& mine_to, const Toward& theirs_to) {
   return cma;
 }
 
-/// The second exchange: [o_send, o_recv, o_recv_full] then a Toward per rank, from every
+/// The second exchange: [o_send, o_recv] then a Toward per rank, from every
 /// rank; then the path toward every rank. The peers are done reading this
 /// rank's probe word and buffer once every report is in.
 void exchange_figures(Bootstrap& boot, ShmTransport& t, const std::vector<Hello>& hello, const Figures& own,
                       const std::vector<Toward>& toward) {
   const Rank me = boot.rank();
-  std::vector<double> report{own.o_send, own.o_recv, own.o_recv_full};
+  std::vector<double> report{own.o_send, own.o_recv};
   for (const Toward& w : toward)
     report.insert(report.end(), {w.rtt, w.stream_bw, w.cma_small, w.cma_bw, w.cma_bw_huge, w.cma_ok});
   const std::vector<Blob> reports = boot.allgather(bytes_of(report));
   const std::string host = host_name();
   for (Rank r = 0; r < boot.size(); ++r) {
-    const std::vector<double> theirs = decode<double>(reports[r], 3 + 6 * std::size_t{boot.size()}, r);
+    const std::vector<double> theirs = decode<double>(reports[r], 2 + 6 * std::size_t{boot.size()}, r);
     auto at = [&](const std::vector<double>& v, Rank peer) {
-      const double* f = v.data() + 3 + 6 * std::size_t{peer};
+      const double* f = v.data() + 2 + 6 * std::size_t{peer};
       return Toward{f[0], f[1], f[2], f[3], f[4], f[5]};
     };
     const Toward mine_to = at(report, r);
@@ -518,8 +453,7 @@ void exchange_figures(Bootstrap& boot, ShmTransport& t, const std::vector<Hello>
     const Toward& lead = me < r ? mine_to : theirs_to;
     shm::Peer& p = t.peer(r);
     p.path = Path{host + ":" + std::to_string(me), host + ":" + std::to_string(r),
-                  {mm_lane(me, r, own, theirs, lead, hello[me].memcpy_bw, hello[r].memcpy_bw)}, hello[me].memcpy_bw,
-                  hello[r].memcpy_bw};
+                  {mm_lane(me, r, own, theirs, lead, hello[me].memcpy_bw)}, hello[me].memcpy_bw, hello[r].memcpy_bw};
     p.cma = mine_to.cma_ok != 0 && theirs_to.cma_ok != 0 && mine_to.cma_bw > 0 && theirs_to.cma_bw > 0 &&
             mine_to.cma_bw_huge > 0 && theirs_to.cma_bw_huge > 0;
     if (p.cma)
@@ -550,7 +484,7 @@ std::unique_ptr<Transport> make_shm_transport(Bootstrap& boot, const RuntimeOpti
                    measure_memcpy()};
   const std::vector<Hello> hello = exchange_hellos(boot, *t, mine);
   std::vector<Toward> toward = check_cma(me, hello);
-  const Figures own = measure_peers(*t, hello, options.timeout, huge_probe, toward);
+  const Figures own = measure_peers(*t, hello, options.timeout, toward);
   exchange_figures(boot, *t, hello, own, toward);
   t->start_watch();
   return t;
