@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <utility>
 
 #include "protocols/core/stages.hpp"
 #include "protocols/proto_costs.hpp"
@@ -46,6 +47,17 @@ enum class RndvGetStage : std::uint8_t {
   Fetch,  ///< receiver, once matched: register, post the gets share by share
   Ack,    ///< receiver, every get posted: when the last completes, complete and send the ACK
 };
+
+// The gets' lanes together: their bandwidths added, the longest latency.
+std::pair<BytesPerSecond, Seconds> lanes_reach(const Path& path, const std::vector<LaneShare>& lanes) {
+  BytesPerSecond total_bw = 0;
+  Seconds latency = 0;
+  for (const LaneShare& share : lanes) {
+    total_bw += path.lanes[share.lane].bandwidth;
+    latency = std::max(latency, path.lanes[share.lane].latency);
+  }
+  return {total_bw, latency};
+}
 
 // Gets their target's CPU serves (LaneAttrs::get_served, TCP): the target
 // (the rendezvous sender) takes each request in and sends its share back,
@@ -62,12 +74,7 @@ void served_gets(const ProbeContext& ctx, const std::vector<LaneShare>& lanes, P
   const Path control = ctx.path.at(0);
   const LaneAttrs& first = ctx.path.lanes[lanes.front().lane];
   const double k = static_cast<double>(lanes.size());
-  BytesPerSecond total_bw = 0;
-  Seconds latency = 0;
-  for (const LaneShare& share : lanes) {
-    total_bw += ctx.path.lanes[share.lane].bandwidth;
-    latency = std::max(latency, ctx.path.lanes[share.lane].latency);
-  }
+  const auto [total_bw, latency] = lanes_reach(ctx.path, lanes);
   const LaneAttrs& request = control.lanes[lanes.front().lane];
   p[Factor::LocalCpu] += LinearFunc{k * (request.o_recv + first.o_send), first.o_send_per_byte};
   p[Factor::RemoteCpu] += LinearFunc{std::max(k * first.o_send + first.o_recv, first.o_send + k * first.o_recv),
@@ -85,12 +92,7 @@ std::optional<ProtoCandidate> probe_rndv_get(const ProbeContext& ctx) {
   const LaneAttrs& am = control.lanes[*ctx.lanes.am];
   const LaneAttrs& first = ctx.path.lanes[lanes.front().lane];
   const double k = static_cast<double>(lanes.size());
-  BytesPerSecond total_bw = 0;
-  Seconds latency = 0;
-  for (const LaneShare& share : lanes) {
-    total_bw += ctx.path.lanes[share.lane].bandwidth;
-    latency = std::max(latency, ctx.path.lanes[share.lane].latency);
-  }
+  const auto [total_bw, latency] = lanes_reach(ctx.path, lanes);
   const LinearFunc reg = cost::registration(ctx.path, lanes, ctx.config.reg_cache);
 
   PerfFactors p = cost::control_message(am, wire::kRtsHdr + wire::kRtsLaneHdr * lanes.size());
