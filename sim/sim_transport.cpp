@@ -234,11 +234,11 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   // (LaneAttrs::bcopy_copies). The message leaves o_send_after before the
   // end of o_send; the rest is the sender's after the transfer starts.
   const double f = lane_factor(*route.costs, attrs, payload.size);
+  const double copy_pace = factor(*route.costs, payload.size);
   const Seconds after = attrs.o_send_after_at(payload.size);
   busy(attrs.o_send_at(payload.size) - after +
        (mode == AmMode::Bcopy && attrs.bcopy_copies
-            ? static_cast<double>(payload.size) /
-                  (route.costs->memcpy_local_at(payload.size) * factor(*route.costs, payload.size))
+            ? static_cast<double>(payload.size) / (route.costs->memcpy_local_at(payload.size) * copy_pace)
             : 0));
   settle();
   auto [src, dst] = route.nics(lane);
@@ -256,7 +256,6 @@ Status SimTransport::am_send(std::size_t lane, Rank peer, AmId id, std::span<con
   // The receiver takes the message in with o_r and its CPU's time per
   // byte (LaneAttrs::o_recv_per_byte: a recv() copying out of the socket),
   // a copy at the pace of its message's, as the sender's bcopy.
-  const double copy_pace = factor(*route.costs, payload.size);
   flight->o_recv =
       attrs.o_recv_at(payload.size) + static_cast<double>(payload.size) * attrs.o_recv_per_byte / copy_pace;
   if (mode == AmMode::Zcopy) {
