@@ -16,6 +16,10 @@
 #                           Then it builds the fuzzing harnesses with clang and runs each for
 #                           XOVER_FUZZ_SECONDS (20) on its corpus (tools/fuzz.sh): a crash
 #                           fails the script, and so does a missing clang.
+#                           The ASan, Release and no-SimGrid builds are removed once their
+#                           tests pass (build/ stays), so the run needs the disk of two
+#                           builds at a time, not five; each stage first says how much is
+#                           free.
 #
 # Warnings are errors in every build.
 set -euo pipefail
@@ -33,6 +37,7 @@ jobs=$(nproc)
 build_and_test() {
   local dir=$1
   shift
+  echo "test.sh: $dir: $(df -h --output=avail . | tail -1 | tr -d ' ') free on this disk"
   cmake -S . -B "$dir" -DXOVER_WERROR=ON "$@" >/dev/null
   cmake --build "$dir" -j"$jobs"
   (cd "$dir" && ctest --output-on-failure -j"$jobs")
@@ -43,8 +48,11 @@ if [ "$quick" = yes ]; then
   exit 0
 fi
 build_and_test build-asan -DCMAKE_BUILD_TYPE=Debug -DXOVER_SANITIZE=ON
+rm -rf build-asan
 build_and_test build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 (cd build && XOVER_RXE=1 ctest --verbose -L rxe)
 build_and_test build-release -DCMAKE_BUILD_TYPE=Release
+rm -rf build-release
 build_and_test build-nosim -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXOVER_WITH_SIMGRID=OFF
+rm -rf build-nosim
 tools/fuzz.sh
