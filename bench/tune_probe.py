@@ -81,13 +81,15 @@ def ompi_plan(lines, result, backend):
     own = next(s for s in result["settings"] if s["name"] == f"btl_{btl}_eager_limit")["library"]
     limit = int(own.split()[0])
     eager = next(l for l in lines if l["protocol"] == "ob1/eager")
-    cap = eager["ranges"][-1]["to"] + 14
+    # ob1 sends eager up to eager_limit less its largest header (56 B).
+    cap = eager["ranges"][-1]["to"] + 56
     names = [l["protocol"] for l in lines]
+    whole = [n for n in ("ob1/rndv/rget", "ob1/rndv/put") if n in names]
     plan = []
     for size in (round(limit * k) for k in (1.4, 2.7, 5.3)):
         plan.append(("ob1/eager", size, {f"OMPI_MCA_btl_{btl}_eager_limit": str(cap)}, "pingpong"))
-        if "ob1/rndv/rget" in names:
-            rndv = "ob1/rndv/rget"
+        if whole:
+            rndv = whole[0]
         else:
             rndv = line_at([l for l in lines if l["protocol"] == "ob1/rndv/rdma-pipeline"], size, "rndv") or \
                 "ob1/rndv/send"
