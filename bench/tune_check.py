@@ -260,7 +260,7 @@ def main():
         print(f"probing the library itself (bench/tune_probe.py) into {probes}", flush=True)
         cmd = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "tune_probe.py"),
                "--for", args.library, "--backend", args.backend, "--platform", platform, "--out", probes,
-               "--xover", args.xover, "--pingpong", args.pingpong]
+               "--xover", args.xover, "--pingpong", args.pingpong, "--core-probe", args.core_probe]
         if subprocess.run(cmd).returncode != 0:
             sys.exit("tune_probe.py failed")
     result = tune(args.xover, args.library, args.backend, platform, probes)

@@ -44,13 +44,17 @@ def states(times):
     return None if best is None else (t[:best[1]], t[best[1]:])
 
 
-def core_boundary(points):
+def trip_boundary(trips):
     """The round trip (ns) that parts the machine's two core-to-core states
-    over every run of `points`, or None: one state, or no round trips."""
-    trips = [ns for p in points for side in ("defaults_core_ns", "settings_core_ns")
-             for run in p.get(side, []) for ns in run]
+    among `trips`, or None: one state, or no round trips."""
     split = states(trips) if trips else None
     return None if split is None else math.sqrt(split[0][-1] * split[1][0])
+
+
+def core_boundary(points):
+    """trip_boundary over every run of `points`."""
+    return trip_boundary([ns for p in points for side in ("defaults_core_ns", "settings_core_ns")
+                          for run in p.get(side, []) for ns in run])
 
 
 def ucx_protocol(lines, size):

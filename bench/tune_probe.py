@@ -18,28 +18,40 @@ one message's latency (the median half round trip):
     raised to the largest it accepts, and rendezvous with the defaults, at
     1.4 D, 2.7 D and 5.3 D (D: the installed eager limit).
 
-A UCX one-message point whose runs fall in two machine states (tune_check's
-test: a step of more than 1.5x with two runs or more on each side; UCX's
-posix eager, in spells) is written at the fast state's median with
-a `slow` line beside it at the slow state's, so that `xover tune` prices
-both states; a stream point at the median of its runs.
+The machine's core-to-core state (bench/core_to_core, the round trip of one
+cache line between cores 0 and 1: on this project's VMs about 120 or about
+480 ns, in spells; UCX's posix eager runs 4x slower in the slow one) is
+measured just before and just after every run, as bench/tune_check.py does.
+The round trips of the whole probe part in two states at their largest
+step (bench/tune_judge.py); a run whose state changed under it is left out.
+Each point is written at the fast state's median (the slow state's where
+all its runs fell in it, which its comment says); a UCX one-message point
+with two runs or more in each state gets a `slow` line beside it at the
+slow state's median, so that `xover tune` prices both states (ob1's lines
+are priced in one state: no slow line); a stream point at the median of
+its runs.
 
 These sizes are none that bench/tune_check.py judges (it judges the library's
 own hand-over D, D/2, the powers of two, xover's threshold T and 2T). Each
 point is the median of `--repeats` runs, taken in rounds (every point once
 per round) so that a slow spell of the machine weighs on every line alike. Writes the probe file
-(tools/tune/probes.hpp) to `--out` and prints it.
+(tools/tune/probes.hpp) to `--out` and prints it. `--record FILE` keeps
+every run with its round trips (JSON lines); `--from FILE` writes the probe
+file from such a record and measures nothing (a malformed one exits 2 with
+the file and line).
 
 usage: bench/tune_probe.py --for ucx|ompi --backend shm|tcp [--platform CAL.xml] --out FILE
                            [--xover build/tools/xover] [--pingpong build/bench/mpi_pingpong] [--repeats 5]
+                           [--core-probe build/bench/core_to_core] [--record FILE | --from FILE]
 """
 import argparse
+import json
 import os
 import statistics
 import sys
 
-from tune_check import default_platform, ompi_run, skip_reason, tune, ucx_run
-from tune_judge import states
+from tune_check import core_state, default_platform, ompi_run, skip_reason, tune, ucx_run
+from tune_judge import by_state, trip_boundary
 
 
 def line_at(lines, size, phase, prefer=None):
@@ -81,18 +93,91 @@ def ompi_plan(lines, result, backend):
     own = next(s for s in result["settings"] if s["name"] == f"btl_{btl}_eager_limit")["library"]
     limit = int(own.split()[0])
     eager = next(l for l in lines if l["protocol"] == "ob1/eager")
-    cap = eager["ranges"][-1]["to"] + 14
+    # ob1 sends eager up to eager_limit less its largest header (56 B).
+    cap = eager["ranges"][-1]["to"] + 56
     names = [l["protocol"] for l in lines]
+    whole = [n for n in ("ob1/rndv/rget", "ob1/rndv/put") if n in names]
     plan = []
     for size in (round(limit * k) for k in (1.4, 2.7, 5.3)):
         plan.append(("ob1/eager", size, {f"OMPI_MCA_btl_{btl}_eager_limit": str(cap)}, "pingpong"))
-        if "ob1/rndv/rget" in names:
-            rndv = "ob1/rndv/rget"
+        if whole:
+            rndv = whole[0]
         else:
             rndv = line_at([l for l in lines if l["protocol"] == "ob1/rndv/rdma-pipeline"], size, "rndv") or \
                 "ob1/rndv/send"
         plan.append((rndv, size, {}, "pingpong"))
     return plan
+
+
+def measure(args, plan):
+    """Every point of `plan` once per round, `--repeats` rounds, so that a
+    slow spell of the machine falls on every line alike, not on one; each
+    run between two core-to-core round trips. The points as --record
+    writes them."""
+    points = [{"protocol": protocol, "size": size, "test": test,
+               "forced": " ".join(f"{k}={v}" for k, v in env.items()) or "defaults", "runs": [], "core_ns": []}
+              for protocol, size, env, test in plan]
+    for _ in range(args.repeats):
+        for point, (protocol, size, env, test) in zip(points, plan):
+            iterations = args.iterations if size <= (256 << 10) else max(args.iterations // 5, 50)
+            before = core_state(args.core_probe)
+            if args.library == "ucx":
+                t = ucx_run(args.backend, env, test, size, iterations)
+            else:
+                t = ompi_run(args.backend, env, args.pingpong, size, iterations)
+            point["runs"].append(t)
+            point["core_ns"].append([before, core_state(args.core_probe)])
+    return points
+
+
+def probe_lines(points):
+    """The probe file's lines of `points`: each at its fast core-to-core
+    state's median, a `slow` line beside a one-message UCX point with two
+    runs or more in each state."""
+    boundary = trip_boundary([ns for p in points for run in p["core_ns"] for ns in run])
+    out = []
+    for p in points:
+        spread = ", ".join(f"{x * 1e6:.2f}" for x in p["runs"])
+        what = f"{p['test']} {p['forced']}; runs (us) {spread}"
+        if p["test"] == "tag_bw":
+            out.append(f"stream {p['protocol']} {p['size']} {statistics.median(p['runs']):.6e}  # {what}")
+            continue
+        if boundary is None:
+            out.append(f"{p['protocol']} {p['size']} {statistics.median(p['runs']):.6e}  # {what}")
+            continue
+        fast, slow = by_state(p["runs"], p["core_ns"], boundary)
+        left = len(p["runs"]) - len(fast) - len(slow)
+        states = (f"core-to-core states split at {boundary:.0f} ns: {len(fast)} runs fast, {len(slow)} slow" +
+                  (f", {left} left out (the state changed under them)" if left else ""))
+        if not fast and not slow:
+            raise ValueError(f"{p['protocol']} {p['size']}: every run's state changed under it")
+        kept = fast or slow
+        out.append(f"{p['protocol']} {p['size']} {statistics.median(kept):.6e}  # {what}; {states}"
+                   + ("" if fast else "; all in the slow state"))
+        if p["test"] == "tag_lat" and len(fast) >= 2 and len(slow) >= 2:
+            out.append(f"slow {p['protocol']} {p['size']} {statistics.median(slow):.6e}  # the slow state")
+    return out
+
+
+def read_record(path):
+    """The points --record wrote to `path`, or exits 2 naming the file and line."""
+    points = []
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                p = json.loads(line)
+                for key in ("protocol", "size", "test", "forced", "runs", "core_ns"):
+                    if key not in p:
+                        raise ValueError(f"no {key!r}")
+                if not p["runs"] or len(p["core_ns"]) != len(p["runs"]) or any(len(c) != 2 for c in p["core_ns"]):
+                    raise ValueError("core_ns needs one [before, after] per run, and a run at least")
+                points.append(p)
+            except (ValueError, TypeError) as e:
+                print(f"{path}:{number}: {e}", file=sys.stderr)
+                sys.exit(2)
+    return points
 
 
 def main():
@@ -103,44 +188,42 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--xover", default="build/tools/xover")
     parser.add_argument("--pingpong", default="build/bench/mpi_pingpong")
+    parser.add_argument("--core-probe", default="build/bench/core_to_core",
+                        help="the program that measures the machine's core-to-core state")
     parser.add_argument("--repeats", type=int, default=5,
                         help="runs per point, in rounds (4 or more to see two machine states)")
     parser.add_argument("--iterations", type=int, default=1000)
+    parser.add_argument("--record", help="write every run with its core-to-core round trips here (JSON lines)")
+    parser.add_argument("--from", dest="source", metavar="FILE",
+                        help="write the probe file from a record of --record; measure nothing")
     args = parser.parse_args()
-    why = skip_reason(args.library, args.backend, args.pingpong)
-    if why:
-        sys.exit(f"tune_probe {args.library} on {args.backend}: cannot run: {why}")
-    result = tune(args.xover, args.library, args.backend, args.platform or default_platform(args.backend))
-    lines = result["lines"]
-    plan = ucx_plan(lines) if args.library == "ucx" else ompi_plan(lines, result, args.backend)
-    out = [f"# the installed library's own one-message latency (median half round trip) and, on `stream` lines, "
-           f"time per message of a stream; median of {args.repeats} runs, protocol forced; "
-           f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores",
-           f"library {args.library}", f"backend {args.backend}"]
-    # Every point once per round, the rounds one after another: a slow
-    # spell of the machine falls on every line alike, not on one.
-    times = [[] for _ in plan]
-    for _ in range(args.repeats):
-        for i, (protocol, size, env, test) in enumerate(plan):
-            iterations = args.iterations if size <= (256 << 10) else max(args.iterations // 5, 50)
-            if args.library == "ucx":
-                times[i].append(ucx_run(args.backend, env, test, size, iterations))
-            else:
-                times[i].append(ompi_run(args.backend, env, args.pingpong, size, iterations))
-    for (protocol, size, env, test), t in zip(plan, times):
-        forced = " ".join(f"{k}={v}" for k, v in env.items()) or "defaults"
-        spread = ", ".join(f"{x * 1e6:.2f}" for x in t)
-        two = states(t) if test == "tag_lat" else None
-        if test == "tag_bw":
-            out.append(f"stream {protocol} {size} {statistics.median(t):.6e}  # {test} {forced}; runs (us) {spread}")
-        elif two:
-            out.append(f"{protocol} {size} {statistics.median(two[0]):.6e}  # {test} {forced}; two states, the fast "
-                       f"one; runs (us) {spread}")
-            out.append(f"slow {protocol} {size} {statistics.median(two[1]):.6e}  # the slow state")
-        else:
-            out.append(f"{protocol} {size} {statistics.median(t):.6e}  # {test} {forced}; runs (us) {spread}")
-        print("\n".join(out[-2:] if two else out[-1:]), flush=True)
-    out.append(f"# load average {os.getloadavg()[0]:.2f} after")
+    if args.source:
+        points = read_record(args.source)
+        head = f"# from the runs recorded in {args.source}"
+    else:
+        why = skip_reason(args.library, args.backend, args.pingpong)
+        if why:
+            sys.exit(f"tune_probe {args.library} on {args.backend}: cannot run: {why}")
+        if not os.access(args.core_probe, os.X_OK):
+            sys.exit(f"no {args.core_probe}: build it (cmake --build build --target core_to_core)")
+        result = tune(args.xover, args.library, args.backend, args.platform or default_platform(args.backend))
+        lines = result["lines"]
+        plan = ucx_plan(lines) if args.library == "ucx" else ompi_plan(lines, result, args.backend)
+        head = f"# load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
+        points = measure(args, plan)
+        if args.record:
+            with open(args.record, "w") as f:
+                f.write("".join(json.dumps(p) + "\n" for p in points))
+        head += f", {os.getloadavg()[0]:.2f} after"
+    try:
+        body = probe_lines(points)
+    except ValueError as e:
+        print(f"{args.source or 'tune_probe'}: {e}", file=sys.stderr)
+        return 2
+    out = ["# the installed library's own one-message latency (median half round trip) and, on `stream` lines, "
+           f"time per message of a stream; protocol forced; runs in rounds",
+           head, f"library {args.library}", f"backend {args.backend}"] + body
+    print("\n".join(out), flush=True)
     if os.path.dirname(args.out):
         os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:

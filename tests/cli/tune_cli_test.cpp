@@ -14,6 +14,7 @@ namespace xover {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const std::string kXover = XOVER_BINARY;
 const std::string kSource = XOVER_SOURCE_DIR;
@@ -68,18 +69,20 @@ TEST(TuneCli, UcxOnTheShippedShmPlatformNeverHandsOver) {
   EXPECT_THAT(r.out, HasSubstr("posix,cma has no zero-copy active message: left alone"));
 }
 
-// ob1 over its tcp BTL: eager against the send pipeline, then the RDMA
-// pipeline from 192 KiB: they cross at 218886 B, eager_limit counts the
-// 14-byte match header.
+// ob1 over its tcp BTL: eager from the user's buffer against the put
+// protocol ob1 runs at every size past the eager limit: they cross at
+// 162705 B, eager_limit counts ob1's largest header (56 B); phase 1 and
+// the send pipeline are not run, their parameters left alone.
 TEST(TuneCli, OmpiOnTheShippedTcpPlatform) {
   const std::string out = out_file("ompi-tcp");
   const auto r = tune("--backend tcp --for ompi --no-installed --platform " + shipped("tcp") + " --out " + out);
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string shell = read(out);
-  EXPECT_THAT(shell, HasSubstr("export OMPI_MCA_btl_tcp_eager_limit=218899\n"));
-  EXPECT_THAT(shell, HasSubstr("export OMPI_MCA_btl_tcp_rndv_eager_limit=218899\n"));
-  EXPECT_THAT(shell, HasSubstr("export OMPI_MCA_btl_tcp_max_send_size=65536\n"));
+  EXPECT_THAT(shell, HasSubstr("export OMPI_MCA_btl_tcp_eager_limit=162760\n"));
+  EXPECT_THAT(shell, Not(HasSubstr("export OMPI_MCA_btl_tcp_rndv_eager_limit")));
+  EXPECT_THAT(shell, Not(HasSubstr("export OMPI_MCA_btl_tcp_max_send_size")));
   EXPECT_THAT(r.out, HasSubstr("65536 (Open MPI 4.1's default)"));
+  EXPECT_THAT(r.out, HasSubstr("ob1/rndv/put drops below ob1/eager from 162705 B"));
 }
 
 TEST(TuneCli, VerbsFromAVerbsPlatform) {
@@ -111,7 +114,7 @@ TEST(TuneCli, AnAbsentLibraryIsSaidAndSettingsStillCome) {
                                    shipped("tcp") + " --out " + out);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("ompi_info not found or failed: Open MPI is not installed here"));
-  EXPECT_THAT(read(out), HasSubstr("export OMPI_MCA_btl_tcp_eager_limit=218899\n"));
+  EXPECT_THAT(read(out), HasSubstr("export OMPI_MCA_btl_tcp_eager_limit=162760\n"));
 }
 
 // The same platform with UCX's own times on posix,cma (a recorded probe

@@ -237,36 +237,60 @@ TEST(TuneUcx, TheThresholdMakesNeitherTestSlower) {
 //   ob1/eager      o_s + n/M_s + L + (14+n)/B + o_r + n/M_r = 3014 ns + 1.2 n
 //   ob1/rndv/rget  RGET 3040 ns + get 4000 ns + 0.25 n      = 7040 ns + 0.25 n
 //   crossing at 4026 / 0.95 = 4237.9: rendezvous from 4238, eager_limit
-//   4237 + 14 = 4251.
+//   4237 + 56 (ob1 compares with eager_limit less its largest header).
 TEST(TuneOmpi, GoldenEagerLimitOnAHandBuiltPath) {
   const TuneResult r = tune_ompi(hand_path(), "verbs", absent(Library::Ompi));
   ASSERT_NE(find(r, "btl_openib_eager_limit"), nullptr);
-  EXPECT_EQ(find(r, "btl_openib_eager_limit")->value, "4251");
+  EXPECT_EQ(find(r, "btl_openib_eager_limit")->value, "4293");
   EXPECT_THAT(find(r, "btl_openib_eager_limit")->why, HasSubstr("ob1/rndv/rget drops below ob1/eager"));
   // RGET reads the whole message: phase 1 and the send pipeline are not run.
   EXPECT_EQ(find(r, "btl_openib_rndv_eager_limit"), nullptr);
   EXPECT_EQ(find(r, "btl_openib_max_send_size"), nullptr);
   ASSERT_EQ(r.notes.size(), 1U);
   EXPECT_THAT(r.notes[0], HasSubstr("RGET"));
-  // Open MPI's own 12288: eager from 4238 to 12274 where RGET is cheaper.
+  // Open MPI's own 12288: eager from 4238 to 12232 where RGET is cheaper.
   const Setting& e = *find(r, "btl_openib_eager_limit");
   ASSERT_TRUE(e.cost);
   EXPECT_EQ(e.cost->from, 4238U);
-  EXPECT_EQ(e.cost->to, 12274U);
+  EXPECT_EQ(e.cost->to, 12232U);
   EXPECT_GT(e.cost->worst_ratio, 1.5);
-  EXPECT_THAT(format_shell(r), HasSubstr("export OMPI_MCA_btl_openib_eager_limit=4251\n"));
+  EXPECT_THAT(format_shell(r), HasSubstr("export OMPI_MCA_btl_openib_eager_limit=4293\n"));
 }
 
-// ob1 over tcp (send and put, no get): phase 1 costs n/M_s + n/B + n/M_r
-// = 1.2 ns/B, the send pipeline after the ACK is wire-bound at
-// (S + 24)/B per S, about 1.0 ns/B: phase 1 is steeper, so it carries the
-// header alone (40 B).
-TEST(TuneOmpi, PhaseOneCarriesTheHeaderAloneWhereItIsTheSteeper) {
+// ob1 over tcp (send and put, no get, no registration): past the eager
+// limit every contiguous message takes the put protocol, whatever
+// min_rdma_pipeline_size says; the tcp BTL sends eager from the user's
+// buffer (no copy in).
+//   ob1/eager     o_s + L + (14+n)/B + o_r + n/M_r           = 3014 ns + 1.1 n
+//   ob1/rndv/put  RNDV 3040 + PUT request 3056 + write 3000 + 0.25 n
+//                 + FIN behind it o_s + o_r + 24/B 2024       = 11120 ns + 0.25 n
+//   crossing at 8106 / 0.85 = 9536.5: rendezvous from 9537, eager_limit
+//   9536 + 56 = 9592.
+TEST(TuneOmpi, GoldenTcpEagerLimitAgainstThePutProtocol) {
   const TuneResult r = tune_ompi(hand_path(), "tcp", absent(Library::Ompi));
-  ASSERT_NE(find(r, "btl_tcp_rndv_eager_limit"), nullptr);
-  EXPECT_EQ(find(r, "btl_tcp_rndv_eager_limit")->value, "40");
-  ASSERT_NE(find(r, "btl_tcp_max_send_size"), nullptr);
-  EXPECT_TRUE(r.notes.empty());
+  const LibLine* eager = cheapest(r.lines, 9000, Phase::Eager);
+  const LibLine* put = cheapest(r.lines, 9000, Phase::Rndv);
+  ASSERT_NE(eager, nullptr);
+  ASSERT_NE(put, nullptr);
+  EXPECT_EQ(put->name, "ob1/rndv/put");
+  EXPECT_NEAR(*cost_at(*eager, 9000), 3014e-9 + 1.1e-9 * 9000, 1e-15);
+  EXPECT_NEAR(*cost_at(*put, 9000), 11120e-9 + 0.25e-9 * 9000, 1e-15);
+  EXPECT_NEAR(*cost_at(*put, 1), 11120e-9 + 0.25e-9, 1e-15);
+  for (const LibLine& l : r.lines)
+    EXPECT_TRUE(l.name == "ob1/eager" || l.name == "ob1/rndv/put") << l.name;
+  ASSERT_NE(find(r, "btl_tcp_eager_limit"), nullptr);
+  EXPECT_EQ(find(r, "btl_tcp_eager_limit")->value, "9592");
+  EXPECT_THAT(find(r, "btl_tcp_eager_limit")->why, HasSubstr("ob1/rndv/put drops below ob1/eager from 9537"));
+  // Phase 1 and the send pipeline are not run: their parameters left alone.
+  EXPECT_EQ(find(r, "btl_tcp_rndv_eager_limit"), nullptr);
+  EXPECT_EQ(find(r, "btl_tcp_max_send_size"), nullptr);
+  ASSERT_EQ(r.notes.size(), 1U);
+  EXPECT_THAT(r.notes[0], HasSubstr("put protocol (the BTL registers no memory"));
+  // Open MPI's own 65536: eager from 9537 to 65480 where the put is cheaper.
+  const Setting& e = *find(r, "btl_tcp_eager_limit");
+  ASSERT_TRUE(e.cost);
+  EXPECT_EQ(e.cost->from, 9537U);
+  EXPECT_EQ(e.cost->to, 65480U);
 }
 
 TEST(TuneErrors, APathWithoutActiveMessagesIsRefused) {
@@ -327,14 +351,14 @@ TEST(TuneProbes, TheLibrarysOwnTimesMoveTheThreshold) {
 
 // One probe per line: a constant. ob1 over openib: eager 3014 ns + 1.2 n
 // with 1000 ns more, RGET 7040 ns + 0.25 n with 3000 ns more: crossing at
-// 6026 / 0.95 = 6343.2, rendezvous from 6344, eager_limit 6344 - 1 + 14.
+// 6026 / 0.95 = 6343.2, rendezvous from 6344, eager_limit 6344 - 1 + 56.
 TEST(TuneProbes, OneProbeALineAddsAConstant) {
   const Probes probes = parse_probes("library ompi\nbackend verbs\nob1/eager 2000 6414e-9\n"
                                      "ob1/rndv/rget 2000 10540e-9\n",
                                      "ob1.txt");
   const TuneResult r = tune_ompi(hand_path(), "verbs", absent(Library::Ompi), &probes);
   ASSERT_NE(find(r, "btl_openib_eager_limit"), nullptr);
-  EXPECT_EQ(find(r, "btl_openib_eager_limit")->value, "6357");
+  EXPECT_EQ(find(r, "btl_openib_eager_limit")->value, "6399");
   // The probes measured ob1's rendezvous with its own phase 1 and fragment.
   EXPECT_EQ(find(r, "btl_openib_max_send_size"), nullptr);
   EXPECT_THAT(r.notes, ::testing::Contains(HasSubstr("the probes measured ob1's rendezvous with the installed values")));

@@ -242,13 +242,15 @@ UcxLimits ucx_limits(std::string_view backend, const Installed& installed) {
 
 Ob1Btl ob1_btl(std::string_view backend, const Installed& installed) {
   Ob1Btl b;
-  // Open MPI 4.1's defaults (`ompi_info --param btl all --level 9`).
+  // Open MPI 4.1's defaults (`ompi_info --param btl all --level 9`); of
+  // the three BTLs only openib registers memory, and only tcp's
+  // prepare_src sends from the user's buffer (btl_tcp.c).
   if (backend == "shm")
-    b = {"vader", 4096, 32768, 32768, 0, 0, true, true, ""};
+    b = {"vader", 4096, 32768, 32768, 0, 0, true, true, false, false, ""};
   else if (backend == "tcp")
-    b = {"tcp", 65536, 65536, 131072, 196608, kOb1EagerCap, false, true, ""};
+    b = {"tcp", 65536, 65536, 131072, 196608, kOb1EagerCap, false, true, false, true, ""};
   else if (backend == "verbs")
-    b = {"openib", 12288, 12288, 65536, 1060864, kOb1EagerCap, true, true, ""};
+    b = {"openib", 12288, 12288, 65536, 1060864, kOb1EagerCap, true, true, true, false, ""};
   else
     throw std::invalid_argument("Open MPI has no BTL for backend '" + std::string(backend) + "'");
   auto param = [&](const std::string& suffix, Bytes& into) {
@@ -289,10 +291,11 @@ std::vector<LibLine> ob1_lines(const Path& path, const Ob1Btl& btl) {
   const std::size_t am = am_lane(path);
   const std::vector<LaneShare> one{{am, 1}};
   std::vector<LibLine> out;
-  out.push_back({"ob1/eager", Phase::Eager, priced(path, 0, btl.eager_cap - kOb1MatchHdr, [&](const Path& p) {
-                   return eager_one(p, am, kOb1MatchHdr, true).single();
+  out.push_back({"ob1/eager", Phase::Eager, priced(path, 0, btl.eager_cap - kOb1LimitHdr, [&](const Path& p) {
+                   return eager_one(p, am, kOb1MatchHdr, !btl.sends_in_place).single();
                  }),
-                 "one fragment: o_s + n/M_s + L + (14+n)/B + o_r + n/M_r"});
+                 btl.sends_in_place ? "one fragment from the user's buffer: o_s + L + (14+n)/B + o_r + n/M_r"
+                                    : "one fragment: o_s + n/M_s + L + (14+n)/B + o_r + n/M_r"});
   const Bytes phase1 = btl.rndv_eager_limit > kOb1RndvHdr ? btl.rndv_eager_limit - kOb1RndvHdr : 0;
   const Bytes frag = std::max<Bytes>(btl.max_send_size, 1);
   if (btl.get) {
@@ -302,6 +305,23 @@ std::vector<LibLine> ob1_lines(const Path& path, const Ob1Btl& btl) {
                        return (control(p, am, kOb1RndvHdr) + rma(p, get, true)).single();
                      }),
                      "RGET header, then the receiver reads all n: o_s + L + o_r, k posts + 2L + o_r + n/B"});
+  }
+  const std::vector<LaneShare> put = lanes_with(path, LaneCap::PutZcopy, 1);
+  if (btl.put && !btl.get && !btl.registers && !put.empty()) {
+    // pml_ob1_sendreq.c, start_rdma without get: a RNDV header with no
+    // payload; the receiver answers with a PUT request (its buffer's
+    // address); the sender writes all n into it and sends the FIN behind
+    // the data on the same connection, so the FIN's L overlaps the put's.
+    out.push_back({"ob1/rndv/put", Phase::Rndv, priced(path, 0, kSizeMax, [&](const Path& p) {
+                     PerfFactors fin = control(p, am, kOb1FinHdr);
+                     fin[Factor::Latency] = LinearFunc{};
+                     return (control(p, am, kOb1RndvHdr) + reply(control(p, am, kOb1PutHdr)) + rma(p, put, false) +
+                             fin)
+                         .single();
+                   }),
+                   "RNDV header without payload, the receiver's PUT request, the write of all n into the user's "
+                   "buffer, FIN behind it: 3 (o_s + L + o_r) + k posts + n/B + o_s + o_r"});
+    return out;
   }
   out.push_back({"ob1/rndv/send", Phase::Rndv, priced(path, phase1, kSizeMax, [&](const Path& p) {
                    const LinearFunc first = eager_one(p, am, kOb1RndvHdr, true).single();
@@ -315,7 +335,6 @@ std::vector<LibLine> ob1_lines(const Path& path, const Ob1Btl& btl) {
                  "RNDV with " + format_size(phase1) + " (rndv_eager_limit), ACK, then n - P in fragments of " +
                      format_size(frag) + " (max_send_size) copied in and out",
                  frag});
-  const std::vector<LaneShare> put = lanes_with(path, LaneCap::PutZcopy, 1);
   if (btl.put && !put.empty())
     out.push_back({"ob1/rndv/rdma-pipeline", Phase::Rndv,
                    priced(path, std::max(btl.min_rdma_pipeline, phase1), kSizeMax, [&](const Path& p) {

@@ -4,7 +4,8 @@
 // (protocols/) are the ones its core runs; these are the library's, with
 // the library's limits (UCX's segment and inline sizes per transport, ob1's
 // phase-1 fragment and send pipeline) and schemes (UCX's rendezvous
-// get_zcopy / put_zcopy / am; ob1's RGET, send pipeline and RDMA pipeline),
+// get_zcopy / put_zcopy / am; ob1's RGET, put protocol, send pipeline and
+// RDMA pipeline, each where Open MPI 4.1 runs it),
 // so that the threshold `xover tune` recommends is where *that library's*
 // eager and rendezvous lines cross on this path.
 //
@@ -107,7 +108,17 @@ struct Ob1Btl {
   /// 524288 was refused).
   Bytes eager_cap = 0;
   bool get = false;                ///< the BTL reads remote memory: ob1's RGET
-  bool put = false;                ///< ... writes it: ob1's RDMA pipeline
+  bool put = false;                ///< ... writes it: ob1's put protocol or RDMA pipeline
+  /// The BTL registers memory (btl_register_mem: openib). Only then may
+  /// ob1 leave its RDMA path for the pipelines (min_rdma_pipeline_size);
+  /// over a BTL that registers nothing (tcp, vader) every contiguous
+  /// message past the eager limit takes the RDMA path: RGET where the BTL
+  /// reads, else the put protocol (Open MPI 4.1, pml_ob1_rdma.c,
+  /// mca_pml_ob1_rdma_btls).
+  bool registers = false;
+  /// The BTL sends an eager message from the user's buffer (tcp: its
+  /// prepare_src hands writev the user's bytes): no copy in at the sender.
+  bool sends_in_place = false;
   std::string source;
 };
 
@@ -133,6 +144,12 @@ inline constexpr Bytes kUcxFirstHdr = 24;       ///< tag, message id, total leng
 inline constexpr Bytes kUcxRtsHdr = 48;         ///< tag, request, address, length, rkey
 inline constexpr Bytes kOb1MatchHdr = 14;       ///< mca_pml_ob1_match_hdr_t
 inline constexpr Bytes kOb1RndvHdr = 40;        ///< match header, message length, request
+inline constexpr Bytes kOb1PutHdr = 56;         ///< mca_pml_ob1_rdma_hdr_t: the receiver's PUT request
+inline constexpr Bytes kOb1FinHdr = 24;         ///< mca_pml_ob1_fin_hdr_t
+/// ob1 sends eager what fits in eager_limit less its largest header
+/// (sizeof(mca_pml_ob1_hdr_t), the union: 56 B), not less the match
+/// header it sends.
+inline constexpr Bytes kOb1LimitHdr = 56;
 /// ob1's eager fragments are preallocated per peer at eager_limit: the
 /// eager line stops at 1 MiB, past which no one sets it.
 inline constexpr Bytes kOb1EagerCap = Bytes{1} << 20;

@@ -1,7 +1,9 @@
 // ob1's MCA parameters for the BTL in use: eager_limit where ob1's eager
-// line and the rendezvous ob1 itself would run cross, rndv_eager_limit
-// (the bytes phase 1 carries) by the slope of the two parts, max_send_size
-// the send pipeline's fragment that is fastest for a large message.
+// line and the rendezvous ob1 itself would run cross; where that
+// rendezvous is a pipeline (a BTL that registers memory and cannot read),
+// rndv_eager_limit (the bytes phase 1 carries) by the slope of the two
+// parts and max_send_size the send pipeline's fragment that is fastest for
+// a large message.
 #include <array>
 
 #include "tools/tune/policy.hpp"
@@ -18,15 +20,19 @@ const LibLine* named(const std::vector<LibLine>& lines, const std::string& name)
 }
 
 /// The rendezvous ob1 runs at n: RGET where the BTL reads remote memory;
-/// otherwise the send pipeline, and the RDMA pipeline from
-/// min_rdma_pipeline_size where the BTL writes it.
+/// the put protocol where it writes and registers nothing; otherwise the
+/// send pipeline, and the RDMA pipeline from min_rdma_pipeline_size where
+/// the BTL writes.
 Policy ob1_rndv(const std::vector<LibLine>& lines) {
   const LibLine* rget = named(lines, "ob1/rndv/rget");
+  const LibLine* put = named(lines, "ob1/rndv/put");
   const LibLine* send = named(lines, "ob1/rndv/send");
   const LibLine* rdma = named(lines, "ob1/rndv/rdma-pipeline");
   return [=](Bytes n) -> const LibLine* {
     if (rget)
       return rget;
+    if (put)
+      return put;
     if (rdma && cost_at(*rdma, n))
       return rdma;
     return send && cost_at(*send, n) ? send : nullptr;
@@ -77,10 +83,10 @@ TuneResult tune_ompi(const Path& path, const std::string& backend, const Install
   const LibLine* eager_line = named(lines, "ob1/eager");
   const Policy eager = [=](Bytes n) { return cost_at(*eager_line, n) ? eager_line : nullptr; };
   const Policy rndv = ob1_rndv(lines);
-  // Sizes up to eager_limit − header go eager.
-  const Bytes most = btl.eager_cap - kOb1MatchHdr;
+  // Sizes up to eager_limit − sizeof(mca_pml_ob1_hdr_t) go eager.
+  const Bytes most = btl.eager_cap - kOb1LimitHdr;
   const Bytes first_rndv = handover(eager, rndv, 1, most).value_or(most + 1);
-  const Bytes limit = first_rndv - 1 + kOb1MatchHdr;
+  const Bytes limit = first_rndv - 1 + kOb1LimitHdr;
   const std::string eager_name = "btl_" + btl.name + "_eager_limit";
   Setting e{eager_name, std::to_string(limit), first_rndv, "",
             installed.get(eager_name).value_or(std::to_string(btl.eager_limit) + " (Open MPI 4.1's default)"), false,
@@ -88,8 +94,8 @@ TuneResult tune_ompi(const Path& path, const std::string& backend, const Install
   e.why = first_rndv > most
               ? "eager wins up to " + std::to_string(most) + " B, the largest eager message the BTL accepts"
               : rndv(first_rndv)->name + " drops below ob1/eager from " + format_size(first_rndv) +
-                    " B on; the limit counts the 14-byte match header";
-  const Bytes own = btl.eager_limit > kOb1MatchHdr ? btl.eager_limit - kOb1MatchHdr + 1 : 1;
+                    " B on; the limit counts ob1's largest header (56 B), as ob1 does";
+  const Bytes own = btl.eager_limit > kOb1LimitHdr ? btl.eager_limit - kOb1LimitHdr + 1 : 1;
   const Policy lib = [=](Bytes n) { return n < own ? eager(n) : rndv(n); };
   const Policy rec = [=](Bytes n) { return n < first_rndv ? eager(n) : rndv(n); };
   e.compared = true;
@@ -101,10 +107,14 @@ TuneResult tune_ompi(const Path& path, const std::string& backend, const Install
                       "_max_send_size: the probes measured ob1's rendezvous with the installed values: left alone");
     return r;
   }
-  if (btl.get) {
-    r.notes.push_back("ob1 reads every message past the eager limit with RGET over " + btl.name +
-                      ": btl_" + btl.name + "_rndv_eager_limit and btl_" + btl.name +
-                      "_max_send_size do not change its cost there: left alone");
+  const char* whole = btl.get ? "reads every message past the eager limit with RGET"
+                     : !btl.registers && btl.put
+                         ? "writes every contiguous message past the eager limit with its put protocol (the BTL "
+                           "registers no memory, so min_rdma_pipeline_size does not apply)"
+                         : nullptr;
+  if (whole) {
+    r.notes.push_back(std::string("ob1 ") + whole + " over " + btl.name + ": btl_" + btl.name +
+                      "_rndv_eager_limit and btl_" + btl.name + "_max_send_size do not change its cost there: left alone");
     return r;
   }
   // Phase 1's bytes go before the ACK's round trip at the eager line's
