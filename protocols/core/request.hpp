@@ -72,6 +72,10 @@ struct Request {
   Request::Id remote_id = 0;            ///< rendezvous: the peer's request
   Arrived arrived;                      ///< rndv/am receive: the data fragments' bytes in, each once
   bool pumping = false;                 ///< rndv/pipe send: its pipeline is being filled (no re-entry)
+  /// Device copies started for it and not yet complete (Worker::copy_started,
+  /// copy_done): while any is, a released request stays out of the pool,
+  /// so that no copy's completion finds it reused. 0 whenever it is reused.
+  std::uint32_t copies = 0;
 
   /// Makes a pooled request new again, as `id` of `kind`: every field as a
   /// fresh Request has it, the vectors emptied but keeping their capacity,

@@ -12,6 +12,10 @@
 // starts the slot's copy into its device buffer; the receive completes when
 // every byte is in and every such copy has completed. The ends' copies
 // overlap: the receiver lands fragment k while the sender stages k+1.
+// A request released while copies of its are in flight (a transport
+// failure completes it at once) stays out of the worker's pool until they
+// have completed (Worker::copy_done); their completions then only give
+// their slots back.
 //
 //   T(n) = RTS(o_s + L + 48/B + o_r) + RTR(o_s + L + 16/B + o_r) + data(n)
 //   data(n) = t_s(n) + L + (16+n)/B + t_r(n)                for n ≤ S
@@ -151,10 +155,16 @@ void start_fragment(Worker& worker, Request& req, Fragment f) {
   Status st = Status::Ok;
   if (f.n > 0) {
     const Transport::MessageScope scope(worker.transport(), req.length, req.peer);
-    st = device.copy_async(DeviceMemory::CopyKind::ToHost, f.slot, from, f.n,
-                           [&worker, &req, f](Status copied) { send_fragment(worker, req, f, copied); });
+    st = device.copy_async(DeviceMemory::CopyKind::ToHost, f.slot, from, f.n, [&worker, &req, f](Status copied) {
+      if (worker.copy_done(req))
+        send_fragment(worker, req, f, copied);
+      else
+        worker.transport().device_memory()->give_staging(f.slot);
+    });
   }
-  if (st != Status::InProgress)
+  if (st == Status::InProgress)
+    worker.copy_started(req);
+  else
     send_fragment(worker, req, f, st);
 }
 
@@ -257,10 +267,16 @@ void pipe_data_handle(Worker& worker, const AmMessage& msg) {
   if (fit > 0) {
     const Transport::MessageScope scope(worker.transport(), req->length, req->peer);
     worker.transport().copy(slot, msg.payload.data, fit);
-    st = device.copy_async(DeviceMemory::CopyKind::ToDevice, to, slot, fit,
-                           [&worker, r = req, slot, fit](Status landed) { fragment_landed(worker, *r, slot, fit, landed); });
+    st = device.copy_async(DeviceMemory::CopyKind::ToDevice, to, slot, fit, [&worker, r = req, slot, fit](Status landed) {
+      if (worker.copy_done(*r))
+        fragment_landed(worker, *r, slot, fit, landed);
+      else
+        worker.transport().device_memory()->give_staging(slot);
+    });
   }
-  if (st != Status::InProgress)
+  if (st == Status::InProgress)
+    worker.copy_started(*req);
+  else
     fragment_landed(worker, *req, slot, fit, st);
 }
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <set>
 
 #include "tests/support/lagged_memory.hpp"
@@ -120,6 +121,68 @@ TEST(MtypePipeline, AFailedCopyFailsItsRequest) {
   ASSERT_TRUE(receiver_fails.run());
   EXPECT_EQ(receiver_fails.io.send->status, Status::Ok);
   EXPECT_EQ(receiver_fails.io.recv->status, Status::Error);
+}
+
+// Polls `memory` until its copies have completed (what Worker::progress
+// does, without the worker's failing of its open requests).
+void complete_copies(LaggedMemory& memory) {
+  memory.hold(false);
+  while (memory.copies_in_flight() > 0)
+    memory.progress();
+}
+
+// The transport fails while the sender's copies to host are in flight: the
+// send completes with Error at once and is released, but its request stays
+// out of the pool until those copies complete, so that their completions
+// do not touch the next request; then it is used again.
+TEST(MtypePipeline, ASendReleasedWithCopiesInFlightIsNotUsedAgainUntilTheyComplete) {
+  Pair pair(LaggedMemory::Order::OldestFirst);
+  pair.sender_memory.hold(true);
+  pair.start(8 * kFragment);
+  EXPECT_FALSE(pair.run(50));
+  ASSERT_EQ(pair.sender_memory.copies_in_flight(), 4U);
+  pair.io.break_down();
+  ASSERT_TRUE(pair.run(1));
+  EXPECT_EQ(pair.io.send->status, Status::Error);
+  Request* failed = pair.io.send;
+  pair.io.sender().release(failed);
+  std::array<std::byte, 16> host{};
+  Request* next = pair.io.sender().tag_recv({host.data(), host.size()}, 9);
+  EXPECT_NE(next, failed) << "a request whose copies are in flight is not handed out again";
+  complete_copies(pair.sender_memory);
+  EXPECT_FALSE(next->done);
+  EXPECT_EQ(next->status, Status::Ok);
+  EXPECT_EQ(next->outstanding, 0U);
+  EXPECT_EQ(next->offset, 0U);
+  EXPECT_EQ(pair.sender_memory.staging_taken(), 0U) << "every slot given back";
+  EXPECT_EQ(pair.io.sender().tag_recv({host.data(), host.size()}, 10), failed)
+      << "back in the pool once its copies have completed";
+}
+
+// The same at the receiver, with its copies into the device buffer in flight.
+TEST(MtypePipeline, AReceiveReleasedWithCopiesInFlightIsNotUsedAgainUntilTheyComplete) {
+  Pair pair(LaggedMemory::Order::OldestFirst);
+  pair.receiver_memory.hold(true);
+  pair.start(3 * kFragment);
+  for (int i = 0; i < 100 && pair.receiver_memory.copies_in_flight() < 3; ++i)
+    pair.run(1);
+  ASSERT_EQ(pair.receiver_memory.copies_in_flight(), 3U);
+  pair.io.break_down();
+  ASSERT_TRUE(pair.run(1));
+  EXPECT_EQ(pair.io.recv->status, Status::Error);
+  Request* failed = pair.io.recv;
+  pair.io.receiver().release(failed);
+  std::array<std::byte, 16> host{};
+  Request* next = pair.io.receiver().tag_recv({host.data(), host.size()}, 9);
+  EXPECT_NE(next, failed) << "a request whose copies are in flight is not handed out again";
+  complete_copies(pair.receiver_memory);
+  EXPECT_FALSE(next->done);
+  EXPECT_EQ(next->status, Status::Ok);
+  EXPECT_EQ(next->outstanding, 0U);
+  EXPECT_EQ(next->received, 0U);
+  EXPECT_EQ(pair.receiver_memory.staging_taken(), 0U) << "every slot given back";
+  EXPECT_EQ(pair.io.receiver().tag_recv({host.data(), host.size()}, 10), failed)
+      << "back in the pool once its copies have completed";
 }
 
 }  // namespace
