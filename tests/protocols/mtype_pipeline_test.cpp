@@ -90,7 +90,8 @@ TEST(MtypePipeline, TheSenderKeepsTheDepthOfFragmentsInFlightAndNoMore) {
 }
 
 // On the receiver each fragment's copy out starts as it lands, before the
-// earlier ones have completed; the receive completes only once the last has.
+// earlier ones have completed, up to the depth; the receive completes only
+// once the last has.
 TEST(MtypePipeline, TheReceiveCompletesOnlyWhenEveryCopyOutHas) {
   Pair pair;
   pair.receiver_memory.hold(true);
@@ -98,12 +99,37 @@ TEST(MtypePipeline, TheReceiveCompletesOnlyWhenEveryCopyOutHas) {
   EXPECT_FALSE(pair.run(2000));
   EXPECT_TRUE(pair.io.send->done) << "the sender is done once its fragments have left";
   EXPECT_FALSE(pair.io.recv->done);
-  EXPECT_EQ(pair.receiver_memory.copies_in_flight(), 7U) << "every fragment has landed and its copy started";
+  EXPECT_EQ(pair.receiver_memory.copies_in_flight(), 4U) << "every fragment has landed, the depth's copies started";
   EXPECT_EQ(pair.first_wrong(), 0U) << "no byte is in the device buffer before its copy completes";
   pair.receiver_memory.hold(false);
   ASSERT_TRUE(pair.run());
   EXPECT_EQ(pair.io.recv->status, Status::Ok);
   EXPECT_EQ(pair.first_wrong(), pair.io.size);
+}
+
+// Every fragment lands while the receiver's copies are held: the depth's
+// copies start, each in a staging slot, and the rest wait for a slot; the
+// receiver never makes more slots than the depth, and every byte arrives.
+TEST(MtypePipeline, TheReceiverStagesThroughNoMoreSlotsThanTheDepth) {
+  for (const auto order : {LaggedMemory::Order::OldestFirst, LaggedMemory::Order::NewestFirst}) {
+    for (const std::size_t depth : {1, 2, 4}) {
+      Pair pair(order, depth);
+      pair.receiver_memory.hold(true);
+      pair.start(20 * kFragment + 5);
+      EXPECT_FALSE(pair.run(2000));
+      ASSERT_TRUE(pair.io.send->done) << "every fragment has left the sender";
+      EXPECT_EQ(pair.receiver_memory.copies_in_flight(), depth);
+      EXPECT_EQ(pair.receiver_memory.staging_taken(), depth);
+      pair.receiver_memory.hold(false);
+      ASSERT_TRUE(pair.run()) << "depth " << depth;
+      EXPECT_EQ(pair.io.recv->status, Status::Ok);
+      EXPECT_EQ(pair.receiver_memory.started(Kind::ToDevice), 21U);
+      EXPECT_EQ(pair.receiver_memory.most_in_flight(Kind::ToDevice), depth);
+      EXPECT_EQ(pair.receiver_memory.staging_slots(), depth) << "depth " << depth;
+      EXPECT_EQ(pair.receiver_memory.staging_taken(), 0U);
+      EXPECT_EQ(pair.first_wrong(), pair.io.size) << "depth " << depth;
+    }
+  }
 }
 
 TEST(MtypePipeline, AFailedCopyFailsItsRequest) {
