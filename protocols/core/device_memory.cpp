@@ -77,6 +77,10 @@ void DeviceMemory::give_staging(std::byte* slot) {
       s.taken = false;
 }
 
+std::size_t DeviceMemory::staging_taken() const {
+  return static_cast<std::size_t>(std::count_if(slots_.begin(), slots_.end(), [](const Slot& s) { return s.taken; }));
+}
+
 void DeviceMemory::set_pipeline_depth(std::size_t depth) {
   if (depth == 0)
     throw std::invalid_argument("DeviceMemory: a pipeline depth of 0 would move no fragment");

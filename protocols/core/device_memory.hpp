@@ -113,6 +113,8 @@ class DeviceMemory {
   void give_staging(std::byte* slot);
   /// The slots made so far, in use or not.
   std::size_t staging_slots() const { return slots_.size(); }
+  /// The slots taken and not given back.
+  std::size_t staging_taken() const;
   /// How many fragments of one message a staging protocol keeps in flight
   /// at once (each in a slot of its own): 4 unless set.
   std::size_t pipeline_depth() const { return depth_; }

@@ -71,7 +71,18 @@ struct Request {
   std::vector<RemoteAddr> remote;       ///< rndv/get: the sender's buffer, per lane
   Request::Id remote_id = 0;            ///< rendezvous: the peer's request
   Arrived arrived;                      ///< rndv/am receive: the data fragments' bytes in, each once
-  bool pumping = false;                 ///< rndv/pipe send: its pipeline is being filled (no re-entry)
+  bool pumping = false;                 ///< rndv/pipe: its pipeline is being filled (no re-entry)
+  /// rndv/pipe receive: a fragment that landed while the pipeline's depth of
+  /// copies into the device buffer was in flight, waiting for a staging slot.
+  struct HeldFragment {
+    Bytes offset = 0;
+    std::vector<std::byte> bytes;
+  };
+  std::vector<HeldFragment> held;
+  /// Device copies started for it and not yet complete (Worker::copy_started,
+  /// copy_done): while any is, a released request stays out of the pool,
+  /// so that no copy's completion finds it reused. 0 whenever it is reused.
+  std::uint32_t copies = 0;
 
   /// Makes a pooled request new again, as `id` of `kind`: every field as a
   /// fresh Request has it, the vectors emptied but keeping their capacity,
@@ -106,6 +117,7 @@ struct Request {
       remote_id = 0;
       arrived.clear();
       pumping = false;
+      held.clear();
       tail_used = false;
     }
   }

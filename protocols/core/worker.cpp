@@ -96,7 +96,17 @@ void Worker::release(Request* request) {
   if (!request || !request->live || !request->done)
     throw std::logic_error("Worker::release: the request is not a completed live request");
   request->live = false;
-  free_.push_back(request->id);
+  if (request->copies == 0)
+    free_.push_back(request->id);
+}
+
+bool Worker::copy_done(Request& request) {
+  --request.copies;
+  if (request.live)
+    return true;
+  if (request.copies == 0)
+    free_.push_back(request.id);
+  return false;
 }
 
 Request* Worker::find(Request::Id id, RequestKind kind) {

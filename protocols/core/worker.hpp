@@ -83,7 +83,9 @@ class Worker {
   /// Posts a receive for the first message, from any peer, whose tag equals
   /// `tag` on the bits of `mask`.
   Request* tag_recv(MutableBuffer buffer, Tag tag, Tag mask = kTagMaskAll);
-  /// Returns a completed request to the pool.
+  /// Returns a completed request to the pool; one with device copies still
+  /// in flight (a transport failure completes it at once) only once they
+  /// have completed (copy_done).
   void release(Request* request);
   /// Progresses the transport once and retries sends that met back-pressure.
   /// Once the transport has failed (Transport::failure()), every request
@@ -150,6 +152,15 @@ class Worker {
   /// Done with `request.regions`: deregistered when the cache is off,
   /// handed back to the cache (which may deregister them later) when on.
   void release_regions(Request& request);
+  /// A device copy for `request` has started (DeviceMemory::copy_async
+  /// returned InProgress).
+  void copy_started(Request& request) { ++request.copies; }
+  /// A device copy started for `request` has completed; its completion
+  /// calls this first. False when the request has been released meanwhile:
+  /// the completion then touches nothing of it (the copy's staging slot is
+  /// still the completion's to give back), and the last such copy returns
+  /// the request to the pool.
+  bool copy_done(Request& request);
   /// The next lane of a striped transfer, by smooth weighted round-robin.
   std::size_t next_lane(Request& request);
   void count_bad_header() { ++stats_.bad_headers; }

@@ -9,9 +9,15 @@
 // slot then free for the next. Fragments may leave, and land, in any order.
 // The receiver copies each fragment out of its receive segment (which the
 // transport takes back when the handler returns) into a staging slot and
-// starts the slot's copy into its device buffer; the receive completes when
-// every byte is in and every such copy has completed. The ends' copies
+// starts the slot's copy into its device buffer, also at most the depth at
+// once: a fragment that lands while that many are in flight waits in host
+// memory (not pinned) for a slot. The receive completes when every byte is
+// in and every such copy has completed. The ends' copies
 // overlap: the receiver lands fragment k while the sender stages k+1.
+// A request released while copies of its are in flight (a transport
+// failure completes it at once) stays out of the worker's pool until they
+// have completed (Worker::copy_done); their completions then only give
+// their slots back.
 //
 //   T(n) = RTS(o_s + L + 48/B + o_r) + RTR(o_s + L + 16/B + o_r) + data(n)
 //   data(n) = t_s(n) + L + (16+n)/B + t_r(n)                for n ≤ S
@@ -151,10 +157,16 @@ void start_fragment(Worker& worker, Request& req, Fragment f) {
   Status st = Status::Ok;
   if (f.n > 0) {
     const Transport::MessageScope scope(worker.transport(), req.length, req.peer);
-    st = device.copy_async(DeviceMemory::CopyKind::ToHost, f.slot, from, f.n,
-                           [&worker, &req, f](Status copied) { send_fragment(worker, req, f, copied); });
+    st = device.copy_async(DeviceMemory::CopyKind::ToHost, f.slot, from, f.n, [&worker, &req, f](Status copied) {
+      if (worker.copy_done(req))
+        send_fragment(worker, req, f, copied);
+      else
+        worker.transport().device_memory()->give_staging(f.slot);
+    });
   }
-  if (st != Status::InProgress)
+  if (st == Status::InProgress)
+    worker.copy_started(req);
+  else
     send_fragment(worker, req, f, st);
 }
 
@@ -217,23 +229,68 @@ void pipe_rtr_handle(Worker& worker, const AmMessage& msg) {
   send_staged_fragments(worker, *req, receiver, fragment_payload(worker.transport().path(req->peer), req->lanes));
 }
 
+void land_fragment(Worker& worker, Request& req, Bytes offset, const std::byte* bytes, Bytes fit);
+
 // A fragment's copy into the device buffer is done (or failed): its slot
-// is free; the receive completes once every byte is in and every copy done.
+// is free, and the fragments held for one start their copies (a loop, not
+// a recursion, where copies complete at once: `pumping` marks it); the
+// receive completes once every byte is in and every copy done.
 void fragment_landed(Worker& worker, Request& req, std::byte* slot, Bytes fit, Status st) {
+  DeviceMemory& device = *worker.transport().device_memory();
   if (slot)
-    worker.transport().device_memory()->give_staging(slot);
+    device.give_staging(slot);
   if (st == Status::Error)
     req.status = Status::Error;
   req.received += fit;
   --req.outstanding;
-  if (req.outstanding == 0 && req.arrived.bytes() == req.length)
+  if (req.done)
+    req.held.clear();
+  if (!req.pumping) {
+    req.pumping = true;
+    while (!req.held.empty() && !req.done && req.outstanding < device.pipeline_depth()) {
+      const Request::HeldFragment next = std::move(req.held.back());
+      req.held.pop_back();
+      land_fragment(worker, req, next.offset, next.bytes.data(), next.bytes.size());
+    }
+    req.pumping = false;
+  }
+  if (req.outstanding == 0 && req.held.empty() && req.arrived.bytes() == req.length)
     worker.complete(req, req.length > req.recv_buf.size ? Status::Error : req.status);
+}
+
+// Copies `fit` bytes of a fragment (the receive segment's, or held) into a
+// staging slot and starts the slot's copy into the device buffer at `offset`.
+void land_fragment(Worker& worker, Request& req, Bytes offset, const std::byte* bytes, Bytes fit) {
+  DeviceMemory& device = *worker.transport().device_memory();
+  std::byte* to = req.recv_buf.slice(offset, fit).data;
+  ++req.outstanding;
+  std::byte* slot = to && bytes && fit > 0 ? device.take_staging(fit) : nullptr;
+  if (to && bytes && fit > 0 && !slot) {
+    fragment_landed(worker, req, nullptr, fit, Status::Error);
+    return;
+  }
+  Status st = Status::Ok;
+  if (fit > 0) {
+    const Transport::MessageScope scope(worker.transport(), req.length, req.peer);
+    worker.transport().copy(slot, bytes, fit);
+    st = device.copy_async(DeviceMemory::CopyKind::ToDevice, to, slot, fit, [&worker, r = &req, slot, fit](Status landed) {
+      if (worker.copy_done(*r))
+        fragment_landed(worker, *r, slot, fit, landed);
+      else
+        worker.transport().device_memory()->give_staging(slot);
+    });
+  }
+  if (st == Status::InProgress)
+    worker.copy_started(req);
+  else
+    fragment_landed(worker, req, slot, fit, st);
 }
 
 // A data fragment {receiver request, offset} + payload, in the Rtr stage:
 // each byte once (a repeated fragment is refused), copied out of the
 // receive segment into a staging slot whose copy into the device buffer
-// then starts. A fragment that fits no such receive is a bad header.
+// then starts, or, while the depth of such copies is in flight, held until
+// one completes. A fragment that fits no such receive is a bad header.
 void pipe_data_handle(Worker& worker, const AmMessage& msg) {
   wire::HeaderReader header(msg.header);
   Request* req = worker.find(static_cast<Request::Id>(header.get()), RequestKind::Recv);
@@ -245,23 +302,12 @@ void pipe_data_handle(Worker& worker, const AmMessage& msg) {
     return;
   }
   const Bytes fit = offset < req->recv_buf.size ? std::min(msg.payload.size, req->recv_buf.size - offset) : 0;
-  DeviceMemory& device = *worker.transport().device_memory();
-  std::byte* to = req->recv_buf.slice(offset, fit).data;
-  ++req->outstanding;
-  std::byte* slot = to && msg.payload.data && fit > 0 ? device.take_staging(fit) : nullptr;
-  if (to && msg.payload.data && fit > 0 && !slot) {
-    fragment_landed(worker, *req, nullptr, fit, Status::Error);
+  const bool staged = fit > 0 && msg.payload.data && req->recv_buf.data;
+  if (staged && req->outstanding >= worker.transport().device_memory()->pipeline_depth()) {
+    req->held.push_back({offset, {msg.payload.data, msg.payload.data + fit}});
     return;
   }
-  Status st = Status::Ok;
-  if (fit > 0) {
-    const Transport::MessageScope scope(worker.transport(), req->length, req->peer);
-    worker.transport().copy(slot, msg.payload.data, fit);
-    st = device.copy_async(DeviceMemory::CopyKind::ToDevice, to, slot, fit,
-                           [&worker, r = req, slot, fit](Status landed) { fragment_landed(worker, *r, slot, fit, landed); });
-  }
-  if (st != Status::InProgress)
-    fragment_landed(worker, *req, slot, fit, st);
+  land_fragment(worker, *req, offset, msg.payload.data, fit);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <set>
 
 #include "tests/support/lagged_memory.hpp"
@@ -89,7 +90,8 @@ TEST(MtypePipeline, TheSenderKeepsTheDepthOfFragmentsInFlightAndNoMore) {
 }
 
 // On the receiver each fragment's copy out starts as it lands, before the
-// earlier ones have completed; the receive completes only once the last has.
+// earlier ones have completed, up to the depth; the receive completes only
+// once the last has.
 TEST(MtypePipeline, TheReceiveCompletesOnlyWhenEveryCopyOutHas) {
   Pair pair;
   pair.receiver_memory.hold(true);
@@ -97,12 +99,37 @@ TEST(MtypePipeline, TheReceiveCompletesOnlyWhenEveryCopyOutHas) {
   EXPECT_FALSE(pair.run(2000));
   EXPECT_TRUE(pair.io.send->done) << "the sender is done once its fragments have left";
   EXPECT_FALSE(pair.io.recv->done);
-  EXPECT_EQ(pair.receiver_memory.copies_in_flight(), 7U) << "every fragment has landed and its copy started";
+  EXPECT_EQ(pair.receiver_memory.copies_in_flight(), 4U) << "every fragment has landed, the depth's copies started";
   EXPECT_EQ(pair.first_wrong(), 0U) << "no byte is in the device buffer before its copy completes";
   pair.receiver_memory.hold(false);
   ASSERT_TRUE(pair.run());
   EXPECT_EQ(pair.io.recv->status, Status::Ok);
   EXPECT_EQ(pair.first_wrong(), pair.io.size);
+}
+
+// Every fragment lands while the receiver's copies are held: the depth's
+// copies start, each in a staging slot, and the rest wait for a slot; the
+// receiver never makes more slots than the depth, and every byte arrives.
+TEST(MtypePipeline, TheReceiverStagesThroughNoMoreSlotsThanTheDepth) {
+  for (const auto order : {LaggedMemory::Order::OldestFirst, LaggedMemory::Order::NewestFirst}) {
+    for (const std::size_t depth : {1, 2, 4}) {
+      Pair pair(order, depth);
+      pair.receiver_memory.hold(true);
+      pair.start(20 * kFragment + 5);
+      EXPECT_FALSE(pair.run(2000));
+      ASSERT_TRUE(pair.io.send->done) << "every fragment has left the sender";
+      EXPECT_EQ(pair.receiver_memory.copies_in_flight(), depth);
+      EXPECT_EQ(pair.receiver_memory.staging_taken(), depth);
+      pair.receiver_memory.hold(false);
+      ASSERT_TRUE(pair.run()) << "depth " << depth;
+      EXPECT_EQ(pair.io.recv->status, Status::Ok);
+      EXPECT_EQ(pair.receiver_memory.started(Kind::ToDevice), 21U);
+      EXPECT_EQ(pair.receiver_memory.most_in_flight(Kind::ToDevice), depth);
+      EXPECT_EQ(pair.receiver_memory.staging_slots(), depth) << "depth " << depth;
+      EXPECT_EQ(pair.receiver_memory.staging_taken(), 0U);
+      EXPECT_EQ(pair.first_wrong(), pair.io.size) << "depth " << depth;
+    }
+  }
 }
 
 TEST(MtypePipeline, AFailedCopyFailsItsRequest) {
@@ -120,6 +147,68 @@ TEST(MtypePipeline, AFailedCopyFailsItsRequest) {
   ASSERT_TRUE(receiver_fails.run());
   EXPECT_EQ(receiver_fails.io.send->status, Status::Ok);
   EXPECT_EQ(receiver_fails.io.recv->status, Status::Error);
+}
+
+// Polls `memory` until its copies have completed (what Worker::progress
+// does, without the worker's failing of its open requests).
+void complete_copies(LaggedMemory& memory) {
+  memory.hold(false);
+  while (memory.copies_in_flight() > 0)
+    memory.progress();
+}
+
+// The transport fails while the sender's copies to host are in flight: the
+// send completes with Error at once and is released, but its request stays
+// out of the pool until those copies complete, so that their completions
+// do not touch the next request; then it is used again.
+TEST(MtypePipeline, ASendReleasedWithCopiesInFlightIsNotUsedAgainUntilTheyComplete) {
+  Pair pair(LaggedMemory::Order::OldestFirst);
+  pair.sender_memory.hold(true);
+  pair.start(8 * kFragment);
+  EXPECT_FALSE(pair.run(50));
+  ASSERT_EQ(pair.sender_memory.copies_in_flight(), 4U);
+  pair.io.break_down();
+  ASSERT_TRUE(pair.run(1));
+  EXPECT_EQ(pair.io.send->status, Status::Error);
+  Request* failed = pair.io.send;
+  pair.io.sender().release(failed);
+  std::array<std::byte, 16> host{};
+  Request* next = pair.io.sender().tag_recv({host.data(), host.size()}, 9);
+  EXPECT_NE(next, failed) << "a request whose copies are in flight is not handed out again";
+  complete_copies(pair.sender_memory);
+  EXPECT_FALSE(next->done);
+  EXPECT_EQ(next->status, Status::Ok);
+  EXPECT_EQ(next->outstanding, 0U);
+  EXPECT_EQ(next->offset, 0U);
+  EXPECT_EQ(pair.sender_memory.staging_taken(), 0U) << "every slot given back";
+  EXPECT_EQ(pair.io.sender().tag_recv({host.data(), host.size()}, 10), failed)
+      << "back in the pool once its copies have completed";
+}
+
+// The same at the receiver, with its copies into the device buffer in flight.
+TEST(MtypePipeline, AReceiveReleasedWithCopiesInFlightIsNotUsedAgainUntilTheyComplete) {
+  Pair pair(LaggedMemory::Order::OldestFirst);
+  pair.receiver_memory.hold(true);
+  pair.start(3 * kFragment);
+  for (int i = 0; i < 100 && pair.receiver_memory.copies_in_flight() < 3; ++i)
+    pair.run(1);
+  ASSERT_EQ(pair.receiver_memory.copies_in_flight(), 3U);
+  pair.io.break_down();
+  ASSERT_TRUE(pair.run(1));
+  EXPECT_EQ(pair.io.recv->status, Status::Error);
+  Request* failed = pair.io.recv;
+  pair.io.receiver().release(failed);
+  std::array<std::byte, 16> host{};
+  Request* next = pair.io.receiver().tag_recv({host.data(), host.size()}, 9);
+  EXPECT_NE(next, failed) << "a request whose copies are in flight is not handed out again";
+  complete_copies(pair.receiver_memory);
+  EXPECT_FALSE(next->done);
+  EXPECT_EQ(next->status, Status::Ok);
+  EXPECT_EQ(next->outstanding, 0U);
+  EXPECT_EQ(next->received, 0U);
+  EXPECT_EQ(pair.receiver_memory.staging_taken(), 0U) << "every slot given back";
+  EXPECT_EQ(pair.io.receiver().tag_recv({host.data(), host.size()}, 10), failed)
+      << "back in the pool once its copies have completed";
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "protocols/core/device_memory.hpp"
@@ -58,6 +59,8 @@ class LoopTransport final : public Transport {
   void set_am_handler(AmId id, AmHandler handler) override { handlers_[id] = std::move(handler); }
   Status am_send(std::size_t, Rank peer, AmId id, std::span<const std::byte> header, ConstBuffer payload, AmMode,
                  Completion) override {
+    if (!failure().empty())
+      return Status::Error;
     LoopMessage m{rank_, id, {header.begin(), header.end()}, {}};
     if (payload.data)
       m.payload.assign(payload.data, payload.data + payload.size);
@@ -91,6 +94,8 @@ class LoopTransport final : public Transport {
   }
   Seconds now() const override { return 0; }
   bool flushed() const override { return true; }
+  /// From now on every send fails, as when the peer is gone.
+  void break_down(std::string why) { fail(std::move(why)); }
 
  private:
   Rank rank_;
@@ -166,6 +171,14 @@ class LoopPair {
         return i;
     return size;
   }
+
+  /// Both transports fail (Transport::failure()).
+  void break_down() {
+    t0_.break_down("the loop is broken");
+    t1_.break_down("the loop is broken");
+  }
+  Worker& receiver() { return *w0_; }
+  Worker& sender() { return *w1_; }
 
   Loop loop;
   Bytes size = 0;
