@@ -1,4 +1,5 @@
-// The calibration fits on synthetic data whose answer is known: lines,
+// The calibration fits on synthetic data whose answer is known (the lines
+// themselves are the runtime's: tests/runtime/cpu_per_byte_test.cpp):
 // Netgauge's LogGP parameters from PRTTs generated from known L, o_s, o_r,
 // g and G (exact and with small noise: within 1 %), breakpoints where a
 // curve changes line (within one sample step; none on one line); a lane
@@ -65,44 +66,6 @@ void expect_recovered(const LogGPFit& f, const LogGP& p, double rel) {
   expect_within(f.stream.m, p.G, rel, "G of the stream");
   expect_within(f.round_trip.m / 2, p.G, rel, "G of one message");
   EXPECT_FALSE(f.latency_clipped);
-}
-
-TEST(FitLine, RecoversAnExactLineEitherWay) {
-  const std::vector<double> x{8, 64, 512, 4096, 32768};
-  std::vector<double> y;
-  for (double v : x)
-    y.push_back(1e-6 + 2e-10 * v);
-  for (Weighting w : {Weighting::Absolute, Weighting::Relative}) {
-    const LineFit f = fit_line(x, y, w);
-    EXPECT_NEAR(f.c, 1e-6, 1e-15);
-    EXPECT_NEAR(f.m, 2e-10, 1e-19);
-    EXPECT_NEAR(f.rel_rms, 0, 1e-9);
-    EXPECT_NEAR(f.r2, 1, 1e-9);
-    EXPECT_EQ(f.samples, 5U);
-  }
-}
-
-TEST(FitLine, RelativeWeightingMinimisesTheRelativeResiduals) {
-  // One 10 % outlier at the largest size: the ordinary fit bends the line
-  // toward it at the small sizes' expense; the relative fit keeps the
-  // relative residuals smaller overall, and its relative RMS says so.
-  const std::vector<double> x{8, 64, 512, 4096, 4194304};
-  std::vector<double> y;
-  for (double v : x)
-    y.push_back(1e-6 + 1e-10 * v);
-  y.back() *= 1.1;
-  const LineFit relative = fit_line(x, y, Weighting::Relative);
-  const LineFit absolute = fit_line(x, y, Weighting::Absolute);
-  EXPECT_LT(relative.rel_rms, absolute.rel_rms);
-  EXPECT_LT(absolute.rms, relative.rms);
-}
-
-TEST(FitLine, RefusesMismatchedEmptyOrNonPositiveInput) {
-  const std::vector<double> two{1, 2}, one{1}, none, bad{1, -1};
-  EXPECT_THROW(fit_line(two, one), std::invalid_argument);
-  EXPECT_THROW(fit_line(none, none), std::invalid_argument);
-  EXPECT_THROW(fit_line(two, bad, Weighting::Relative), std::invalid_argument);
-  EXPECT_DOUBLE_EQ(fit_line(one, one).c, 1);
 }
 
 TEST(FitLogGP, RecoversExactParameters) {

@@ -13,27 +13,10 @@ std::string line_text(const LineFit& f) {
   return buf;
 }
 
-/// The least R2 of a line that gives a figure.
-constexpr double kSteadyLine = 0.9;
-
-/// Why `per_byte`, the slope of `line`, is no figure: empty when it is one.
-std::string refusal(const LineFit& line, SecondsPerByte per_byte, SecondsPerByte message) {
-  char buf[160];
-  if (line.r2 < kSteadyLine)
-    std::snprintf(buf, sizeof buf, "its line's R2 %.4f is below %.2f (disturbed runs)", line.r2, kSteadyLine);
-  else if (per_byte > message)
-    std::snprintf(buf, sizeof buf, "%.5f ns/B is more than one message's whole time per byte, %.5f ns/B",
-                  per_byte * 1e9, message * 1e9);
-  else
-    return {};
-  return buf;
-}
-
-/// `lane` takes the figures of `copies` that are not refused, each with its
-/// probe in the record.
+/// `lane` takes the figures of `copies` (runtime::apply_cpu_per_byte), each
+/// one not refused with its probe in the record.
 void take_copies(const SocketCopies& copies, LaneAttrs& lane, Calibration& out) {
-  lane.o_send_per_byte = copies.send_per_byte;
-  lane.o_recv_per_byte = copies.recv_per_byte;
+  runtime::apply_cpu_per_byte(copies, lane);
   if (copies.send_refused.empty())
     out.draft.sources[lane.name + ".o_send_per_byte"] = "post-slope";
   if (copies.recv_refused.empty()) {
@@ -44,29 +27,11 @@ void take_copies(const SocketCopies& copies, LaneAttrs& lane, Calibration& out) 
 
 }  // namespace
 
-std::optional<SocketCopies> fit_socket_copies(std::span<const PrttPoint> am, int messages, BytesPerSecond memcpy_bw) {
-  if (am.size() < 2)
-    return std::nullopt;
-  const LogGPFit f = fit_loggp(am, messages);
-  SocketCopies out;
-  out.send = f.o_send;
-  out.recv = f.o_recv;
-  out.message = f.round_trip.m / 2;
-  out.send_per_byte = std::max(0.0, f.o_send.m);
-  out.recv_per_byte = std::max(0.0, f.o_recv.m - 1 / memcpy_bw);
-  out.send_refused = refusal(f.o_send, out.send_per_byte, out.message);
-  out.recv_refused = refusal(f.o_recv, out.recv_per_byte, out.message);
-  if (!out.send_refused.empty())
-    out.send_per_byte = 0;
-  if (!out.recv_refused.empty())
-    out.recv_per_byte = 0;
-  out.from = am.front().size;
-  out.to = am.back().size;
-  for (const PrttPoint& p : am) {
-    out.from = std::min(out.from, p.size);
-    out.to = std::max(out.to, p.size);
-  }
-  return out;
+std::optional<SocketCopies> fit_socket_copies(std::span<const PrttPoint> am, BytesPerSecond memcpy_bw) {
+  std::vector<runtime::CopyProbe> probes;
+  for (const PrttPoint& p : am)
+    probes.push_back({p.size, p.o_send, p.rttd - p.posts_delayed, p.rtt1});
+  return runtime::fit_cpu_per_byte(probes, 1 / memcpy_bw);
 }
 
 void add_socket_copies(const Measurements& m, Calibration& out) {
@@ -78,21 +43,18 @@ void add_socket_copies(const Measurements& m, Calibration& out) {
     });
     if (probed == m.lanes.end())
       continue;
-    const std::optional<SocketCopies> copies = fit_socket_copies(probed->am, m.messages, out.draft.memcpy_bw);
+    const std::optional<SocketCopies> copies = fit_socket_copies(probed->am, out.draft.memcpy_bw);
     if (!copies)
       continue;
-    take_copies(*copies, lane, out);
     const SecondsPerByte whole = 1 / lane.bandwidth;
-    const SecondsPerByte wire = std::max(whole - lane.o_recv_per_byte, whole / 100);
-    lane.bandwidth = 1 / wire;
+    take_copies(*copies, lane, out);
+    const SecondsPerByte wire = 1 / lane.bandwidth;
     // The gets their target serves over the same sockets (NAME-rma,
     // LaneAttrs::get_served): the reply is the target's send() and the
     // initiator's recv(), the same copies.
     for (LaneAttrs& rma : out.draft.lanes)
-      if (rma.name == lane.name + "-rma" && rma.get_served) {
+      if (rma.name == lane.name + "-rma" && rma.get_served)
         take_copies(*copies, rma, out);
-        rma.bandwidth = 1 / std::max(1 / rma.bandwidth - rma.o_recv_per_byte, 1 / rma.bandwidth / 100);
-      }
     char buf[640];
     std::snprintf(buf, sizeof buf,
                   "lane %s: the CPUs' time per payload byte, over %llu..%llu B: the sender's %.5f ns/B, o_s(s)'s "
@@ -105,11 +67,8 @@ void add_socket_copies(const Measurements& m, Calibration& out) {
                   out.draft.memcpy_bw / 1e9, whole * 1e9, wire * 1e9,
                   wire > whole - lane.o_recv_per_byte ? " (1 % of it: the receiver's is nearly all)" : "");
     out.draft.comments.emplace_back(buf);
-    if (!copies->send_refused.empty())
-      out.notes.push_back("lane " + lane.name + ": no sender's time per byte: o_s(s)'s slope, " + copies->send_refused);
-    if (!copies->recv_refused.empty())
-      out.notes.push_back("lane " + lane.name + ": no receiver's time per byte: o_r(s)'s slope less the copy, " +
-                          copies->recv_refused);
+    for (std::string& line : runtime::refusal_lines(*copies, lane.name))
+      out.notes.push_back(std::move(line));
   }
 }
 
