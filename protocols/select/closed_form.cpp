@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 
-
 namespace xover {
 namespace {
 
@@ -61,6 +60,14 @@ std::optional<Bytes> first_table_size(const ThresholdTable& table, std::string_v
   return std::nullopt;
 }
 
+/// A lane's bandwidth as one message sees it: the seed has no CPU time per
+/// byte, so the receiver's (LaneAttrs::o_recv_per_byte, which a TCP lane
+/// takes out of its wire's 1/B) goes back into it; the sender's comes
+/// after the message has left.
+BytesPerSecond message_bandwidth(const LaneAttrs& lane) {
+  return 1 / (1 / lane.bandwidth + lane.o_recv_per_byte);
+}
+
 /// The seed's inputs read off the lanes: the eager side the AM lane, the
 /// rendezvous side its lanes (closed_form.hpp, SeedInputs).
 SeedInputs seed_inputs(const Path& path, std::size_t am_lane, const std::vector<LaneShare>& rndv_lanes,
@@ -71,11 +78,11 @@ SeedInputs seed_inputs(const Path& path, std::size_t am_lane, const std::vector<
     in.ecost = eager_lane.reg_cost;
     in.egro = eager_lane.reg_growth;
   }
-  in.ebw = eager_lane.bandwidth;
+  in.ebw = message_bandwidth(eager_lane);
   in.eover = eager_lane.o_send + eager_lane.o_recv;
   for (const LaneShare& share : rndv_lanes) {
     const LaneAttrs& lane = path.lanes[share.lane];
-    in.rbw += lane.bandwidth;
+    in.rbw += message_bandwidth(lane);
     if (!config.reg_cache) {
       in.rcost += lane.reg_cost;
       in.rgro += lane.reg_growth;

@@ -19,8 +19,11 @@ namespace xover {
 
 /// The seed's definitions, read off the lanes: the eager side is the AM lane
 /// (where eager/zcopy runs), the rendezvous side the rendezvous lanes, with
-/// bw = Σ lane bandwidth, cost = Σ reg_cost, gro = Σ reg_growth (zero with the
-/// registration cache on), over = o_send + o_recv, lat = the largest L.
+/// bw = Σ lane bandwidth as one message sees it (1/(1/B + o_recv_per_byte):
+/// the receiver's CPU time per byte, which a TCP lane keeps apart from its
+/// wire's, is in it; the sender's comes after the message has left),
+/// cost = Σ reg_cost, gro = Σ reg_growth (zero with the registration cache
+/// on), over = o_send + o_recv, lat = the largest L.
 struct SeedInputs {
   Seconds ecost = 0;
   SecondsPerByte egro = 0;

@@ -96,6 +96,27 @@ TEST(ClosedForm, DiffersWithLatencyAndSaysWhy) {
   EXPECT_TRUE(names_ack);
 }
 
+// A lane that keeps the receiver's CPU time per byte apart from its wire's
+// (TCP: 0.02 of the 0.1 ns/B, its wire 0.08 ns/B, 12.5 GB/s) is the same
+// lane to the seed, whose bandwidths are what one message sees: the same
+// threshold as above, 97 921 B.
+TEST(ClosedForm, TheSeedsBandwidthHoldsTheReceiversTimePerByte) {
+  LaneAttrs r = test::lane("r0", 1, 10, 0.25);
+  r.seg_size = r.max_zcopy = Bytes{1} << 40;
+  r.o_recv_per_byte = 0.02e-9;
+  r.bandwidth = 1 / 0.08e-9;
+  LaneAttrs r1 = r;
+  r1.name = "r1";
+  const Path path = test::path({r, r1}, 1e21);
+  const SelectConfig config;
+  const ThresholdTable table = ThresholdTable::build(path, config);
+  const ClosedFormComparison get = compare_closed_form(table, path, config)[1];
+  ASSERT_TRUE(get.inputs && get.closed_form);
+  EXPECT_NEAR(get.inputs->ebw, 10e9, 1e-3);
+  EXPECT_NEAR(get.inputs->rbw, 20e9, 1e-3);
+  EXPECT_EQ(*get.closed_form, 97921u);
+}
+
 TEST(ClosedForm, SaysSoWhenEagerZcopyStopsBeforeTheCrossover) {
   LaneAttrs r = test::lane("r0", 1, 10, 0.25);
   const Path path = test::path({r}, 10);
