@@ -14,7 +14,8 @@
 // its sizes hardly explain (R2 below 0.9: the runs were disturbed) or a
 // slope past one message's whole time per byte gives no figure: it is 0,
 // and the reason says why. `xover calibrate` (tools/calib/socket_copies.hpp)
-// and the TCP wire-up (tcp/tcp_measure.hpp) both fit here.
+// fits here; the figures are the runtime's so that a backend's wire-up can
+// fit them with the same lines and refusals.
 //
 //   if (auto f = fit_cpu_per_byte(probes, 0)) apply_cpu_per_byte(*f, lane);
 #pragma once

@@ -1,6 +1,5 @@
-// Least-squares lines through measured numbers, for what a backend's
-// wire-up times (cpu_per_byte.hpp) and what `xover calibrate` fits
-// (tools/calib/fit.hpp).
+// Least-squares lines through measured numbers: the CPUs' time per byte
+// (cpu_per_byte.hpp) and what `xover calibrate` fits (tools/calib/fit.hpp).
 //
 //   LineFit f = fit_line(sizes, times, Weighting::Relative);   // T(n) = c + m·n
 #pragma once

@@ -19,7 +19,7 @@
 
 namespace xover::calib {
 
-// The lines are the runtime's, which the TCP wire-up fits too.
+// The lines are the runtime's (runtime/line_fit.hpp).
 using runtime::fit_line;
 using runtime::LineFit;
 using runtime::Weighting;

@@ -1,8 +1,8 @@
 // The CPUs' time per payload byte of a lane whose transport sends from the
 // user's buffer (LaneAttrs::bcopy_copies off: TCP) in a calibrated
 // platform. The figures, their lines and refusals are the runtime's
-// (runtime/cpu_per_byte.hpp), which the TCP wire-up shares; here, which
-// probes of the bare transport feed them, and what the platform records:
+// (runtime/cpu_per_byte.hpp); here, which probes of the bare transport
+// feed them, and what the platform records:
 //   the sender's  o_s(s)'s slope: the client's time around each post of a
 //                 train (PRTT(n,0,s)) whose receiver drains it in the
 //                 other process (probe.hpp);
