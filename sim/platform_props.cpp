@@ -38,6 +38,8 @@ constexpr std::array kLinkProps{
     LinkProp{"xover:bcopy_copy", PropKind::YesNo, nullptr, nullptr, nullptr, &LaneAttrs::bcopy_copies},
     LinkProp{"xover:cpu_moves", PropKind::YesNo, nullptr, nullptr, nullptr, &LaneAttrs::cpu_moves},
     LinkProp{"xover:get_served", PropKind::YesNo, nullptr, nullptr, nullptr, &LaneAttrs::get_served},
+    LinkProp{"xover:o_core_send", PropKind::Time, &LaneAttrs::o_core_send, nullptr},
+    LinkProp{"xover:o_core_recv", PropKind::Time, &LaneAttrs::o_core_recv, nullptr},
     LinkProp{"xover:o_send_per_byte", PropKind::TimePerByte, &LaneAttrs::o_send_per_byte, nullptr},
     LinkProp{"xover:o_recv_per_byte", PropKind::TimePerByte, &LaneAttrs::o_recv_per_byte, nullptr},
     LinkProp{"xover:bw_factor", PropKind::Factor, nullptr, nullptr, &LaneAttrs::message_factor},

@@ -303,12 +303,14 @@ Status SimTransport::get(std::size_t lane, Rank peer, MutableBuffer local, Remot
   auto [src, dst] = route.nics(lane);
   if (attrs.get_served && !attrs.cpu_moves) {
     // The target's CPU serves it (LaneAttrs::get_served): the request is a
-    // message to the target, which takes it in (o_r at 0) and posts the
-    // reply (o_s at n less what comes after the reply has left).
+    // message to the target, whose transport, not the protocol core, takes
+    // it in (o_r at 0) and posts the reply (o_s at n less what comes after
+    // the reply has left), each less the core's part (serving_*).
     flight->kind = Flight::Kind::GetServe;
     flight->peer = rank_;
     flight->copy_pace = factor(*route.costs, local.size);
-    flight->o_recv = attrs.o_recv_at(0) + attrs.o_send_at(local.size) - after;
+    flight->o_recv = attrs.serving_o_recv_at(0) + attrs.serving_o_send_at(local.size) -
+                     attrs.serving_sent_after_at(local.size);
     settle();
     network_.transport(peer).incoming(std::move(flight), src, dst, wire::kRmaHdr, rate_of(attrs, 0, f));
     busy(after);
@@ -546,7 +548,7 @@ void SimTransport::serve_get(std::unique_ptr<Flight> flight) {
   auto [theirs, mine] = route.nics(flight->lane);
   const Bytes size = flight->size;
   const Seconds after =
-      attrs.o_send_after_at(size) + static_cast<double>(size) * attrs.o_send_per_byte / flight->copy_pace;
+      attrs.serving_sent_after_at(size) + static_cast<double>(size) * attrs.o_send_per_byte / flight->copy_pace;
   const double rate = rate_of(attrs, size, flight->factor);
   flight->kind = Flight::Kind::GetData;
   flight->peer = rank_;

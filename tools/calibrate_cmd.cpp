@@ -338,6 +338,8 @@ int calibrate_rank(runtime::Bootstrap& boot, const Settings& s) {
   }
   m.sampling = calib::rounds_note(rounds.count, clock_now() - start, rounds.change, kStable,
                                   rounds.end.value_or(calib::RoundsEnd::Count));
+  // The core's own time, in this rank alone once the transport is closed.
+  m.core = calib::probe_core();
   return fit_and_write(m, s);
 }
 

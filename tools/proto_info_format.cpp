@@ -97,7 +97,9 @@ std::string format_lane_line(const LaneAttrs& lane) {
                   lane.o_send_per_byte * 1e9, lane.o_recv_per_byte * 1e9);
     copy += per_byte;
   }
-  char buf[384];
+  if (lane.o_core_send > 0 || lane.o_core_recv > 0)
+    copy += "  the core's part: o_send " + format_time(lane.o_core_send) + ", o_recv " + format_time(lane.o_core_recv);
+  char buf[512];
   std::snprintf(buf, sizeof buf, "#   lane %-6s L %s  %.3f GB/s  o_send %s%s  o_recv %s  g %s  caps %s%s\n",
                 lane.name.c_str(), format_time(lane.latency).c_str(), lane.bandwidth / 1e9,
                 format_time(lane.o_send).c_str(), after.c_str(), format_time(lane.o_recv).c_str(),
@@ -227,6 +229,8 @@ void json_lanes(JsonWriter& j, const Path& path) {
     j.key("bcopy_copy").value(lane.bcopy_copies);
     j.key("cpu_moves").value(lane.cpu_moves);
     j.key("get_served").value(lane.get_served);
+    j.key("o_core_send").value(lane.o_core_send);
+    j.key("o_core_recv").value(lane.o_core_recv);
     steps_json(j, "o_send_steps", lane.o_send_steps);
     steps_json(j, "o_recv_steps", lane.o_recv_steps);
     steps_json(j, "bandwidth_steps", lane.bandwidth_steps);

@@ -122,6 +122,16 @@ struct LaneAttrs {
   /// the target's. Ignored where the initiator's CPU moves the bytes
   /// (cpu_moves).
   bool get_served = false;
+  /// The protocol core's own time per message inside o_s and inside o_r
+  /// (platform properties `xover:o_core_send`, `xover:o_core_recv`): a
+  /// Worker's request, matching and progress, which calibrate folds into
+  /// the lane's overheads and times apart over a transport whose sends cost
+  /// nothing (tools/calib/core_probe.hpp). Every operation of the core pays
+  /// the whole o_s and o_r; a served get's target (get_served), whose
+  /// transport answers the request without the core, pays them less these
+  /// (serving_o_send_at, serving_o_recv_at). 0: no part known.
+  Seconds o_core_send = 0;
+  Seconds o_core_recv = 0;
   /// o_s, o_r and 1/G by the size of the operation (an active message's
   /// payload, a get's or put's bytes), where they change with it; empty when
   /// the plain field holds at every size. With steps, o_send, o_recv and
@@ -148,6 +158,16 @@ struct LaneAttrs {
   Seconds sent_after() const { return std::min(o_send_after, o_send); }
   /// o_r for an operation of n bytes.
   Seconds o_recv_at(Bytes n) const { return o_recv_steps.at(n, o_recv); }
+  /// What a transport spends without the protocol core, for an operation of
+  /// n bytes: o_s and o_r less the core's part, at least 0, and the part of
+  /// that o_s spent after the message has left (at most all of it).
+  Seconds serving_o_send_at(Bytes n) const { return std::max(0.0, o_send_at(n) - o_core_send); }
+  Seconds serving_o_recv_at(Bytes n) const { return std::max(0.0, o_recv_at(n) - o_core_recv); }
+  Seconds serving_sent_after_at(Bytes n) const { return std::min(o_send_after, serving_o_send_at(n)); }
+  /// The same three on a lane resolved at its operation's size (at()).
+  Seconds serving_o_send() const { return std::max(0.0, o_send - o_core_send); }
+  Seconds serving_o_recv() const { return std::max(0.0, o_recv - o_core_recv); }
+  Seconds serving_sent_after() const { return std::min(o_send_after, serving_o_send()); }
   /// 1/G for an operation of n bytes.
   BytesPerSecond bandwidth_at(Bytes n) const { return bandwidth_steps.at(n, bandwidth); }
   /// The lane as an operation of n bytes sees it: o_send, o_recv and bandwidth at n,

@@ -60,12 +60,14 @@ std::pair<BytesPerSecond, Seconds> lanes_reach(const Path& path, const std::vect
 }
 
 // Gets their target's CPU serves (LaneAttrs::get_served, TCP): the target
-// (the rendezvous sender) takes each request in and sends its share back,
-// k·(o_r(0) + o_s) + n·m_s of its CPU, the first reply leaving a and its
-// time per byte after it has left; the receiver posts the k requests and
-// reads the replies out of the sockets, max(k·o_s + o_r, o_s + k·o_r) +
-// n·m_r. On one lane one get is
-//   (o_s − a) + L + 16/B + o_r(0) + (o_s − a) + L + n/B + o_r + n·m_r,
+// (the rendezvous sender) takes each request in and sends its share back
+// in its transport, without the protocol core, so at the overheads less
+// the core's part (o'_r, o'_s, a' = min(a, o'_s): LaneAttrs::serving_*):
+// k·(o'_r(0) + o'_s) + n·m_s of its CPU, the first reply leaving a' and
+// its time per byte after it has left; the receiver posts the k requests
+// and reads the replies out of the sockets, max(k·o_s + o_r, o_s + k·o_r)
+// + n·m_r. On one lane one get is
+//   (o_s − a) + L + 16/B + o'_r(0) + (o'_s − a') + L + n/B + o_r + n·m_r,
 // exact while the target's n·m_s after its reply has left ends before the
 // next message reaches it (in a ping-pong: the reply's flight, the reader's
 // n·m_r and the pong's RTS); over k lanes the target serves the requests
@@ -76,10 +78,11 @@ void served_gets(const ProbeContext& ctx, const std::vector<LaneShare>& lanes, P
   const double k = static_cast<double>(lanes.size());
   const auto [total_bw, latency] = lanes_reach(ctx.path, lanes);
   const LaneAttrs& request = control.lanes[lanes.front().lane];
-  p[Factor::LocalCpu] += LinearFunc{k * (request.o_recv + first.o_send), first.o_send_per_byte};
+  p[Factor::LocalCpu] += LinearFunc{k * (request.serving_o_recv() + first.serving_o_send()), first.o_send_per_byte};
   p[Factor::RemoteCpu] += LinearFunc{std::max(k * first.o_send + first.o_recv, first.o_send + k * first.o_recv),
                                      first.o_recv_per_byte};
-  p[Factor::Latency] += LinearFunc{2 * latency - 2 * first.sent_after(), -first.o_send_per_byte};
+  p[Factor::Latency] +=
+      LinearFunc{2 * latency - first.sent_after() - first.serving_sent_after(), -first.o_send_per_byte};
   p[Factor::Network] += LinearFunc{static_cast<double>(wire::kRmaHdr) / request.bandwidth, 1.0 / total_bw};
 }
 

@@ -386,5 +386,60 @@ TEST(ThresholdTableGolden, TheShmReceiversCopyOutTurnsOneMebibyteToRndvGet) {
   EXPECT_NEAR((*at_2 - *at_1) / static_cast<double>(mib), t_recv / payload, 1e-9 * t_recv / payload);
 }
 
+/// TCP's two lanes: active messages on tcp, gets on tcp-rma, which the
+/// target's CPU serves (o_s 1 us, o_r 0.2 us, the sender's 0.5 ns/B and the
+/// receiver's 0.25 ns/B), each lane's overheads holding the protocol core's
+/// `core_send` and `core_recv`.
+Path tcp_path(Seconds core_send, Seconds core_recv) {
+  LaneAttrs am = test::lane("tcp", 2, 10, 1);
+  am.o_recv = 0.2e-6;
+  am.max_short = 256;
+  am.max_bcopy = am.seg_size = 4096;
+  am.caps = {LaneCap::AmShort, LaneCap::AmBcopy, LaneCap::AmZcopy};
+  am.bcopy_copies = false;
+  am.o_send_per_byte = 0.5e-9;
+  am.o_recv_per_byte = 0.25e-9;
+  LaneAttrs rma = am;
+  rma.name = "tcp-rma";
+  rma.caps = {LaneCap::GetZcopy};
+  rma.get_served = true;
+  for (LaneAttrs* lane : {&am, &rma}) {
+    lane->o_core_send = core_send;
+    lane->o_core_recv = core_recv;
+  }
+  return test::path({am, rma}, 8);
+}
+
+std::optional<Seconds> forced_cost(const Path& path, const char* protocol, Bytes n) {
+  SelectConfig config;
+  config.forced = {protocol};
+  config.set("reg_cache", "on");
+  const ThresholdTable table = ThresholdTable::build(path, config);
+  return table.choices().size() == 1 ? table.selection_cost(0, n) : std::nullopt;
+}
+
+// The served get's target runs its transport, not the protocol core: its
+// take-in of the request and post of the reply are o_r(0) + o_s less the
+// core's part, so rndv/get's line drops by exactly d·(0.3 + 0.05 us) at
+// every size, per byte unchanged, and a core's part larger than the
+// overheads leaves the target none of them (d·1.2 us less). Every protocol that runs the
+// core pays the whole o_s and o_r: eager's lines stay as they were. (A
+// rendezvous line is scaled by UCX's d = 0.99, as above.)
+TEST(ThresholdTableGolden, TheServedGetsLineDropsByTheCoresPart) {
+  const Path whole = tcp_path(0, 0);
+  const Path part = tcp_path(0.3e-6, 0.05e-6);
+  const Path all = tcp_path(2e-6, 1e-6);
+  for (Bytes n : {Bytes{1}, Bytes{1000}, Bytes{100000}, Bytes{1} << 22}) {
+    const std::optional<Seconds> before = forced_cost(whole, "rndv/get", n);
+    const std::optional<Seconds> after = forced_cost(part, "rndv/get", n);
+    const std::optional<Seconds> none = forced_cost(all, "rndv/get", n);
+    ASSERT_TRUE(before && after && none) << n;
+    EXPECT_NEAR(*before - *after, 0.99 * 0.35e-6, 1e-15) << n;
+    EXPECT_NEAR(*before - *none, 0.99 * 1.2e-6, 1e-15) << n;
+    for (const char* eager : {"eager/short", "eager/bcopy", "eager/zcopy"})
+      EXPECT_EQ(forced_cost(whole, eager, n), forced_cost(all, eager, n)) << eager << " " << n;
+  }
+}
+
 }  // namespace
 }  // namespace xover

@@ -404,8 +404,8 @@ TEST(PlatformLoader, UnknownXoverPropertyListsTheKnownOnes) {
                                   ":12: link 'l': unknown property 'xover:o_snd' (known: xover:o_send, "
                                   "xover:o_send_after, xover:o_recv, xover:gap, xover:reg_cost, xover:reg_growth, "
                                   "xover:max_short, xover:max_bcopy, xover:max_zcopy, xover:seg_size, xover:caps, "
-                                  "xover:bandwidth, xover:bcopy_copy, xover:cpu_moves, xover:get_served, xover:o_send_per_byte, "
-                                  "xover:o_recv_per_byte, xover:bw_factor)");
+                                  "xover:bandwidth, xover:bcopy_copy, xover:cpu_moves, xover:get_served, xover:o_core_send, "
+                                  "xover:o_core_recv, xover:o_send_per_byte, xover:o_recv_per_byte, xover:bw_factor)");
 }
 
 TEST(PlatformLoader, UnknownHostProperty) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "base/child.hpp"
@@ -134,6 +135,44 @@ TEST(SocketCopies, ALaneThatCopiesIntoItsOwnBufferTakesNone) {
     EXPECT_EQ(lane.o_recv_per_byte, 0) << lane.name;
   }
   EXPECT_EQ(c.draft.sources.count("tcp-lo.o_send_per_byte"), 0u);
+}
+
+// The core probe's figures (core_probe.hpp) go to the gets' lane, whose
+// target serves without the core: o_core_send and o_core_recv as probed,
+// their probe in the record, the probe's line in the comment block, the
+// loader reading them back; the active-message lane, whose every message
+// runs the core, takes none, nor does any lane when the core was not probed.
+TEST(SocketCopies, CalibrateWritesTheCoresPartOnTheGetsLane) {
+  Measurements m = tcp_lane(false);
+  EXPECT_EQ(lane_named(calibrate(m, FitDepth::Probes).draft, "tcp-lo-rma").o_core_send, 0);
+  m.core = {0.375e-6, 0.125e-6, 64, 41};
+  const Calibration c = calibrate(m, FitDepth::Probes);
+  const LaneAttrs& am = lane_named(c.draft, "tcp-lo");
+  const LaneAttrs& rma = lane_named(c.draft, "tcp-lo-rma");
+  EXPECT_EQ(rma.o_core_send, 0.375e-6);
+  EXPECT_EQ(rma.o_core_recv, 0.125e-6);
+  EXPECT_EQ(am.o_core_send, 0);
+  EXPECT_EQ(am.o_core_recv, 0);
+  EXPECT_EQ(c.draft.sources.at("tcp-lo-rma.o_core_send"), "core-probe");
+  EXPECT_EQ(c.draft.sources.at("tcp-lo-rma.o_core_recv"), "core-probe");
+  bool said = false;
+  for (const std::string& line : c.draft.comments)
+    said = said || line.starts_with("lane tcp-lo-rma: the protocol core's own time per message, from the core probe");
+  EXPECT_TRUE(said);
+
+  std::string temp = (std::filesystem::temp_directory_path() / "xover-core-part-XXXXXX").string();
+  close(mkstemp(temp.data()));
+  const char* name = temp.c_str();
+  std::ofstream(name) << platform_xml(c.draft);
+  const std::string loaded = in_child([&] {
+    const Path path = sim::LogGPPlatform::load(name).path("node0", "node1");
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "%.4f %.4f %.4f", path.lanes.at(1).o_core_send * 1e6,
+                  path.lanes.at(1).o_core_recv * 1e6, path.lanes.at(0).o_core_send * 1e6);
+    return std::string(buf);
+  });
+  std::remove(name);
+  EXPECT_EQ(loaded, "0.3750 0.1250 0.0000");
 }
 
 }  // namespace

@@ -49,6 +49,9 @@
 // active-message lane) and the rndv/get sweep's likewise (added to the get
 // lanes, when they are not the active-message lane), half to o_send and
 // half to o_recv.
+// On a lane whose gets the target serves, the core's part of o_send and
+// o_recv is the core probe's (core_probe.hpp), for the served get's target,
+// which runs no core code.
 // Each figure comes from the probe that identifies it, and stays as that
 // probe gave it. Last, what no probe identifies (a lane's figures the
 // transport reports rather than a probe measures, such as a lane of gets'
@@ -147,6 +150,41 @@ void add_core_overhead(const Measurements& m, const std::string& curve, std::vec
                                  printf_text(" measured less its model on the probed lanes (median of %.0f sizes): "
                                         "%.4f us, half added to o_send and half to o_recv",
                                         static_cast<double>(extra.size()), core * 1e6));
+}
+
+/// The protocol core's part of o_send and o_recv (core_probe.hpp) on the
+/// lanes whose gets the target's transport serves without the core
+/// (LaneAttrs::get_served), at most the lane's own figure at its smallest
+/// size step; the other lanes' operations all run the core, and carry none.
+void add_core_part(const Measurements& m, Calibration& out) {
+  if (m.core.trains == 0)
+    return;
+  for (LaneAttrs& lane : out.draft.lanes) {
+    if (!lane.get_served || lane.cpu_moves)
+      continue;
+    Seconds o_send = lane.o_send, o_recv = lane.o_recv;
+    for (const SizeStep& step : lane.o_send_steps.steps())
+      o_send = std::min(o_send, step.value);
+    for (const SizeStep& step : lane.o_recv_steps.steps())
+      o_recv = std::min(o_recv, step.value);
+    lane.o_core_send = std::min(m.core.send, o_send);
+    lane.o_core_recv = std::min(m.core.recv, o_recv);
+    out.draft.sources[lane.name + ".o_core_send"] = "core-probe";
+    out.draft.sources[lane.name + ".o_core_recv"] = "core-probe";
+    out.draft.comments.push_back(
+        "lane " + lane.name +
+        printf_text(": the protocol core's own time per message, from the core probe (a Worker pair over an "
+                    "in-process loop whose sends cost nothing, eager/short, median of %.0f trains of %.0f): send "
+                    "%.4f us, receive %.4f us",
+                    m.core.trains, m.core.messages, m.core.send * 1e6, m.core.recv * 1e6) +
+        printf_text("; its part of o_send and o_recv (xover:o_core_send %.4f us, xover:o_core_recv %.4f us), which "
+                    "the target serving a get does not pay",
+                    lane.o_core_send * 1e6, lane.o_core_recv * 1e6));
+    if (lane.o_core_send < m.core.send || lane.o_core_recv < m.core.recv)
+      out.notes.push_back("lane " + lane.name +
+                          ": the core probe's time is more than the lane's own o_send or o_recv: its part "
+                          "clipped at the lane's figure");
+  }
 }
 
 /// The figures a probe identifies, by the record's key: every one whose
@@ -332,6 +370,7 @@ Calibration calibrate(const Measurements& m, FitDepth depth) {
   add_core_overhead(m, "rndv/get", taken, out);
   if (depth == FitDepth::Sweeps)
     refine_to_sweeps(m, out);
+  add_core_part(m, out);
   for (const LaneAttrs& a : out.draft.lanes)
     out.draft.comments.push_back("lane " + a.name +
                                  printf_text(": L = %.4f us, B = %.4f GB/s, o_s = %.4f us, o_r = %.4f us, g = %.4f us",

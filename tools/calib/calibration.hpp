@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "protocols/workload/results.hpp"
+#include "tools/calib/core_probe.hpp"
 #include "tools/calib/fit.hpp"
 #include "tools/calib/platform_writer.hpp"
 #include "tools/calib/probe.hpp"
@@ -47,6 +48,9 @@ struct Measurements {
   /// less it, so that the simulation, not only the lines, meets the
   /// measurements; empty for a first draft.
   PointSeconds simulated_excess;
+  /// The protocol core's own time per message (core_probe.hpp), written on
+  /// the lanes whose gets the target serves; not probed: none written.
+  CoreTimes core;
   /// How the figures were sampled (rounds, time, stability; rounds.hpp),
   /// for the comment block; empty when not said.
   std::string sampling;

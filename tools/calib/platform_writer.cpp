@@ -181,6 +181,10 @@ std::string platform_xml(const PlatformDraft& draft) {
       os << prop("cpu_moves", "yes");
     if (lane.get_served)
       os << prop("get_served", "yes");
+    if (lane.o_core_send > 0)
+      os << prop("o_core_send", time_text(rail, "o_core_send", lane.o_core_send));
+    if (lane.o_core_recv > 0)
+      os << prop("o_core_recv", time_text(rail, "o_core_recv", lane.o_core_recv));
     if (lane.o_send_per_byte > 0)
       os << prop("o_send_per_byte", per_byte_text(rail, "o_send_per_byte", lane.o_send_per_byte));
     if (lane.o_recv_per_byte > 0)
