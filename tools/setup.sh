@@ -9,7 +9,7 @@ packages=(
   libgtest-dev googletest
   python3 python3-matplotlib libxml2-utils
   openmpi-bin libopenmpi-dev iproute2 util-linux procps ucx-utils
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev lld
 )
 # Optional backends, built when present.
 optional=(libibverbs-dev)
