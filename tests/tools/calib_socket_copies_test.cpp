@@ -13,6 +13,7 @@
 #include "formats/calibration_record.hpp"
 #include "sim/platform_loader.hpp"
 #include "tools/calib/calibration.hpp"
+#include "tools/calib/refine.hpp"
 #include "tools/calib/socket_copies.hpp"
 #include "tests/tools/model_prtts.hpp"
 
@@ -173,6 +174,34 @@ TEST(SocketCopies, CalibrateWritesTheCoresPartOnTheGetsLane) {
   });
   std::remove(name);
   EXPECT_EQ(loaded, "0.3750 0.1250 0.0000");
+}
+
+/// rndv/get's time at n by its cost line on `draft`'s path.
+Seconds rndv_get_model(const PlatformDraft& draft, Bytes n) {
+  SelectConfig config;
+  config.forced = {"rndv/get"};
+  return model_time(ThresholdTable::build(draft_path(draft), config), n).value();
+}
+
+// The rndv/get sweep's excess over its model (the protocol core's time, 12
+// us here) goes into the gets' lane's overheads, half each, and into their
+// core part, which the target serving the get does not pay: the initiator
+// pays it once, and the model of the sweep meets the sweep. Charged at
+// both ends, the model ran the excess above the sweep.
+TEST(SocketCopies, TheGetSweepsExcessIsPaidOnceByTheInitiator) {
+  Measurements m = tcp_lane(false);
+  const Calibration bare = calibrate(m, FitDepth::Probes);
+  const std::vector<Bytes> sizes = {Bytes{64} << 10, Bytes{96} << 10, Bytes{128} << 10};
+  for (Bytes n : sizes)
+    m.sweeps.point("rndv/get", n).samples = {rndv_get_model(bare.draft, n) + 12e-6};
+  const Calibration c = calibrate(m, FitDepth::Probes);
+  for (Bytes n : sizes)
+    EXPECT_NEAR(rndv_get_model(c.draft, n), m.sweeps.point("rndv/get", n).samples.front(), 1e-12) << n;
+  const LaneAttrs& rma = lane_named(c.draft, "tcp-lo-rma");
+  EXPECT_NEAR(rma.o_send - lane_named(bare.draft, "tcp-lo-rma").o_send, 6e-6, 1e-12);
+  EXPECT_NEAR(rma.o_core_send, 6e-6, 1e-12);
+  EXPECT_NEAR(rma.o_core_recv, 6e-6, 1e-12);
+  EXPECT_EQ(c.draft.sources.at("tcp-lo-rma.o_core_send"), "fit-set");
 }
 
 }  // namespace

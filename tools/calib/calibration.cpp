@@ -50,8 +50,9 @@
 // lanes, when they are not the active-message lane), half to o_send and
 // half to o_recv.
 // On a lane whose gets the target serves, the core's part of o_send and
-// o_recv is the core probe's (core_probe.hpp), for the served get's target,
-// which runs no core code.
+// o_recv is the core probe's (core_probe.hpp) and that sweep's excess, for
+// the served get's target, which runs no core code: the excess is the
+// initiator's alone, as it was measured.
 // Each figure comes from the probe that identifies it, and stays as that
 // probe gave it. Last, what no probe identifies (a lane's figures the
 // transport reports rather than a probe measures, such as a lane of gets'
@@ -102,7 +103,11 @@ SizeSteps plus(const SizeSteps& steps, Seconds extra) {
 /// curve's sweep less its model on the lanes as they stand, median over the
 /// sizes where the model's fixed part is at least its per-byte part, split
 /// evenly between o_send and o_recv of those lanes. Lanes in `taken`
-/// already carry another curve's figure and are left as they are.
+/// already carry another curve's figure and are left as they are. On a
+/// lane whose gets the target serves (LaneAttrs::get_served), the excess
+/// is the core's part of the overheads too (o_core_send, o_core_recv): the
+/// target, which runs no core code, does not pay it, and the model of the
+/// sweep meets the sweep (charged at both ends, it ran the excess above).
 void add_core_overhead(const Measurements& m, const std::string& curve, std::vector<std::size_t>& taken,
                        Calibration& out) {
   const std::vector<const Point*> points = curve_points(m.sweeps, curve);
@@ -138,6 +143,10 @@ void add_core_overhead(const Measurements& m, const std::string& curve, std::vec
     lane.o_recv += core / 2;
     lane.o_send_steps = plus(lane.o_send_steps, core / 2);
     lane.o_recv_steps = plus(lane.o_recv_steps, core / 2);
+    if (lane.get_served && !lane.cpu_moves) {
+      lane.o_core_send += core / 2;
+      lane.o_core_recv += core / 2;
+    }
     if (core > 0) {
       add_fit_set_source(out.draft.sources, lane.name + ".o_send");
       add_fit_set_source(out.draft.sources, lane.name + ".o_recv");
@@ -154,35 +163,45 @@ void add_core_overhead(const Measurements& m, const std::string& curve, std::vec
 
 /// The protocol core's part of o_send and o_recv (core_probe.hpp) on the
 /// lanes whose gets the target's transport serves without the core
-/// (LaneAttrs::get_served), at most the lane's own figure at its smallest
-/// size step; the other lanes' operations all run the core, and carry none.
+/// (LaneAttrs::get_served), added to the sweep's excess already there
+/// (add_core_overhead), at most the lane's own figure at its smallest size
+/// step; the other lanes' operations all run the core, and carry none.
 void add_core_part(const Measurements& m, Calibration& out) {
-  if (m.core.trains == 0)
-    return;
   for (LaneAttrs& lane : out.draft.lanes) {
     if (!lane.get_served || lane.cpu_moves)
+      continue;
+    const Seconds excess_send = lane.o_core_send, excess_recv = lane.o_core_recv;
+    const bool probed = m.core.trains > 0;
+    if (!probed && excess_send == 0 && excess_recv == 0)
       continue;
     Seconds o_send = lane.o_send, o_recv = lane.o_recv;
     for (const SizeStep& step : lane.o_send_steps.steps())
       o_send = std::min(o_send, step.value);
     for (const SizeStep& step : lane.o_recv_steps.steps())
       o_recv = std::min(o_recv, step.value);
-    lane.o_core_send = std::min(m.core.send, o_send);
-    lane.o_core_recv = std::min(m.core.recv, o_recv);
-    out.draft.sources[lane.name + ".o_core_send"] = "core-probe";
-    out.draft.sources[lane.name + ".o_core_recv"] = "core-probe";
+    const Seconds want_send = excess_send + (probed ? m.core.send : 0);
+    const Seconds want_recv = excess_recv + (probed ? m.core.recv : 0);
+    lane.o_core_send = std::min(want_send, o_send);
+    lane.o_core_recv = std::min(want_recv, o_recv);
+    const std::string source = probed ? (excess_send > 0 ? "core-probe+fit-set" : "core-probe") : "fit-set";
+    out.draft.sources[lane.name + ".o_core_send"] = source;
+    out.draft.sources[lane.name + ".o_core_recv"] = source;
+    std::string text = "lane " + lane.name + ": the protocol core's own time per message";
+    if (probed)
+      text += printf_text(", from the core probe (a Worker pair over an in-process loop whose sends cost nothing, "
+                          "eager/short, median of %.0f trains of %.0f): send %.4f us, receive %.4f us",
+                          m.core.trains, m.core.messages, m.core.send * 1e6, m.core.recv * 1e6);
+    if (excess_send > 0 || excess_recv > 0)
+      text += std::string(probed ? ", and" : ",") +
+              printf_text(" the rndv/get sweep's excess over its model (send %.4f us, receive %.4f us)",
+                          excess_send * 1e6, excess_recv * 1e6);
     out.draft.comments.push_back(
-        "lane " + lane.name +
-        printf_text(": the protocol core's own time per message, from the core probe (a Worker pair over an "
-                    "in-process loop whose sends cost nothing, eager/short, median of %.0f trains of %.0f): send "
-                    "%.4f us, receive %.4f us",
-                    m.core.trains, m.core.messages, m.core.send * 1e6, m.core.recv * 1e6) +
-        printf_text("; its part of o_send and o_recv (xover:o_core_send %.4f us, xover:o_core_recv %.4f us), which "
-                    "the target serving a get does not pay",
-                    lane.o_core_send * 1e6, lane.o_core_recv * 1e6));
-    if (lane.o_core_send < m.core.send || lane.o_core_recv < m.core.recv)
+        text + printf_text("; its part of o_send and o_recv (xover:o_core_send %.4f us, xover:o_core_recv %.4f us), "
+                           "which the target serving a get does not pay",
+                           lane.o_core_send * 1e6, lane.o_core_recv * 1e6));
+    if (lane.o_core_send < want_send || lane.o_core_recv < want_recv)
       out.notes.push_back("lane " + lane.name +
-                          ": the core probe's time is more than the lane's own o_send or o_recv: its part "
+                          ": the protocol core's time is more than the lane's own o_send or o_recv: its part "
                           "clipped at the lane's figure");
   }
 }
