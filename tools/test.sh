@@ -6,9 +6,10 @@
 #                           AddressSanitizer + UndefinedBehaviorSanitizer build (Debug, the
 #                           assertions on; the slow fits to simulated sweeps left to
 #                           Release, asan_skip below); the Release (-O3) build a user
-#                           makes first; and a build without SimGrid, as a cluster's compute nodes may need,
-#                           which leaves the simulator's tests out (Debug: it checks that
-#                           the code builds and its tests pass, and -O0 compiles fastest).
+#                           makes first; and a build without SimGrid, as a cluster's
+#                           compute nodes may need, which leaves the simulator's tests out
+#                           (Debug: it checks that the code builds and its tests pass, and
+#                           -O0 compiles fastest).
 #                           The Release build also runs the rxe stage (ctest -L rxe; its
 #                           guest killed past fourteen minutes, the stage past seventeen with
 #                           the guest's preparation): the verbs backend on a soft-RoCE device
